@@ -1,0 +1,60 @@
+import type { CancelReason } from "../core/index.js";
+import { ErrorCode, errorResponse, type JsonRpcResponse, resultResponse } from "../wire/index.js";
+import type { CancellationData } from "./capability.js";
+import { Method } from "./methods.js";
+import type { RequestJob } from "./request-record.js";
+
+const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
+const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
+
+function cancellationData(reason: CancelReason, detail?: string): CancellationData {
+  return detail === undefined ? { reason } : { reason, detail };
+}
+
+/**
+ * The answer a cancelled request gets when its handler gave none: the method's
+ * cancelled result where ACP defines one, otherwise -32800 with the reason.
+ */
+export function cancelledAnswer(job: RequestJob, detail?: string): JsonRpcResponse {
+  const { id, method } = job.payload;
+  if (method === Method.prompt) return resultResponse(id, PROMPT_CANCELLED);
+  if (method === Method.requestPermission) return resultResponse(id, PERMISSION_CANCELLED);
+  const reason = job.reason ?? "internal";
+  return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", cancellationData(reason, detail));
+}
+
+/** The answer for a request whose handler side is gone: an error naming why. */
+export function abandonedAnswer(job: RequestJob, detail: string): JsonRpcResponse {
+  return errorResponse(
+    job.payload.id,
+    ErrorCode.RequestCancelled,
+    `Request cancelled: ${detail}`,
+    cancellationData("shutdown", detail),
+  );
+}
+
+/**
+ * Normalises the handler's own answer to a cancelled request, so that every cancelled
+ * request is answered the same way whoever cancelled it:
+ * - prompts always end with stopReason `cancelled` (other result fields are kept);
+ * - permission requests always get the `cancelled` outcome (never a late `allow`);
+ * - any other result is a legitimate partial result and passes through;
+ * - any error becomes -32800 with the reason (the handler's own error kept in `data`).
+ */
+export function normaliseCancelled(job: RequestJob, response: JsonRpcResponse): JsonRpcResponse {
+  const { id, method } = job.payload;
+  if (method === Method.prompt) {
+    if ("result" in response && typeof response.result === "object" && response.result !== null) {
+      return resultResponse(id, { ...response.result, stopReason: "cancelled" });
+    }
+    return cancelledAnswer(job);
+  }
+  if (method === Method.requestPermission) return cancelledAnswer(job);
+  if ("result" in response) return response;
+  if (response.error.code === ErrorCode.RequestCancelled) return response;
+  const data: CancellationData = {
+    reason: job.reason ?? "internal",
+    originalError: { code: response.error.code, message: response.error.message },
+  };
+  return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
+}

@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { CANCEL_REASONS } from "../core/index.js";
+
+/**
+ * Our key under `_meta` of `clientCapabilities` / `agentCapabilities`. ACP forbids custom
+ * fields at the root of spec types, so the capability lives in `_meta`, namespaced.
+ */
+export const CAPABILITY_KEY = "acp-cancel/cancellation";
+
+export const CancellationCapabilitySchema = z
+  .object({
+    version: z.literal(1).describe("Version of this capability object."),
+    cancelRequest: z
+      .boolean()
+      .describe(
+        "Every request named by `$/cancel_request` is answered promptly: -32800, or a (partial) result.",
+      ),
+    cascade: z.boolean().describe("Cancelling a request cancels the requests nested under it."),
+    sessionCancel: z
+      .boolean()
+      .describe(
+        "`session/cancel` ends the turn with stopReason `cancelled` and cancels its nested requests.",
+      ),
+  })
+  .describe("acp-cancel cancellation capability, advertised under `_meta` in `initialize`.");
+
+export type CancellationCapability = z.infer<typeof CancellationCapabilitySchema>;
+
+/** What this library guarantees for the side it speaks for. */
+export const OUR_CAPABILITY: CancellationCapability = Object.freeze({
+  version: 1,
+  cancelRequest: true,
+  cascade: true,
+  sessionCancel: true,
+});
+
+export const CancellationDataSchema = z
+  .object({
+    reason: z.enum(CANCEL_REASONS as [string, ...string[]]).describe("Why the request was cancelled."),
+    detail: z.string().optional().describe("Human-readable detail, e.g. which deadline or which exit."),
+    originalError: z
+      .object({ code: z.number().int(), message: z.string() })
+      .optional()
+      .describe("The handler's own error, when it answered a cancelled request with a different error."),
+  })
+  .describe("The `data` of a -32800 error produced by acp-cancel.");
+
+export type CancellationData = z.infer<typeof CancellationDataSchema>;
+
+type Meta = Record<string, unknown>;
+
+function metaOf(capabilities: unknown): Meta | undefined {
+  if (typeof capabilities !== "object" || capabilities === null) return undefined;
+  const meta = (capabilities as { _meta?: unknown })._meta;
+  return typeof meta === "object" && meta !== null ? (meta as Meta) : undefined;
+}
+
+/** Reads a peer's capability from a capabilities object; undefined when absent or malformed. */
+export function readCapability(capabilities: unknown): CancellationCapability | undefined {
+  const raw = metaOf(capabilities)?.[CAPABILITY_KEY];
+  if (raw === undefined) return undefined;
+  const parsed = CancellationCapabilitySchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** A copy of `holder` whose `field` capabilities carry ours under `_meta` (the input is not mutated). */
+export function withCapability<T>(holder: T, field: "clientCapabilities" | "agentCapabilities"): T {
+  if (typeof holder !== "object" || holder === null) return holder;
+  const capabilities = (holder as Record<string, unknown>)[field];
+  const base = typeof capabilities === "object" && capabilities !== null ? capabilities : {};
+  const meta = metaOf(base) ?? {};
+  return { ...holder, [field]: { ...base, _meta: { ...meta, [CAPABILITY_KEY]: OUR_CAPABILITY } } };
+}

@@ -1,0 +1,49 @@
+import type { CancelReason } from "../core/index.js";
+import type { JsonRpcId, JsonRpcMessage } from "../wire/index.js";
+import type { Side } from "./methods.js";
+import type { RequestJob } from "./request-record.js";
+
+/**
+ * How far a side can be trusted with cancellation.
+ * - `auto`: decided at `initialize` from the capability under `_meta`.
+ * - `yes` / `no`: forced (a flag in the bridge, or known facts about the peer).
+ */
+export type CancelSupport = "auto" | "yes" | "no";
+
+export interface PortOptions {
+  /**
+   * The side is an `@agentclientprotocol/sdk` app in this process. Such an app aborts a
+   * handler on `$/cancel_request` but not on `session/cancel`, so the engine tells it with
+   * a synthetic `$/cancel_request` whenever it must stop a handler.
+   */
+  inProcess?: boolean;
+  cancelSupport?: CancelSupport;
+}
+
+/** Something the engine did or saw; only produced when `onEvent` is set. */
+export type EngineEvent =
+  | { type: "cancel"; side: Side; id: JsonRpcId; method: string; reason: CancelReason }
+  | { type: "cancelled-at-birth"; side: Side; id: JsonRpcId; method: string }
+  | { type: "answered-for-peer"; side: Side; id: JsonRpcId; method: string; reason: CancelReason | undefined }
+  | { type: "late-reply-dropped"; side: Side; id: JsonRpcId }
+  | { type: "emulated"; side: Side; what: string; id?: JsonRpcId }
+  | { type: "problem"; side: Side; detail: string };
+
+export interface EngineOptions {
+  /** How long a cancelled request may stay unanswered before the engine answers it. Default 2000 ms. */
+  graceMs?: number;
+  /** Deadline per method in milliseconds; expiry cancels the request with reason `deadline`. */
+  deadlines?: Readonly<Record<string, number>>;
+  client?: PortOptions;
+  agent?: PortOptions;
+  /** Returns the job whose handler is running now, for attributing nested requests. */
+  scope?: () => RequestJob | undefined;
+  onEvent?: (event: EngineEvent) => void;
+  /** Clock for latency figures (default `performance.now`). */
+  now?: () => number;
+}
+
+export const DEFAULT_GRACE_MS = 2000;
+
+/** Where the engine sends messages: to the client side or to the agent side. */
+export type Deliver = (side: Side, message: JsonRpcMessage) => void;

@@ -1,0 +1,406 @@
+import { type CancelReason, JobTable, RecentKeys } from "../core/index.js";
+import {
+  classify,
+  invalidRequestResponse,
+  isJsonRpcId,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  notification,
+} from "../wire/index.js";
+import { abandonedAnswer, cancelledAnswer, normaliseCancelled } from "./cancelled-answers.js";
+import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
+import {
+  type CancelSupport,
+  DEFAULT_GRACE_MS,
+  type Deliver,
+  type EngineEvent,
+  type EngineOptions,
+  type PortOptions,
+} from "./engine-options.js";
+import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
+import { newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
+
+type Table = JobTable<JsonRpcId, RequestRecord>;
+
+/** Counters for summaries and benchmarks; plain integers, cheap to keep. */
+export interface EngineStats {
+  requests: number;
+  cancels: number;
+  answeredForPeer: number;
+  cancelledAtBirth: number;
+  lateRepliesDropped: number;
+}
+
+/** How many unanswered-by-peer ids to remember so their late replies are dropped. */
+const LATE_REPLY_MEMORY = 4096;
+
+/**
+ * The ACP cancellation engine. It sits on the path of every JSON-RPC message between a
+ * client side and an agent side and keeps one job table per issuer. It knows nothing
+ * about bytes or processes: the embedded placement and the bridge feed it messages and
+ * give it a `deliver` function.
+ */
+export class CancelEngine {
+  private readonly tables: Record<Side, Table> = { client: new JobTable(), agent: new JobTable() };
+  private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
+    client: new RecentKeys(LATE_REPLY_MEMORY),
+    agent: new RecentKeys(LATE_REPLY_MEMORY),
+  };
+  /** The running prompt turn of each session. */
+  private readonly turns = new Map<string, RequestJob>();
+  private readonly ports: Record<Side, PortOptions>;
+  private readonly negotiated: Record<Side, CancellationCapability | undefined> = {
+    client: undefined,
+    agent: undefined,
+  };
+  /** Why each side is gone; undefined while it is open. */
+  private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
+  private readonly graceMs: number;
+  private readonly deadlines: ReadonlyMap<string, number>;
+  private readonly scope: (() => RequestJob | undefined) | undefined;
+  private readonly onEvent: ((event: EngineEvent) => void) | undefined;
+  private readonly now: () => number;
+  readonly stats: EngineStats = {
+    requests: 0,
+    cancels: 0,
+    answeredForPeer: 0,
+    cancelledAtBirth: 0,
+    lateRepliesDropped: 0,
+  };
+  /** Milliseconds from a cancel reaching a job to its answer leaving, for the bridge summary. */
+  readonly cancelLatencies: number[] = [];
+
+  constructor(
+    private readonly deliver: Deliver,
+    options: EngineOptions = {},
+  ) {
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
+    this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
+    this.scope = options.scope;
+    this.onEvent = options.onEvent;
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  // ---- what the placements call -------------------------------------------------
+
+  /** A message written by side `from`, on its way to the other side. */
+  receive(from: Side, value: unknown): void {
+    const classified = classify(value);
+    switch (classified.kind) {
+      case "request":
+        this.onRequest(from, classified.message);
+        return;
+      case "response":
+        this.onResponse(from, classified.message);
+        return;
+      case "notification":
+        this.onNotification(from, classified.message);
+        return;
+      case "invalid":
+        this.emit({ type: "problem", side: from, detail: classified.problem });
+        this.send(from, invalidRequestResponse(classified.id, classified.problem));
+    }
+  }
+
+  /**
+   * Side `side` is gone (EOF, crash, close). Everything it owed is answered with an error
+   * naming `detail`; everything it asked for is cancelled toward the other side.
+   */
+  close(side: Side, detail: string): void {
+    if (this.closed[side] !== undefined) return;
+    this.closed[side] = detail;
+    const survivor = otherSide(side);
+    // What the gone side asked for: cancel toward the survivor (cascading), answer nobody.
+    for (const job of [...this.tables[side].values()]) {
+      if (job.isRunning) this.cancelJob(job, "shutdown");
+    }
+    // What the gone side owed: answer the survivor now, naming why.
+    for (const job of [...this.tables[survivor].values()]) {
+      job.cancel("shutdown");
+      this.answer(job, abandonedAnswer(job, detail));
+    }
+    for (const job of [...this.tables[side].values()]) this.answer(job, cancelledAnswer(job, detail));
+    this.turns.clear();
+  }
+
+  /** Cancels a request issued by `issuer` from inside (an app's own decision). */
+  cancel(issuer: Side, id: JsonRpcId, reason: CancelReason = "internal") {
+    const job = this.tables[issuer].get(id);
+    if (job === undefined) return this.tables[issuer].cancel(id, reason);
+    return this.cancelJob(job, reason);
+  }
+
+  /** The in-flight job for a request `issuer` sent, if any. */
+  job(issuer: Side, id: JsonRpcId): RequestJob | undefined {
+    return this.tables[issuer].get(id);
+  }
+
+  /** The capability each side advertised at `initialize` (undefined: none seen). */
+  get peerCapabilities(): Readonly<Record<Side, CancellationCapability | undefined>> {
+    return this.negotiated;
+  }
+
+  /** Requests in flight per issuer; both are zero at quiescence. */
+  get inFlight(): Readonly<Record<Side, number>> {
+    return { client: this.tables.client.size, agent: this.tables.agent.size };
+  }
+
+  /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
+  supportsCancel(side: Side): boolean {
+    const port = this.ports[side];
+    const forced: CancelSupport = port.cancelSupport ?? "auto";
+    if (forced !== "auto") return forced === "yes";
+    return port.inProcess === true || this.negotiated[side]?.cancelRequest === true;
+  }
+
+  // ---- requests ---------------------------------------------------------------------
+
+  private onRequest(from: Side, request: JsonRpcRequest): void {
+    const table = this.tables[from];
+    const { id, method } = request;
+    if (table.has(id)) {
+      const problem = `request id ${JSON.stringify(id)} is already in flight`;
+      this.emit({ type: "problem", side: from, detail: problem });
+      this.send(from, invalidRequestResponse(id, problem));
+      return;
+    }
+    this.stats.requests++;
+    const sessionId = sessionIdOf(request.params);
+    const parent = this.parentFor(from, sessionId);
+    const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
+    if (parent?.isDoomed) {
+      this.cancelAtBirth(job, parent.reason ?? "internal");
+      return;
+    }
+    let outgoing: JsonRpcRequest = request;
+    if (method === Method.initialize && from === "client") outgoing = this.negotiateClient(request);
+    else if (method === Method.prompt && sessionId !== undefined) this.turns.set(sessionId, job);
+    else if (method === Method.sessionClose && sessionId !== undefined) this.cancelSession(sessionId);
+    const deadline = this.deadlines.get(method);
+    if (deadline !== undefined) job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
+    job.payload.delivered = true;
+    this.send(otherSide(from), outgoing);
+  }
+
+  /** Nested requests belong to the handler that made them, else to their session's turn. */
+  private parentFor(from: Side, sessionId: string | undefined): RequestJob | undefined {
+    const scoped = this.scope?.();
+    if (scoped !== undefined && !scoped.isSettled && scoped.payload.issuer !== from) return scoped;
+    if (from === "agent" && sessionId !== undefined) return this.turns.get(sessionId);
+    return undefined;
+  }
+
+  private cancelAtBirth(job: RequestJob, reason: CancelReason): void {
+    this.stats.cancelledAtBirth++;
+    job.cancel(reason);
+    const { issuer, id, method } = job.payload;
+    this.emit({ type: "cancelled-at-birth", side: issuer, id, method });
+    this.answer(job, cancelledAnswer(job, "issued under a request that was already being cancelled"));
+  }
+
+  // ---- responses --------------------------------------------------------------------
+
+  private onResponse(from: Side, response: JsonRpcResponse): void {
+    const issuer = otherSide(from);
+    const job = this.tables[issuer].get(response.id);
+    if (job === undefined) {
+      if (this.lateReplies[issuer].delete(response.id)) {
+        this.stats.lateRepliesDropped++;
+        this.emit({ type: "late-reply-dropped", side: from, id: response.id });
+      } else {
+        this.emit({
+          type: "problem",
+          side: from,
+          detail: `response to unknown request id ${JSON.stringify(response.id)}`,
+        });
+      }
+      return;
+    }
+    const record = job.payload;
+    record.handlerAnswered = true;
+    if (job.isRunning) {
+      const answer = record.method === Method.initialize ? this.negotiateAgent(response) : response;
+      this.answer(job, answer);
+      return;
+    }
+    this.finishCancelled(job, normaliseCancelled(job, response));
+  }
+
+  // ---- notifications ----------------------------------------------------------------
+
+  private onNotification(from: Side, message: JsonRpcNotification): void {
+    const { method } = message;
+    if (method === Method.cancelRequest) {
+      this.onCancelRequest(from, message);
+      return;
+    }
+    this.send(otherSide(from), message);
+    if (method === Method.sessionCancel && from === "client") {
+      const sessionId = sessionIdOf(message.params);
+      if (sessionId !== undefined) this.cancelSession(sessionId);
+    }
+  }
+
+  private onCancelRequest(from: Side, message: JsonRpcNotification): void {
+    const params = message.params as { requestId?: unknown } | undefined;
+    const requestId = typeof params === "object" && params !== null ? params.requestId : undefined;
+    if (!isJsonRpcId(requestId)) {
+      this.emit({
+        type: "problem",
+        side: from,
+        detail: "$/cancel_request without a valid params.requestId: ignored",
+      });
+      return;
+    }
+    // Only the issuer's own table is consulted: a cancel can never cross direction.
+    const job = this.tables[from].get(requestId);
+    if (job === undefined || !job.isRunning) return;
+    this.cancelJob(job, "external");
+  }
+
+  // ---- cancellation -----------------------------------------------------------------
+
+  private cancelSession(sessionId: string): void {
+    const turn = this.turns.get(sessionId);
+    if (turn?.isRunning) this.cancelJob(turn, "session");
+    // Permission dialogs and other agent requests of the session that hang under no turn.
+    for (const job of [...this.tables.agent.values()]) {
+      const record = job.payload;
+      if (
+        record.sessionId === sessionId &&
+        job.isRunning &&
+        (job.parent === undefined || job.parent.isSettled)
+      ) {
+        this.cancelJob(job, "session");
+      }
+    }
+  }
+
+  private cancelJob(root: RequestJob, reason: CancelReason) {
+    return root.cancel(reason, (job) => this.onJobCancelled(job, job === root));
+  }
+
+  /** Visited deepest first for every job a cancel reaches. */
+  private onJobCancelled(job: RequestJob, isRoot: boolean): void {
+    const record = job.payload;
+    const { issuer, id, method } = record;
+    const handler = otherSide(issuer);
+    const reason = job.reason ?? "internal";
+    this.stats.cancels++;
+    record.cancelledAt = this.now();
+    this.emit({ type: "cancel", side: issuer, id, method, reason });
+    this.stopHandler(job, handler, reason);
+    const handlerGone = this.closed[handler];
+    if (handlerGone !== undefined) {
+      this.finishCancelled(job, abandonedAnswer(job, handlerGone));
+      return;
+    }
+    if (
+      this.closed[issuer] !== undefined ||
+      method === Method.requestPermission ||
+      (!isRoot && !this.supportsCancel(handler))
+    ) {
+      // The answer is already known, or nobody is waiting for it: give it now.
+      this.finishCancelled(job, cancelledAnswer(job));
+      return;
+    }
+    record.graceTimer = setTimeout(() => this.graceExpired(job), this.graceMs);
+  }
+
+  /** Tells the handling side to stop, in the words it understands. */
+  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
+    const { id, method, sessionId } = job.payload;
+    const isTurn = method === Method.prompt;
+    const agentPort = this.ports.agent;
+    const agentEndsTurns = agentPort.inProcess !== true && this.negotiated.agent?.sessionCancel === true;
+    if (!(isTurn && reason === "session" && agentEndsTurns)) {
+      this.send(handler, notification(Method.cancelRequest, { requestId: id }));
+    }
+    if (
+      isTurn &&
+      reason !== "session" &&
+      sessionId !== undefined &&
+      !agentPort.inProcess &&
+      !agentEndsTurns
+    ) {
+      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
+      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
+      this.send(handler, notification(Method.sessionCancel, { sessionId }));
+    }
+  }
+
+  private graceExpired(job: RequestJob): void {
+    const record = job.payload;
+    record.graceTimer = undefined;
+    if (job.isSettled) return;
+    for (const child of [...job.children]) this.graceExpired(child);
+    this.finishCancelled(job, record.held ?? cancelledAnswer(job));
+  }
+
+  /** Answers a cancelled job once its children have settled; until then the answer is held. */
+  private finishCancelled(job: RequestJob, response: JsonRpcResponse): void {
+    if (job.isSettled) return;
+    if (job.childCount > 0) {
+      job.payload.held = response;
+      return;
+    }
+    this.answer(job, response);
+  }
+
+  // ---- answering --------------------------------------------------------------------
+
+  /** The single place a request gets its one answer. */
+  private answer(job: RequestJob, response: JsonRpcResponse): void {
+    const record = job.payload;
+    if (this.tables[record.issuer].settle(record.id) === undefined) return;
+    if (record.graceTimer !== undefined) clearTimeout(record.graceTimer);
+    record.graceTimer = undefined;
+    if (record.delivered && !record.handlerAnswered) {
+      this.lateReplies[record.issuer].add(record.id);
+      this.stats.answeredForPeer++;
+      this.emit({
+        type: "answered-for-peer",
+        side: record.issuer,
+        id: record.id,
+        method: record.method,
+        reason: job.reason,
+      });
+    }
+    if (record.cancelledAt !== 0) this.cancelLatencies.push(this.now() - record.cancelledAt);
+    if (record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
+      this.turns.delete(record.sessionId);
+    this.send(record.issuer, response);
+    const parent = job.parent;
+    if (parent !== undefined && parent.payload.held !== undefined && parent.childCount === 0) {
+      this.answer(parent, parent.payload.held);
+    }
+  }
+
+  // ---- negotiation ------------------------------------------------------------------
+
+  private negotiateClient(request: JsonRpcRequest): JsonRpcRequest {
+    const params = request.params as { clientCapabilities?: unknown } | undefined;
+    this.negotiated.client = readCapability(params?.clientCapabilities);
+    return { ...request, params: withCapability(params ?? {}, "clientCapabilities") };
+  }
+
+  private negotiateAgent(response: JsonRpcResponse): JsonRpcResponse {
+    if (!("result" in response)) return response;
+    const result = response.result as { agentCapabilities?: unknown } | undefined;
+    this.negotiated.agent = readCapability(result?.agentCapabilities);
+    return { ...response, result: withCapability(result ?? {}, "agentCapabilities") };
+  }
+
+  // ---- plumbing ---------------------------------------------------------------------
+
+  private send(side: Side, message: JsonRpcResponse | JsonRpcRequest | JsonRpcNotification): void {
+    if (this.closed[side] === undefined) this.deliver(side, message);
+  }
+
+  private emit(event: EngineEvent): void {
+    this.onEvent?.(event);
+  }
+}

@@ -1,0 +1,25 @@
+export { type CancellableStreamOptions, type Cancellation, cancellableStream } from "./cancellable-stream.js";
+export { abandonedAnswer, cancelledAnswer, normaliseCancelled } from "./cancelled-answers.js";
+export {
+  CAPABILITY_KEY,
+  type CancellationCapability,
+  CancellationCapabilitySchema,
+  type CancellationData,
+  CancellationDataSchema,
+  OUR_CAPABILITY,
+  readCapability,
+  withCapability,
+} from "./capability.js";
+export { CancelEngine, type EngineStats } from "./engine.js";
+export {
+  type CancelSupport,
+  DEFAULT_GRACE_MS,
+  type Deliver,
+  type EngineEvent,
+  type EngineOptions,
+  type PortOptions,
+} from "./engine-options.js";
+export { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
+export type { RequestJob, RequestRecord } from "./request-record.js";
+export type { MessageStream } from "./sdk-stream.js";
+export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";

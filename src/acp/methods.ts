@@ -1,0 +1,23 @@
+/** ACP method names the engine treats specially. Everything else passes through untouched. */
+export const Method = {
+  initialize: "initialize",
+  prompt: "session/prompt",
+  sessionCancel: "session/cancel",
+  sessionClose: "session/close",
+  requestPermission: "session/request_permission",
+  cancelRequest: "$/cancel_request",
+} as const;
+
+/** The two ends of an ACP connection. Requests flow both ways; ids are per issuer. */
+export type Side = "client" | "agent";
+
+export function otherSide(side: Side): Side {
+  return side === "client" ? "agent" : "client";
+}
+
+/** The `sessionId` of ACP params, when there is one. */
+export function sessionIdOf(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  const sessionId = (params as { sessionId?: unknown }).sessionId;
+  return typeof sessionId === "string" ? sessionId : undefined;
+}

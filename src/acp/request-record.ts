@@ -1,0 +1,42 @@
+import type { Job } from "../core/index.js";
+import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
+import type { Side } from "./methods.js";
+
+/** What the engine remembers about one request in flight. */
+export interface RequestRecord {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly sessionId: string | undefined;
+  /** The side that issued the request and is owed exactly one answer. */
+  readonly issuer: Side;
+  /** The handler side has seen the request (false when cancelled at birth). */
+  delivered: boolean;
+  /** The handler side has answered; if we answered first, its reply is late. */
+  handlerAnswered: boolean;
+  /** A cancelled answer waiting for the job's children to settle first. */
+  held: JsonRpcResponse | undefined;
+  graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When a cancel reached the job (for latency figures). */
+  cancelledAt: number;
+}
+
+export type RequestJob = Job<RequestRecord>;
+
+export function newRecord(
+  id: JsonRpcId,
+  method: string,
+  sessionId: string | undefined,
+  issuer: Side,
+): RequestRecord {
+  return {
+    id,
+    method,
+    sessionId,
+    issuer,
+    delivered: false,
+    handlerAnswered: false,
+    held: undefined,
+    graceTimer: undefined,
+    cancelledAt: 0,
+  };
+}

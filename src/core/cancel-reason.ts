@@ -1,0 +1,34 @@
+/**
+ * Why a job was cancelled. The reason travels with the cancellation so that every
+ * answer, whoever triggered it, can say what happened.
+ *
+ * - `external`: the request's issuer asked (`$/cancel_request`).
+ * - `session`: the session's turn was cancelled (`session/cancel`, `session/close`).
+ * - `deadline`: a configured deadline passed.
+ * - `shutdown`: the connection or process is going away.
+ * - `internal`: the handler gave up on its own (its own abort, a library timeout).
+ */
+export type CancelReason = "external" | "session" | "deadline" | "shutdown" | "internal";
+
+export const CANCEL_REASONS: readonly CancelReason[] = [
+  "external",
+  "session",
+  "deadline",
+  "shutdown",
+  "internal",
+];
+
+/**
+ * What a cancel call did. Cancelling is idempotent; the effect lets a protocol build
+ * the acknowledgement it needs (ABP answers `cancelled:false` for a finished call).
+ */
+export type CancelEffect = "cancelled" | "not-found" | "already-settled" | "already-cancelled";
+
+/** The error a job's AbortSignal carries once it is cancelled. */
+export class JobCancelledError extends Error {
+  override readonly name = "AbortError";
+  readonly code = "ABORT_ERR";
+  constructor(readonly reason: CancelReason) {
+    super(`cancelled (${reason})`);
+  }
+}

@@ -1,0 +1,12 @@
+export { ErrorCode, type ErrorCodeValue } from "./error-codes.js";
+export * from "./jsonrpc.js";
+export { type LineSink, LineSplitter } from "./line-splitter.js";
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  describeProblem,
+  type FramingProblem,
+  type NdjsonReaderHandlers,
+  type NdjsonReaderOptions,
+  readNdjson,
+} from "./ndjson-reader.js";
+export { NdjsonWriter } from "./ndjson-writer.js";

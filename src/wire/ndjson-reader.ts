@@ -1,0 +1,82 @@
+import type { Readable } from "node:stream";
+import { LineSplitter } from "./line-splitter.js";
+
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** Why a line could not become a message. */
+export type FramingProblem =
+  | { kind: "parse"; detail: string; line: string }
+  | { kind: "oversize"; bytes: number; limit: number };
+
+export interface NdjsonReaderHandlers {
+  /** One parsed JSON value (not yet checked to be JSON-RPC). */
+  value(value: unknown): void;
+  /** A line that was not JSON, or too long. Never fatal. */
+  problem(problem: FramingProblem): void;
+  /** The stream ended or failed. */
+  end(error?: Error): void;
+}
+
+export interface NdjsonReaderOptions {
+  maxLineBytes?: number;
+}
+
+/** Preview of a bad line for error messages, short enough to log. */
+function preview(line: string): string {
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+}
+
+/** Reads newline-delimited JSON from a Node stream. Returns a function that detaches it. */
+export function readNdjson(
+  stream: Readable,
+  handlers: NdjsonReaderHandlers,
+  options: NdjsonReaderOptions = {},
+) {
+  const limit = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const splitter = new LineSplitter(
+    {
+      line(text) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          handlers.problem({ kind: "parse", detail: (error as Error).message, line: preview(text) });
+          return;
+        }
+        handlers.value(value);
+      },
+      oversize(bytes) {
+        handlers.problem({ kind: "oversize", bytes, limit });
+      },
+    },
+    limit,
+  );
+  let ended = false;
+  const finish = (error?: Error) => {
+    if (ended) return;
+    ended = true;
+    if (error === undefined) splitter.end();
+    handlers.end(error);
+  };
+  const onData = (chunk: Buffer | string) =>
+    splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  const onEnd = () => finish();
+  const onError = (error: Error) => finish(error);
+  const onClose = () => finish();
+  stream.on("data", onData);
+  stream.on("end", onEnd);
+  stream.on("error", onError);
+  stream.on("close", onClose);
+  return () => {
+    stream.off("data", onData);
+    stream.off("end", onEnd);
+    stream.off("error", onError);
+    stream.off("close", onClose);
+  };
+}
+
+export function describeProblem(problem: FramingProblem): string {
+  return problem.kind === "parse"
+    ? `line is not valid JSON (${problem.detail}): ${problem.line}`
+    : `line of ${problem.bytes} bytes exceeds the ${problem.limit}-byte limit`;
+}

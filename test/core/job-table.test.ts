@@ -1,0 +1,252 @@
+import assert from "node:assert/strict";
+import sinon from "sinon";
+import { Job } from "../../src/core/job.js";
+import { JobTable } from "../../src/core/job-table.js";
+
+describe("JobTable", () => {
+  describe("create", () => {
+    it("creates a running job under a key with the payload", () => {
+      const table = new JobTable<number, string>();
+      const job = table.create(1, "payload");
+      assert.ok(job instanceof Job);
+      assert.equal(job.payload, "payload");
+      assert.equal(job.state, "running");
+      assert.equal(table.size, 1);
+      assert.equal(table.has(1), true);
+      assert.equal(table.get(1), job);
+    });
+
+    it("rejects a duplicate in-flight key and keeps the original job", () => {
+      const table = new JobTable<string, string>();
+      const first = table.create("k", "first");
+      assert.equal(table.create("k", "second"), undefined);
+      assert.equal(table.get("k"), first);
+      assert.equal(table.get("k")?.payload, "first");
+      assert.equal(table.size, 1);
+    });
+
+    it("rejects a key whose job is cancelling but not yet settled", () => {
+      const table = new JobTable<string, null>();
+      table.create("k", null);
+      table.cancel("k", "external");
+      assert.equal(table.create("k", null), undefined);
+    });
+
+    it("accepts a key again once its job settled", () => {
+      const table = new JobTable<string, string>();
+      const first = table.create("k", "first");
+      table.settle("k");
+      const second = table.create("k", "second");
+      assert.ok(second !== undefined);
+      assert.notEqual(second, first);
+      assert.equal(table.get("k"), second);
+      // the reused key is in flight again, so cancel reaches the new job
+      assert.equal(table.cancel("k", "external"), "cancelled");
+      assert.equal(second.state, "cancelling");
+      assert.equal(first?.state, "settled");
+    });
+
+    it("attaches the job to the given parent", () => {
+      const table = new JobTable<number, string>();
+      const parent = table.create(1, "parent");
+      assert.ok(parent !== undefined);
+      const child = table.create(2, "child", parent);
+      assert.ok(child !== undefined);
+      assert.equal(child.parent, parent);
+      assert.equal(parent.childCount, 1);
+    });
+
+    it("treats 1 and \"1\" as distinct keys", () => {
+      const table = new JobTable<number | string, string>();
+      const numeric = table.create(1, "number");
+      const text = table.create("1", "string");
+      assert.ok(numeric !== undefined && text !== undefined);
+      assert.notEqual(numeric, text);
+      assert.equal(table.size, 2);
+      table.settle(1);
+      assert.equal(table.has(1), false);
+      assert.equal(table.has("1"), true);
+      assert.equal(table.cancel(1, "external"), "already-settled");
+      assert.equal(table.cancel("1", "external"), "cancelled");
+      assert.equal(text.state, "cancelling");
+    });
+
+    it("handles a null key like any other", () => {
+      const table = new JobTable<string | null, string>();
+      assert.ok(table.create(null, "x") !== undefined);
+      assert.equal(table.create(null, "y"), undefined);
+      table.settle(null);
+      assert.equal(table.cancel(null, "external"), "already-settled");
+    });
+  });
+
+  describe("settle", () => {
+    it("settles the job, removes it and returns it", () => {
+      const table = new JobTable<number, string>();
+      const job = table.create(7, "x");
+      assert.equal(table.settle(7), job);
+      assert.equal(job?.state, "settled");
+      assert.equal(table.has(7), false);
+      assert.equal(table.get(7), undefined);
+      assert.equal(table.size, 0);
+    });
+
+    it("returns undefined for a key not in flight, including a second settle", () => {
+      const table = new JobTable<number, string>();
+      assert.equal(table.settle(1), undefined);
+      table.create(1, "x");
+      assert.ok(table.settle(1) !== undefined);
+      assert.equal(table.settle(1), undefined);
+    });
+
+    it("detaches the settled job from its parent", () => {
+      const table = new JobTable<number, string>();
+      const parent = table.create(1, "p");
+      table.create(2, "c", parent);
+      assert.equal(parent?.childCount, 1);
+      table.settle(2);
+      assert.equal(parent?.childCount, 0);
+    });
+  });
+
+  describe("cancel", () => {
+    it("cancels an in-flight job, cascading and visiting, and keeps it in the table", () => {
+      const table = new JobTable<number, string>();
+      const parent = table.create(1, "p");
+      const child = table.create(2, "c", parent);
+      const order: string[] = [];
+      assert.equal(
+        table.cancel(1, "session", (job) => order.push(job.payload)),
+        "cancelled",
+      );
+      assert.deepEqual(order, ["c", "p"]);
+      assert.equal(parent?.reason, "session");
+      assert.equal(child?.state, "cancelling");
+      // cancelling is not settling: the jobs still await their answer
+      assert.equal(table.size, 2);
+      assert.equal(table.has(1), true);
+    });
+
+    it("says already-cancelled the second time", () => {
+      const table = new JobTable<number, string>();
+      table.create(1, "x");
+      assert.equal(table.cancel(1, "external"), "cancelled");
+      const visit = sinon.spy();
+      assert.equal(table.cancel(1, "deadline", visit), "already-cancelled");
+      assert.equal(visit.callCount, 0);
+      assert.equal(table.get(1)?.reason, "external");
+    });
+
+    it("says already-settled for a key that was settled", () => {
+      const table = new JobTable<number, string>();
+      table.create(1, "x");
+      table.settle(1);
+      const visit = sinon.spy();
+      assert.equal(table.cancel(1, "external", visit), "already-settled");
+      assert.equal(visit.callCount, 0);
+    });
+
+    it("says already-settled for a job settled directly but still in the table", () => {
+      const table = new JobTable<number, string>();
+      const job = table.create(1, "x");
+      job?.settle();
+      assert.equal(table.cancel(1, "external"), "already-settled");
+    });
+
+    it("says not-found for a key never seen", () => {
+      const table = new JobTable<number, string>();
+      assert.equal(table.cancel(42, "external"), "not-found");
+      table.create(1, "x");
+      assert.equal(table.cancel(42, "external"), "not-found");
+    });
+  });
+
+  describe("settled-key memory", () => {
+    it("forgets the oldest settled keys beyond rememberSettled", () => {
+      const table = new JobTable<number, null>({ rememberSettled: 3 });
+      for (let key = 1; key <= 5; key++) {
+        table.create(key, null);
+        table.settle(key);
+      }
+      assert.equal(table.cancel(1, "external"), "not-found");
+      assert.equal(table.cancel(2, "external"), "not-found");
+      assert.equal(table.cancel(3, "external"), "already-settled");
+      assert.equal(table.cancel(4, "external"), "already-settled");
+      assert.equal(table.cancel(5, "external"), "already-settled");
+    });
+
+    it("defaults to remembering 256 settled keys", () => {
+      const table = new JobTable<number, null>();
+      for (let key = 0; key < 257; key++) {
+        table.create(key, null);
+        table.settle(key);
+      }
+      assert.equal(table.cancel(0, "external"), "not-found");
+      assert.equal(table.cancel(1, "external"), "already-settled");
+      assert.equal(table.cancel(256, "external"), "already-settled");
+    });
+
+    it("remembers nothing with rememberSettled: 0", () => {
+      const table = new JobTable<number, null>({ rememberSettled: 0 });
+      table.create(1, null);
+      table.settle(1);
+      assert.equal(table.cancel(1, "external"), "not-found");
+    });
+
+    it("a recreated key is not reported as settled while in flight, and counts as fresh when settled again", () => {
+      const table = new JobTable<number, null>({ rememberSettled: 2 });
+      table.create(1, null);
+      table.settle(1);
+      table.create(2, null);
+      table.settle(2);
+      // key 1 comes back into flight: no longer remembered as settled
+      table.create(1, null);
+      table.settle(1); // now the most recent
+      table.create(3, null);
+      table.settle(3); // evicts the oldest: key 2, not key 1
+      assert.equal(table.cancel(2, "external"), "not-found");
+      assert.equal(table.cancel(1, "external"), "already-settled");
+      assert.equal(table.cancel(3, "external"), "already-settled");
+    });
+
+    it("keeps the settled-key memory bounded under many settles", () => {
+      const table = new JobTable<number, null>({ rememberSettled: 10 });
+      for (let key = 0; key < 10_000; key++) {
+        table.create(key, null);
+        table.settle(key);
+      }
+      const remembered = (table as unknown as { settledKeys: { size: number } }).settledKeys.size;
+      assert.equal(remembered, 10);
+      assert.equal(table.size, 0);
+    });
+  });
+
+  describe("iteration and clear", () => {
+    it("values() yields the in-flight jobs", () => {
+      const table = new JobTable<number, string>();
+      table.create(1, "a");
+      table.create(2, "b");
+      table.create(3, "c");
+      table.settle(2);
+      assert.deepEqual(
+        [...table.values()].map((job) => job.payload),
+        ["a", "c"],
+      );
+    });
+
+    it("clear() forgets in-flight jobs and settled keys", () => {
+      const table = new JobTable<number, string>();
+      const live = table.create(1, "live");
+      table.create(2, "done");
+      table.settle(2);
+      table.clear();
+      assert.equal(table.size, 0);
+      assert.equal(table.has(1), false);
+      assert.equal(table.cancel(1, "external"), "not-found");
+      assert.equal(table.cancel(2, "external"), "not-found");
+      // clear does not touch the jobs themselves
+      assert.equal(live?.state, "running");
+      assert.ok(table.create(1, "again") !== undefined);
+    });
+  });
+});
