@@ -41,7 +41,8 @@ export function isJsonRpcId(value: unknown): value is JsonRpcId {
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
+  const type = typeof value;
+  return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
 }
 
 /**
@@ -71,6 +72,14 @@ export function classify(value: unknown): Classified {
   const method = record.method;
   if (method !== undefined) {
     if (typeof method !== "string") return { kind: "invalid", problem: '"method" must be a string', id };
+    const params = record.params;
+    if (params !== undefined && (typeof params !== "object" || params === null)) {
+      return {
+        kind: "invalid",
+        problem: `"params" must be an object or an array, got ${describe(params)}`,
+        id,
+      };
+    }
     return hasId
       ? { kind: "request", message: value as JsonRpcRequest }
       : { kind: "notification", message: value as JsonRpcNotification };

@@ -26,13 +26,13 @@ export class NdjsonWriter {
   drained(): Promise<void> {
     if (!this.stream.writableNeedDrain) return Promise.resolve();
     return new Promise((resolve) => {
+      // An ending stream never drains: 'finish', 'close' or 'error' end the wait too.
+      const events = ["drain", "finish", "close", "error"] as const;
       const done = () => {
-        this.stream.off("drain", done);
-        this.stream.off("close", done);
+        for (const event of events) this.stream.off(event, done);
         resolve();
       };
-      this.stream.on("drain", done);
-      this.stream.on("close", done);
+      for (const event of events) this.stream.on(event, done);
     });
   }
 

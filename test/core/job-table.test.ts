@@ -56,7 +56,7 @@ describe("JobTable", () => {
       assert.equal(parent.childCount, 1);
     });
 
-    it("treats 1 and \"1\" as distinct keys", () => {
+    it('treats 1 and "1" as distinct keys', () => {
       const table = new JobTable<number | string, string>();
       const numeric = table.create(1, "number");
       const text = table.create("1", "string");
@@ -207,6 +207,20 @@ describe("JobTable", () => {
       assert.equal(table.cancel(2, "external"), "not-found");
       assert.equal(table.cancel(1, "external"), "already-settled");
       assert.equal(table.cancel(3, "external"), "already-settled");
+    });
+
+    it("a key back in flight does not take a slot in the settled-key memory", () => {
+      const table = new JobTable<number, null>({ rememberSettled: 2 });
+      table.create(2, null);
+      table.settle(2);
+      table.create(1, null);
+      table.settle(1);
+      table.create(1, null); // back in flight: forgotten as settled, memory holds only key 2
+      table.create(3, null);
+      table.settle(3); // memory {2, 3}: key 2 must survive
+      assert.equal(table.cancel(2, "external"), "already-settled");
+      assert.equal(table.cancel(3, "external"), "already-settled");
+      assert.equal(table.cancel(1, "external"), "cancelled");
     });
 
     it("keeps the settled-key memory bounded under many settles", () => {

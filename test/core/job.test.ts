@@ -519,4 +519,3 @@ describe("Job deadline timer (real timers)", () => {
     }
   });
 });
-

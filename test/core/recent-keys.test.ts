@@ -56,7 +56,7 @@ describe("RecentKeys", () => {
     }
   });
 
-  it("distinguishes 1 from \"1\"", () => {
+  it('distinguishes 1 from "1"', () => {
     const keys = new RecentKeys<number | string>(4);
     keys.add(1);
     assert.equal(keys.has(1), true);

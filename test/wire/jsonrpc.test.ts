@@ -104,8 +104,7 @@ describe("classify", () => {
       assert.equal(id, null);
     });
 
-    // Known bug (see report): describe() builds "a object" for objects; it should read "an object".
-    it.skip('says "got an object" for an object id', () => {
+    it('says "got an object" for an object id', () => {
       assert.equal(invalid({ jsonrpc: "2.0", id: {}, method: "x" }).problem, `${BAD_ID_PREFIX}an object`);
     });
 
@@ -125,7 +124,10 @@ describe("classify", () => {
     }
 
     it("rejects a non-string method on a notification with a null id", () => {
-      assert.deepEqual(invalid({ jsonrpc: "2.0", method: 1 }), { problem: '"method" must be a string', id: null });
+      assert.deepEqual(invalid({ jsonrpc: "2.0", method: 1 }), {
+        problem: '"method" must be a string',
+        id: null,
+      });
     });
   });
 

@@ -235,7 +235,8 @@ describe("LineSplitter", () => {
         const retained = retainedBytes(s);
         maxRetained = Math.max(maxRetained, retained);
         assert.ok(retained <= cap, `retained ${retained} bytes after ${sent + chunkSize}`);
-        if (sent + chunkSize > cap) assert.equal(retained, 0, `parts kept after the cap at ${sent + chunkSize}`);
+        if (sent + chunkSize > cap)
+          assert.equal(retained, 0, `parts kept after the cap at ${sent + chunkSize}`);
       }
       assert.equal(maxRetained, cap, "the parts were kept up to the cap");
       assert.deepEqual(sink.oversizes, []);

@@ -1,0 +1,70 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import type { MessageStream } from "../../src/index.js";
+
+/** Absolute path of a compiled fixture (tests run from build/test). */
+export function fixturePath(name: string): string {
+  return fileURLToPath(new URL(`../fixtures/${name}.js`, import.meta.url));
+}
+
+export interface SpawnedPeer {
+  child: ChildProcessWithoutNullStreams;
+  /** Bytes of the child's stdio, for an SDK ndJsonStream. */
+  output: WritableStream<Uint8Array>;
+  input: ReadableStream<Uint8Array>;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnFixture(name: string, args: string[] = []): SpawnedPeer {
+  const child = spawn(process.execPath, [fixturePath(name), ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    output: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    input: Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+    stderr: () => stderr,
+    exited,
+  };
+}
+
+export interface WireRecord {
+  direction: "out" | "in";
+  message: Record<string, unknown>;
+}
+
+/**
+ * Records every message crossing an object stream, in both directions, without changing
+ * them: the test's view of the wire.
+ */
+export function tap<S extends MessageStream>(stream: S, log: WireRecord[]): S {
+  const readable = stream.readable.pipeThrough(
+    new TransformStream<unknown, unknown>({
+      transform(message, controller) {
+        log.push({ direction: "in", message: message as Record<string, unknown> });
+        controller.enqueue(message);
+      },
+    }),
+  );
+  const writer = stream.writable.getWriter();
+  const writable = new WritableStream<unknown>({
+    async write(message) {
+      log.push({ direction: "out", message: message as Record<string, unknown> });
+      await writer.write(message);
+    },
+    async close() {
+      await writer.close();
+    },
+    async abort(reason) {
+      await writer.abort(reason);
+    },
+  });
+  return { readable, writable } as S;
+}
