@@ -51,10 +51,17 @@ export function normaliseCancelled(job: RequestJob, response: JsonRpcResponse): 
   }
   if (method === Method.requestPermission) return cancelledAnswer(job);
   if ("result" in response) return response;
-  if (response.error.code === ErrorCode.RequestCancelled) return response;
+  const { error } = response;
+  if (error.code === ErrorCode.RequestCancelled) {
+    // Already a cancellation: keep the handler's words, make sure the reason is there.
+    const given =
+      typeof error.data === "object" && error.data !== null ? (error.data as Record<string, unknown>) : {};
+    if (typeof given.reason === "string") return response;
+    return errorResponse(id, error.code, error.message, { ...given, reason: job.reason ?? "internal" });
+  }
   const data: CancellationData = {
     reason: job.reason ?? "internal",
-    originalError: { code: response.error.code, message: response.error.message },
+    originalError: { code: error.code, message: error.message },
   };
   return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
 }
