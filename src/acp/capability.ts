@@ -7,8 +7,9 @@ import { CANCEL_REASONS } from "../core/index.js";
  */
 export const CAPABILITY_KEY = "acp-cancel/cancellation";
 
+// Loose objects: a newer peer may add fields, and handlers may add their own `data`.
 export const CancellationCapabilitySchema = z
-  .object({
+  .looseObject({
     version: z.literal(1).describe("Version of this capability object."),
     cancelRequest: z
       .boolean()
@@ -35,7 +36,7 @@ export const OUR_CAPABILITY: CancellationCapability = Object.freeze({
 });
 
 export const CancellationDataSchema = z
-  .object({
+  .looseObject({
     reason: z.enum(CANCEL_REASONS as [string, ...string[]]).describe("Why the request was cancelled."),
     detail: z.string().optional().describe("Human-readable detail, e.g. which deadline or which exit."),
     originalError: z
