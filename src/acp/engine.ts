@@ -35,6 +35,7 @@ export interface EngineStats {
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
+const LATENCY_MEMORY = 4096;
 
 /**
  * The ACP cancellation engine. It sits on the path of every JSON-RPC message between a
@@ -69,8 +70,9 @@ export class CancelEngine {
     cancelledAtBirth: 0,
     lateRepliesDropped: 0,
   };
-  /** Milliseconds from a cancel reaching a job to its answer leaving, for the bridge summary. */
+  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
   readonly cancelLatencies: number[] = [];
+  private latencyCursor = 0;
 
   constructor(
     private readonly deliver: Deliver,
@@ -316,7 +318,10 @@ export class CancelEngine {
     const isTurn = method === Method.prompt;
     const agentPort = this.ports.agent;
     const agentEndsTurns = agentPort.inProcess !== true && this.negotiated.agent?.sessionCancel === true;
-    if (!(isTurn && reason === "session" && agentEndsTurns)) {
+    // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
+    // stable ACP v1 and receivers ignore what they do not support).
+    const speaksCancel = this.ports[handler].cancelSupport !== "no";
+    if (speaksCancel && !(isTurn && reason === "session" && agentEndsTurns)) {
       this.send(handler, notification(Method.cancelRequest, { requestId: id }));
     }
     if (
@@ -369,7 +374,7 @@ export class CancelEngine {
         reason: job.reason,
       });
     }
-    if (record.cancelledAt !== 0) this.cancelLatencies.push(this.now() - record.cancelledAt);
+    if (record.cancelledAt !== 0) this.recordLatency(this.now() - record.cancelledAt);
     if (record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
       this.turns.delete(record.sessionId);
     this.send(record.issuer, response);
@@ -377,6 +382,11 @@ export class CancelEngine {
     if (parent !== undefined && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);
     }
+  }
+
+  private recordLatency(ms: number): void {
+    if (this.cancelLatencies.length < LATENCY_MEMORY) this.cancelLatencies.push(ms);
+    else this.cancelLatencies[this.latencyCursor++ % LATENCY_MEMORY] = ms;
   }
 
   // ---- negotiation ------------------------------------------------------------------

@@ -9,8 +9,8 @@ export type FramingProblem =
   | { kind: "oversize"; bytes: number; limit: number };
 
 export interface NdjsonReaderHandlers {
-  /** One parsed JSON value (not yet checked to be JSON-RPC). */
-  value(value: unknown): void;
+  /** One parsed JSON value (not yet checked to be JSON-RPC), with the line it came from. */
+  value(value: unknown, line: string): void;
   /** A line that was not JSON, or too long. Never fatal. */
   problem(problem: FramingProblem): void;
   /** The stream ended or failed. */
@@ -43,7 +43,7 @@ export function readNdjson(
           handlers.problem({ kind: "parse", detail: (error as Error).message, line: preview(text) });
           return;
         }
-        handlers.value(value);
+        handlers.value(value, text);
       },
       oversize(bytes) {
         handlers.problem({ kind: "oversize", bytes, limit });

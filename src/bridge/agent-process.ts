@@ -1,0 +1,73 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { constants as osConstants } from "node:os";
+import { ExitCode } from "./exit-codes.js";
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface AgentProcess {
+  child: ChildProcessWithoutNullStreams;
+  exited: Promise<AgentExit>;
+  /** Signals the agent's whole process group (it was started as a group leader). */
+  signalGroup(signal: NodeJS.Signals): void;
+}
+
+/** A spawn failure with a message for people and the exit status to report it with. */
+export class AgentSpawnError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Starts the agent in a process group of its own, so that stopping it also stops
+ * whatever it started (shells, language servers, tools): no orphans.
+ */
+export function spawnAgent(command: string, args: readonly string[]): Promise<AgentProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const exited = new Promise<AgentExit>((done) =>
+      child.once("exit", (code, signal) => done({ code, signal })),
+    );
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT")
+        reject(new AgentSpawnError(`agent command not found: ${command}`, ExitCode.notFound));
+      else if (error.code === "EACCES") {
+        reject(new AgentSpawnError(`agent command is not executable: ${command}`, ExitCode.notExecutable));
+      } else
+        reject(new AgentSpawnError(`cannot start agent ${command}: ${error.message}`, ExitCode.internal));
+    });
+    child.once("spawn", () => {
+      resolve({
+        child,
+        exited,
+        signalGroup(signal) {
+          if (child.pid === undefined) return;
+          try {
+            process.kill(-child.pid, signal);
+          } catch {
+            // The group is already gone.
+          }
+        },
+      });
+    });
+  });
+}
+
+/** "exited with code 3", "was killed by SIGKILL". */
+export function describeExit(exit: AgentExit): string {
+  return exit.signal !== null
+    ? `agent was killed by ${exit.signal}`
+    : `agent exited with code ${exit.code ?? 0}`;
+}
+
+/** The bridge's own exit status for an agent exit: its code, or 128 + signal number. */
+export function exitStatusFor(exit: AgentExit): number {
+  if (exit.signal !== null) return ExitCode.signalBase + (osConstants.signals[exit.signal] ?? 0);
+  return exit.code ?? 0;
+}

@@ -1,0 +1,20 @@
+import type { CancelEngine } from "../acp/index.js";
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+/** One paragraph for the debug log on exit: what passed through and how fast cancels ended. */
+export function summarise(engine: CancelEngine, emulated: readonly string[]): string {
+  const { requests, cancels, answeredForPeer, cancelledAtBirth, lateRepliesDropped } = engine.stats;
+  const latencies = [...engine.cancelLatencies].sort((a, b) => a - b);
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  return [
+    `summary: ${requests} requests, ${cancels} cancelled, ${answeredForPeer} answered by the bridge,`,
+    `${cancelledAtBirth} cancelled at birth, ${lateRepliesDropped} late replies dropped, ${emulated.length} emulations;`,
+    latencies.length === 0
+      ? "no cancel latencies"
+      : `cancel latency p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(latencies.at(-1) ?? 0)}`,
+  ].join(" ");
+}

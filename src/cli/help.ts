@@ -1,0 +1,24 @@
+export const HELP = `acp-cancel: cancellation that actually stops work in the Agent Client Protocol
+
+Usage:
+  acp-cancel bridge [options] -- <agent command> [args...]
+  acp-cancel trace <trace.jsonl> [--mermaid]
+  acp-cancel --help | --version
+
+bridge: run the agent behind a cancellation bridge (the editor talks to the bridge on stdio)
+  --grace-ms N               wait N ms for a cancelled request's answer before answering it (default 2000)
+  --timeout METHOD=SECONDS   deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable)
+  --max-line-bytes N         reject lines longer than N bytes (default 67108864)
+  --emulate SIDE             treat SIDE (editor, agent, both) as lacking $/cancel_request support
+  --assume-support SIDE      treat SIDE (editor, agent, both) as fully supporting cancellation
+  --exit-grace-ms N          after closing the agent's stdin, wait N ms before SIGTERM (default 2000)
+  --kill-grace-ms N          after SIGTERM, wait N ms before SIGKILL (default 2000)
+  --trace FILE               write every message with its hop and time to FILE (JSONL)
+  --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
+  --log-file FILE            write logs and the agent's stderr to FILE instead of stderr
+
+trace: render a trace written by --trace as a timeline, or with --mermaid as a sequence diagram
+
+Exit status: the agent's own status; 128+N when the agent was killed by signal N, or when the
+bridge itself was stopped by signal N; 126 agent not executable; 127 agent not found; 2 usage.
+`;

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { runBridge } from "../bridge/bridge.js";
+import { ExitCode } from "../bridge/exit-codes.js";
+import { HELP } from "./help.js";
+import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
+import { parseTrace, renderMermaid, renderTimeline } from "./render-trace.js";
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(HELP);
+    return command === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  if (command === "--version" || command === "-v") {
+    process.stdout.write(`${version()}\n`);
+    return ExitCode.ok;
+  }
+  if (command === "bridge") {
+    if (rest[0] === "--help") {
+      process.stdout.write(HELP);
+      return ExitCode.ok;
+    }
+    return runBridge(parseBridgeArgs(rest));
+  }
+  if (command === "trace") {
+    const file = rest.find((arg) => !arg.startsWith("--"));
+    if (file === undefined)
+      throw new UsageError("trace needs a file: acp-cancel trace <trace.jsonl> [--mermaid]");
+    const entries = parseTrace(readFileSync(file, "utf8"));
+    process.stdout.write(
+      `${rest.includes("--mermaid") ? renderMermaid(entries) : renderTimeline(entries)}\n`,
+    );
+    return ExitCode.ok;
+  }
+  throw new UsageError(`unknown command '${command}'`);
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+    // stdin may still be open (the editor's end); nothing else is left to do.
+    process.stdin.destroy();
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`acp-cancel: ${(error as Error).message}\nRun 'acp-cancel --help' for usage.\n`);
+      process.exitCode = ExitCode.usage;
+    } else {
+      process.stderr.write(
+        `acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exitCode = ExitCode.internal;
+    }
+    process.stdin.destroy();
+  },
+);

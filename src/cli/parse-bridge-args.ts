@@ -1,0 +1,92 @@
+import { parseArgs } from "node:util";
+import type { CancelSupport } from "../acp/index.js";
+import type { BridgeOptions } from "../bridge/bridge-options.js";
+import { LOG_LEVELS, type LogLevel } from "../bridge/logger.js";
+
+/** A command-line mistake, reported with the usage text and exit status 2. */
+export class UsageError extends Error {}
+
+function nonNegativeInteger(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new UsageError(`${flag} takes a whole number of milliseconds, got '${text}'`);
+  return value;
+}
+
+function parseTimeout(text: string): [string, number] {
+  const at = text.lastIndexOf("=");
+  const method = text.slice(0, at);
+  const seconds = Number(text.slice(at + 1));
+  if (at <= 0 || !Number.isFinite(seconds) || seconds <= 0) {
+    throw new UsageError(`--timeout takes METHOD=SECONDS (e.g. session/prompt=600), got '${text}'`);
+  }
+  return [method, Math.round(seconds * 1000)];
+}
+
+function supportFlags(emulate: string | undefined, assume: string | undefined) {
+  const sides = (flag: string, text: string | undefined) => {
+    if (text === undefined) return [];
+    if (text === "both") return ["editor", "agent"];
+    if (text === "editor" || text === "agent") return [text];
+    throw new UsageError(`${flag} takes editor, agent or both, got '${text}'`);
+  };
+  const support: { editor: CancelSupport; agent: CancelSupport } = { editor: "auto", agent: "auto" };
+  for (const side of sides("--assume-support", assume)) support[side as "editor" | "agent"] = "yes";
+  for (const side of sides("--emulate", emulate)) support[side as "editor" | "agent"] = "no";
+  return support;
+}
+
+/** Parses `acp-cancel bridge [options] -- <agent command> [args...]`. */
+export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
+  const split = argv.indexOf("--");
+  if (split === -1 || split === argv.length - 1) {
+    throw new UsageError(
+      "missing the agent command: acp-cancel bridge [options] -- <agent command> [args...]",
+    );
+  }
+  const { values, positionals } = parseArgs({
+    args: argv.slice(0, split),
+    allowPositionals: true,
+    strict: true,
+    options: {
+      "grace-ms": { type: "string" },
+      timeout: { type: "string", multiple: true },
+      "max-line-bytes": { type: "string" },
+      emulate: { type: "string" },
+      "assume-support": { type: "string" },
+      "exit-grace-ms": { type: "string" },
+      "kill-grace-ms": { type: "string" },
+      trace: { type: "string" },
+      "log-level": { type: "string" },
+      "log-file": { type: "string" },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' before '--'`);
+  const logLevel = values["log-level"] ?? "warn";
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, got '${logLevel}'`);
+  }
+  const [command, ...args] = argv.slice(split + 1) as [string, ...string[]];
+  const support = supportFlags(values.emulate, values["assume-support"]);
+  const options: BridgeOptions = {
+    command,
+    args,
+    deadlines: Object.fromEntries((values.timeout ?? []).map(parseTimeout)),
+    editorSupport: support.editor,
+    agentSupport: support.agent,
+    logLevel: logLevel as LogLevel,
+  };
+  const ms = (flag: string, text: string | undefined) =>
+    text === undefined ? undefined : nonNegativeInteger(`--${flag}`, text);
+  const graceMs = ms("grace-ms", values["grace-ms"]);
+  const maxLineBytes = ms("max-line-bytes", values["max-line-bytes"]);
+  const exitGraceMs = ms("exit-grace-ms", values["exit-grace-ms"]);
+  const killGraceMs = ms("kill-grace-ms", values["kill-grace-ms"]);
+  if (graceMs !== undefined) options.graceMs = graceMs;
+  if (maxLineBytes !== undefined) options.maxLineBytes = maxLineBytes;
+  if (exitGraceMs !== undefined) options.exitGraceMs = exitGraceMs;
+  if (killGraceMs !== undefined) options.killGraceMs = killGraceMs;
+  if (values.trace !== undefined) options.trace = values.trace;
+  if (values["log-file"] !== undefined) options.logFile = values["log-file"];
+  return options;
+}
