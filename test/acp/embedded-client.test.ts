@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
 import { withCancellation } from "../../src/index.js";
-import { aborted, agentInFlight, harness, openSession, textPrompt } from "../support/client-harness.js";
+import { agentInFlight, harness, openSession, textPrompt } from "../support/client-harness.js";
 import {
   assertEachAnsweredOnce,
+  errorCode,
   eventually,
   notificationsIn,
   requestsIn,
@@ -89,8 +90,8 @@ describe("embedded in an SDK client, against real SDK agents over stdio", () => 
       );
       const [leafAnswer] = responsesTo(h.log, "in", leaf?.id);
       const [deepAnswer] = responsesTo(h.log, "out", deep?.id);
-      assert.equal((leafAnswer?.error as { code: number }).code, -32800);
-      assert.equal((deepAnswer?.error as { code: number }).code, -32800);
+      assert.equal(errorCode(leafAnswer), -32800);
+      assert.equal(errorCode(deepAnswer), -32800);
       assert.deepEqual(await agentInFlight(agent), { client: 0, agent: 0 });
       assert.deepEqual(engineOf(client).inFlight, { client: 0, agent: 0 });
     });

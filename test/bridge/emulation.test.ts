@@ -4,7 +4,13 @@ import * as legacy from "acp-sdk-legacy";
 import { type BridgeProcess, closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { aborted, openSession, textPrompt } from "../support/client-harness.js";
 import { tap, type WireRecord } from "../support/spawn-peer.js";
-import { eventually, notificationsIn, requestsIn, responsesTo } from "../support/wire-assertions.js";
+import {
+  errorCode,
+  eventually,
+  notificationsIn,
+  requestsIn,
+  responsesTo,
+} from "../support/wire-assertions.js";
 
 const { methods } = acp;
 type Message = Record<string, unknown>;
@@ -229,7 +235,7 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
       );
       const toAgent = bridge.hop("bridge->agent").filter((m) => m.id === readId && !("method" in m));
       assert.equal(toAgent.length, 1, "the agent got exactly one answer");
-      assert.equal((toAgent[0]?.error as { code: number }).code, -32800);
+      assert.equal(errorCode(toAgent[0]), -32800);
     });
   });
 

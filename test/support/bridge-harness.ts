@@ -85,10 +85,16 @@ export async function closeBridge(
   return exit;
 }
 
+/** True while `pid` runs. A zombie (dead, waiting to be reaped by init) counts as gone. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
   }

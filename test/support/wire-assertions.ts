@@ -45,3 +45,8 @@ export async function eventually<T>(check: () => T | undefined, what: string, li
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** The error code of a response, or undefined when it has none. */
+export function errorCode(response: Message | undefined): number | undefined {
+  return (response?.error as { code?: number } | undefined)?.code;
+}
