@@ -936,6 +936,8 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
   let closedSide: Side | undefined;
   let step = 0;
   let deliveredNow: Delivery[] = [];
+  /** Handler replies that came after the engine had answered for them. */
+  let lateReplies = 0;
 
   /** Why a request of `issuer` may legitimately be cancelled now. */
   const justified = (issuer: Side, id: JsonRpcId): boolean => {
@@ -969,6 +971,11 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
         if (record.cancelledWhileOpen && closedSide === undefined) {
           assert.ok("result" in message, `cancelled prompt answered with an error: ${where}`);
           assert.equal((message.result as { stopReason?: unknown }).stopReason, "cancelled", where);
+          // A cancelled turn ends only after every request nested under it was answered.
+          for (const [nestedId, nested] of issued.agent) {
+            if (nested.parent === message.id)
+              assert.ok(responses.agent.has(nestedId), `turn ended before nested ${nestedId}: ${where}`);
+          }
         }
       }
       if (record.method === "session/request_permission" && "result" in message) {
@@ -1043,7 +1050,12 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
       });
     else message = ok(id, { content: "done" });
     handlerWrote.add(message);
+    const issuer = otherSide(handler);
+    const late = responses[issuer].has(id) || closedSide === issuer;
+    if (late) lateReplies++;
+    deliveredNow = [];
     engine.receive(handler, message);
+    if (late) assert.deepEqual(deliveredNow, [], `step ${step}: a late reply to ${String(id)} was delivered`);
   };
 
   const markPromptCancelled = (id: JsonRpcId | undefined): void => {
@@ -1146,4 +1158,5 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
   }
   assert.deepEqual(engine.inFlight, { client: 0, agent: 0 });
   assert.equal(clock.countTimers(), 0, "no stray timers");
+  assert.equal(engine.stats.lateRepliesDropped, lateReplies, "late replies counted");
 }
