@@ -55,8 +55,14 @@ async function run(label: string, command: string[]): Promise<RunReport> {
   let promptEnded = `still running ${PATIENCE_MS} ms after Stop`;
   let promptMs: number | undefined;
   await editor.connectWith(stream, async (agent) => {
-    await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
-    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: process.cwd(), mcpServers: [] });
+    await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+      cwd: process.cwd(),
+      mcpServers: [],
+    });
     const prompt = agent
       .request(
         acp.methods.agent.session.prompt,

@@ -298,17 +298,25 @@ describe("CancelEngine (message level)", () => {
         assert.deepEqual(h.eventsOf("problem"), [
           { type: "problem", side: "agent", detail: "response to unknown request id 1" },
         ]);
-        assert.deepEqual(h.engine.cancelLatencies, [100]);
       }));
 
-    it("a cancelled prompt whose agent never answers ends with stopReason cancelled after graceMs", () =>
-      withEngine({ graceMs: 100 }, (h) => {
-        handshake(h, { client: false, agent: true });
-        h.client(prompt(1, "s"));
+    it("records the cancel latency (cancel to answer) on the injected clock", () =>
+      withEngine({ graceMs: 100, now: () => Date.now() }, (h) => {
+        h.tick(10);
+        h.client(req(1, "x/slow"));
         h.client(cancelReq(1));
-        assert.deepEqual(h.tick(100), [to("client", ok(1, PROMPT_CANCELLED))]);
-        assert.deepEqual(h.agent(ok(1, { stopReason: "end_turn" })), []);
-        assert.equal(h.engine.stats.lateRepliesDropped, 1);
+        h.tick(100);
+        assert.deepEqual(h.engine.cancelLatencies, [100]);
+        h.agent(ok(1, {}));
+      }));
+
+    it("records the cancel latency also for a cancel at clock time 0", () =>
+      withEngine({ graceMs: 100, now: () => Date.now() }, (h) => {
+        h.client(req(1, "x/slow"));
+        h.client(cancelReq(1)); // now() === 0 here
+        h.tick(100);
+        assert.deepEqual(h.engine.cancelLatencies, [100], "the latency of a cancel at time 0 is lost");
+        h.agent(ok(1, {}));
       }));
   });
 
@@ -705,6 +713,32 @@ describe("CancelEngine (message level)", () => {
         assert.deepEqual(h.close("client", "bye"), []);
         assert.deepEqual(h.close("agent", "bye"), []);
       }));
+
+    it("a request sent toward a side that is already closed is answered at once, never left hanging", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        const detail = "agent process exited (code 1)";
+        h.close("agent", detail);
+        // The client has not noticed yet and asks for more: nobody will ever answer but us.
+        assert.deepEqual(h.client(req(1, "x/work")), [
+          to("client", fail(1, -32800, `Request cancelled: ${detail}`, { reason: "shutdown", detail })),
+        ]);
+        assert.deepEqual(h.engine.inFlight, { client: 0, agent: 0 });
+      }));
+
+    it("a held prompt answer is delivered when the agent closes, not replaced by an error", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        handshake(h, { client: true, agent: true });
+        h.client(prompt(1, "s"));
+        h.agent(readFile(1, "s"));
+        h.client(sessionCancel("s"));
+        h.take();
+        // The agent ended the turn as ACP requires; the answer waits for the nested read.
+        assert.deepEqual(h.agent(ok(1, { stopReason: "cancelled" })), []);
+        // The agent exits before the client answered the read (or grace expired).
+        assert.deepEqual(h.close("agent", "agent process exited (code 0)"), [
+          to("client", ok(1, PROMPT_CANCELLED)),
+        ]);
+      }));
   });
 
   describe("bad input", () => {
@@ -719,16 +753,10 @@ describe("CancelEngine (message level)", () => {
           ],
           ["client", 42, "a JSON-RPC message must be an object, got a number"],
           ["agent", [], "JSON-RPC batches are not supported by ACP"],
-          [
-            "client",
-            { jsonrpc: "2.0", id: 1, result: 1, error: { code: 1, message: "m" } },
-            'a response needs exactly one of "result" and "error"',
-          ],
         ];
         for (const [side, value, problem] of cases) {
-          const id = (value as { id?: unknown })?.id === 1 ? 1 : null;
           const out = side === "client" ? h.client(value) : h.agent(value);
-          assert.deepEqual(out, [to(side, fail(id, -32600, `Invalid request: ${problem}`))], problem);
+          assert.deepEqual(out, [to(side, fail(null, -32600, `Invalid request: ${problem}`))], problem);
         }
         assert.deepEqual(
           h.eventsOf("problem"),
@@ -786,6 +814,23 @@ describe("CancelEngine (message level)", () => {
           })),
         );
         h.agent(ok(1, {}));
+      }));
+
+    it("a malformed response is not answered into the sender's own id space; the request still completes", () =>
+      withEngine({}, (h) => {
+        h.client(req(5, "x/work"));
+        // The agent answers the client's request 5 with both result and error.
+        const out = h.agent({ jsonrpc: "2.0", id: 5, result: {}, error: { code: 1, message: "m" } });
+        assert.deepEqual(h.eventsOf("problem"), [
+          { type: "problem", side: "agent", detail: 'a response needs exactly one of "result" and "error"' },
+        ]);
+        // Id 5 names the client's request: the agent never issued a request 5, so it must not get a response 5.
+        assert.deepEqual(
+          out.filter((d) => d.to === "agent" && "id" in d.message && d.message.id === 5),
+          [],
+          "a response with an id the agent never issued",
+        );
+        assert.deepEqual(h.agent(ok(5, { fixed: true })), [to("client", ok(5, { fixed: true }))]);
       }));
 
     it("a response to an unknown id is dropped", () =>
