@@ -1,15 +1,16 @@
-import type { CancelReason } from "../core/index.js";
-import { ErrorCode, errorResponse, type JsonRpcResponse, resultResponse } from "../wire/index.js";
-import type { CancellationData } from "./capability.js";
+import {
+  cancelledErrorData,
+  ErrorCode,
+  errorResponse,
+  type JsonRpcId,
+  type JsonRpcResponse,
+  resultResponse,
+} from "../wire/index.js";
 import { Method } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
 const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
-
-function cancellationData(reason: CancelReason, detail?: string): CancellationData {
-  return detail === undefined ? { reason } : { reason, detail };
-}
 
 /**
  * The answer a cancelled request gets when its handler gave none: the method's
@@ -20,16 +21,21 @@ export function cancelledAnswer(job: RequestJob, detail?: string): JsonRpcRespon
   if (method === Method.prompt) return resultResponse(id, PROMPT_CANCELLED);
   if (method === Method.requestPermission) return resultResponse(id, PERMISSION_CANCELLED);
   const reason = job.reason ?? "internal";
-  return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", cancellationData(reason, detail));
+  return errorResponse(
+    id,
+    ErrorCode.RequestCancelled,
+    "Request cancelled",
+    cancelledErrorData(reason, detail),
+  );
 }
 
 /** The answer for a request whose handler side is gone: an error naming why. */
-export function abandonedAnswer(job: RequestJob, detail: string): JsonRpcResponse {
+export function abandonedAnswer(id: JsonRpcId, detail: string): JsonRpcResponse {
   return errorResponse(
-    job.payload.id,
+    id,
     ErrorCode.RequestCancelled,
     `Request cancelled: ${detail}`,
-    cancellationData("shutdown", detail),
+    cancelledErrorData("shutdown", detail),
   );
 }
 
@@ -59,9 +65,9 @@ export function normaliseCancelled(job: RequestJob, response: JsonRpcResponse): 
     if (typeof given.reason === "string") return response;
     return errorResponse(id, error.code, error.message, { ...given, reason: job.reason ?? "internal" });
   }
-  const data: CancellationData = {
-    reason: job.reason ?? "internal",
-    originalError: { code: error.code, message: error.message },
-  };
+  const data = cancelledErrorData(job.reason ?? "internal", undefined, {
+    code: error.code,
+    message: error.message,
+  });
   return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
 }

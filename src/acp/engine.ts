@@ -1,6 +1,8 @@
 import { type CancelReason, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
+  ErrorCode,
+  errorResponse,
   invalidRequestResponse,
   isJsonRpcId,
   type JsonRpcId,
@@ -90,6 +92,7 @@ export class CancelEngine {
 
   /** A message written by side `from`, on its way to the other side. */
   receive(from: Side, value: unknown): void {
+    if (this.closed[from] !== undefined) return; // a gone side's last words change nothing
     const classified = classify(value);
     switch (classified.kind) {
       case "request":
@@ -102,9 +105,29 @@ export class CancelEngine {
         this.onNotification(from, classified.message);
         return;
       case "invalid":
-        this.emit({ type: "problem", side: from, detail: classified.problem });
-        this.send(from, invalidRequestResponse(classified.id, classified.problem));
+        this.onInvalid(from, value, classified.problem, classified.id);
     }
+  }
+
+  /**
+   * A request-shaped mistake is answered to its sender. A response-shaped one must not be:
+   * its id belongs to the other side's id space. It answers the request it names instead.
+   */
+  private onInvalid(from: Side, value: unknown, problem: string, id: JsonRpcId): void {
+    this.emit({ type: "problem", side: from, detail: problem });
+    const responseShaped =
+      typeof value === "object" && value !== null && !("method" in value) && "id" in value;
+    if (!responseShaped) {
+      this.send(from, invalidRequestResponse(id, problem));
+      return;
+    }
+    const job = this.tables[otherSide(from)].get(id);
+    if (job === undefined) return;
+    job.payload.handlerAnswered = true;
+    this.answer(
+      job,
+      errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`),
+    );
   }
 
   /**
@@ -122,7 +145,8 @@ export class CancelEngine {
     // What the gone side owed: answer the survivor now, naming why.
     for (const job of [...this.tables[survivor].values()]) {
       job.cancel("shutdown");
-      this.answer(job, abandonedAnswer(job, detail));
+      // An answer already given (held for nested requests) stands; otherwise name the loss.
+      this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, cancelledAnswer(job, detail));
     this.turns.clear();
@@ -170,6 +194,11 @@ export class CancelEngine {
       return;
     }
     this.stats.requests++;
+    const gone = this.closed[otherSide(from)];
+    if (gone !== undefined) {
+      this.send(from, abandonedAnswer(id, gone));
+      return;
+    }
     const sessionId = sessionIdOf(request.params);
     const parent = this.parentFor(from, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
@@ -297,7 +326,7 @@ export class CancelEngine {
     this.stopHandler(job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
-      this.finishCancelled(job, abandonedAnswer(job, handlerGone));
+      this.finishCancelled(job, abandonedAnswer(id, handlerGone));
       return;
     }
     if (
@@ -374,7 +403,7 @@ export class CancelEngine {
         reason: job.reason,
       });
     }
-    if (record.cancelledAt !== 0) this.recordLatency(this.now() - record.cancelledAt);
+    if (record.cancelledAt !== undefined) this.recordLatency(this.now() - record.cancelledAt);
     if (record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
       this.turns.delete(record.sessionId);
     this.send(record.issuer, response);

@@ -16,8 +16,8 @@ export interface RequestRecord {
   /** A cancelled answer waiting for the job's children to settle first. */
   held: JsonRpcResponse | undefined;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When a cancel reached the job (for latency figures). */
-  cancelledAt: number;
+  /** When a cancel reached the job (for latency figures); undefined while not cancelled. */
+  cancelledAt: number | undefined;
 }
 
 export type RequestJob = Job<RequestRecord>;
@@ -37,6 +37,6 @@ export function newRecord(
     handlerAnswered: false,
     held: undefined,
     graceTimer: undefined,
-    cancelledAt: 0,
+    cancelledAt: undefined,
   };
 }

@@ -1,3 +1,4 @@
+export { type CancelledErrorData, cancelledErrorData } from "./cancelled-error.js";
 export { ErrorCode, type ErrorCodeValue } from "./error-codes.js";
 export * from "./jsonrpc.js";
 export { type LineSink, LineSplitter } from "./line-splitter.js";

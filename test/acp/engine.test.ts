@@ -74,21 +74,42 @@ class Harness {
   }
 }
 
+/**
+ * A fake clock in a sandbox of its own (the default sandbox would keep one fake per property run
+ * and warn past 10,000). Only what the engine uses is faked: faking nextTick/queueMicrotask too
+ * would make countTimers count jobs queued by unrelated code, such as that warning.
+ */
+function fakeClock(): { clock: sinon.SinonFakeTimers; restore: () => void } {
+  const sandbox = sinon.createSandbox();
+  const clock = sandbox.useFakeTimers({
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+  });
+  return { clock, restore: () => sandbox.restore() };
+}
+
+/** The pending fake timers, for assertion messages (reads the clock's internal table). */
+function describeTimers(clock: sinon.SinonFakeTimers): string {
+  const timers = (clock as unknown as { timers?: Map<unknown, { callAt: number; func: unknown }> }).timers;
+  return [...(timers?.values() ?? [])]
+    .map((timer) => `at ${timer.callAt}: ${String(timer.func).replace(/\s+/g, " ").slice(0, 120)}`)
+    .join("; ");
+}
+
 /** Both tables empty and no timer left behind. */
 function assertQuiet(h: Harness): void {
   assert.deepEqual(h.engine.inFlight, { client: 0, agent: 0 }, "requests left in flight");
-  assert.equal(h.clock.countTimers(), 0, "timers left behind");
+  assert.equal(h.clock.countTimers(), 0, `timers left behind: ${describeTimers(h.clock)}`);
 }
 
 /** Runs `body` against a fresh engine on a fresh fake clock, then checks quiescence. */
 function withEngine(options: EngineOptions, body: (h: Harness) => void): void {
-  const clock = sinon.useFakeTimers();
+  const { clock, restore } = fakeClock();
   try {
     const h = new Harness(clock, options);
     body(h);
     assertQuiet(h);
   } finally {
-    clock.restore();
+    restore();
   }
 }
 
@@ -714,13 +735,23 @@ describe("CancelEngine (message level)", () => {
         assert.deepEqual(h.close("agent", "bye"), []);
       }));
 
-    it("a request sent toward a side that is already closed is answered at once, never left hanging", () =>
+    it("a request sent toward an agent that is already closed is answered at once, never left hanging", () =>
       withEngine({ graceMs: 100 }, (h) => {
         const detail = "agent process exited (code 1)";
         h.close("agent", detail);
         // The client has not noticed yet and asks for more: nobody will ever answer but us.
         assert.deepEqual(h.client(req(1, "x/work")), [
           to("client", fail(1, -32800, `Request cancelled: ${detail}`, { reason: "shutdown", detail })),
+        ]);
+        assert.deepEqual(h.engine.inFlight, { client: 0, agent: 0 });
+      }));
+
+    it("a request sent toward a client that is already closed is answered at once, never left hanging", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        const detail = "the editor closed its input";
+        h.close("client", detail);
+        assert.deepEqual(h.agent(readFile(1)), [
+          to("agent", fail(1, -32800, `Request cancelled: ${detail}`, { reason: "shutdown", detail })),
         ]);
         assert.deepEqual(h.engine.inFlight, { client: 0, agent: 0 });
       }));
@@ -816,7 +847,7 @@ describe("CancelEngine (message level)", () => {
         h.agent(ok(1, {}));
       }));
 
-    it("a malformed response is not answered into the sender's own id space; the request still completes", () =>
+    it("a malformed response is not answered into the sender's own id space; it answers the request it names", () =>
       withEngine({}, (h) => {
         h.client(req(5, "x/work"));
         // The agent answers the client's request 5 with both result and error.
@@ -830,7 +861,19 @@ describe("CancelEngine (message level)", () => {
           [],
           "a response with an id the agent never issued",
         );
-        assert.deepEqual(h.agent(ok(5, { fixed: true })), [to("client", ok(5, { fixed: true }))]);
+        // The client gets exactly one answer: an error naming what was wrong.
+        assert.deepEqual(out, [
+          to(
+            "client",
+            fail(
+              5,
+              -32603,
+              'Invalid response from the peer: a response needs exactly one of "result" and "error"',
+            ),
+          ),
+        ]);
+        // A later valid reply for the settled id goes nowhere.
+        assert.deepEqual(h.agent(ok(5, { fixed: true })), []);
       }));
 
     it("a response to an unknown id is dropped", () =>
@@ -870,12 +913,13 @@ type Action =
   | { kind: "agentRequest"; method: number; session: number } // session 3+: a running turn's session
   | { kind: "respond"; pick: number; error: number }
   | { kind: "cancel"; side: Side; target: "own" | "other" | "unknown"; pick: number }
-  | { kind: "sessionCancel"; session: number }
+  | { kind: "sessionCancel"; session: number; close: boolean }
   | { kind: "tick"; ms: number };
 
 interface Scenario {
   graceMs: number;
-  deadline: boolean;
+  /** Deadlines per method, a subset of DEADLINES. */
+  deadlines: Record<string, number>;
   handshake: { client: boolean; agent: boolean } | null;
   overlapIds: boolean;
   actions: Action[];
@@ -890,7 +934,7 @@ const AGENT_METHODS = [
   "terminal/create",
   "x/ask",
 ] as const;
-const DEADLINE_MS = 70;
+const DEADLINES: Record<string, number> = { "fs/read_text_file": 70, "session/prompt": 120, "x/work": 30 };
 
 const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
   {
@@ -924,14 +968,20 @@ const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record({ kind: fc.constant("sessionCancel" as const), session: fc.nat({ max: 1 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant("sessionCancel" as const),
+      session: fc.nat({ max: 1 }),
+      close: fc.boolean(),
+    }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("tick" as const), ms: fc.nat(150) }) },
 );
 
 const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
   graceMs: fc.constantFrom(0, 40, 100),
-  deadline: fc.boolean(),
+  deadlines: fc
+    .subarray(Object.keys(DEADLINES))
+    .map((methods) => Object.fromEntries(methods.map((method) => [method, DEADLINES[method] ?? 0]))),
   handshake: fc.option(fc.record({ client: fc.boolean(), agent: fc.boolean() })),
   overlapIds: fc.boolean(),
   actions: fc.array(actionArbitrary, { minLength: 1, maxLength: 60, size: "medium" }),
@@ -957,11 +1007,11 @@ const isResponse = (m: JsonRpcMessage): m is JsonRpcResponse => "id" in m && !("
 const isRequest = (m: JsonRpcMessage): m is JsonRpcRequest => "id" in m && "method" in m;
 
 function runScenario(scenario: Scenario): void {
-  const clock = sinon.useFakeTimers();
+  const { clock, restore } = fakeClock();
   try {
     runScenarioOn(clock, scenario);
   } finally {
-    clock.restore();
+    restore();
   }
 }
 
@@ -996,8 +1046,8 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
       sessionCancels.some((c) => c.sessionId === record.sessionId && c.step >= record.step)
     )
       return true;
-    if (scenario.deadline && record.method === "fs/read_text_file" && clock.now - record.at >= DEADLINE_MS)
-      return true;
+    const deadline = scenario.deadlines[record.method];
+    if (deadline !== undefined && clock.now - record.at >= deadline) return true;
     return record.parent !== undefined && justified("client", record.parent);
   };
 
@@ -1047,6 +1097,8 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
       assert.ok(!cancelsDelivered[side].has(id), `second cancel for one request: ${where}`);
       assert.ok(justified(issuer, id), `cancel nobody asked for: ${where}`);
       cancelsDelivered[side].add(id);
+      // The engine is cancelling this turn (deadline, cascade...): it must end cancelled.
+      if (issuer === "client") markPromptCancelled(id);
     } else if (message.method === "session/cancel") {
       assert.equal(side, "agent", where);
       const sessionId = (message.params as { sessionId: string }).sessionId;
@@ -1062,7 +1114,7 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
 
   const engine = new CancelEngine(deliver, {
     graceMs: scenario.graceMs,
-    ...(scenario.deadline ? { deadlines: { "fs/read_text_file": DEADLINE_MS } } : {}),
+    deadlines: scenario.deadlines,
   });
 
   const issue = (side: Side, method: string, params: Record<string, unknown>, id = nextId[side]++): void => {
@@ -1158,7 +1210,9 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
         const sessionId = action.session === 0 ? "s1" : "s2";
         sessionCancels.push({ sessionId, step });
         markPromptCancelled(turns.get(sessionId));
-        engine.receive("client", sessionCancel(sessionId));
+        // session/close (a request) cancels the session's turn like session/cancel does.
+        if (action.close) issue("client", "session/close", { sessionId });
+        else engine.receive("client", sessionCancel(sessionId));
         break;
       }
       case "tick":
@@ -1195,13 +1249,13 @@ function runScenarioOn(clock: sinon.SinonFakeTimers, scenario: Scenario): void {
     }
     // Every handler has answered: the engine has nothing left to wait for.
     assert.deepEqual(engine.inFlight, { client: 0, agent: 0 }, "in flight after everything was answered");
-    assert.equal(clock.countTimers(), 0, "timers after everything was answered");
+    assert.equal(clock.countTimers(), 0, `timers after everything was answered: ${describeTimers(clock)}`);
     clock.runAll();
     for (const side of ["client", "agent"] as const)
       for (const id of issued[side].keys())
         assert.equal(responses[side].get(id), 1, `${side} request ${String(id)} answered once`);
   }
   assert.deepEqual(engine.inFlight, { client: 0, agent: 0 });
-  assert.equal(clock.countTimers(), 0, "no stray timers");
+  assert.equal(clock.countTimers(), 0, `no stray timers: ${describeTimers(clock)}`);
   assert.equal(engine.stats.lateRepliesDropped, lateReplies, "late replies counted");
 }
