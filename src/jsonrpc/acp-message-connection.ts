@@ -1,0 +1,238 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Readable, Writable } from "node:stream";
+import {
+  CancellationStrategy,
+  CancellationToken,
+  CancellationTokenSource,
+  type ConnectionOptions,
+  createMessageConnection,
+  type Logger,
+  type MessageConnection,
+  ResponseError,
+} from "vscode-jsonrpc/node";
+import { type CancelReason, Job } from "../core/index.js";
+import { cancelledErrorData, ErrorCode } from "../wire/index.js";
+import { ACP_CANCEL_METHOD } from "./cancel-methods.js";
+import { NdjsonMessageReader } from "./ndjson-message-reader.js";
+import { NdjsonMessageWriter } from "./ndjson-message-writer.js";
+
+export interface AcpMessageConnectionOptions {
+  /** How long a cancelled request may go unanswered before it is settled with -32800. Default 2000 ms. */
+  graceMs?: number;
+  /** Deadlines per method, in ms, for requests in either direction. */
+  deadlines?: Readonly<Record<string, number>>;
+  maxLineBytes?: number;
+  logger?: Logger;
+  /** Passed through to vscode-jsonrpc (its cancellation and connection strategies are ours). */
+  maxParallelism?: number;
+}
+
+export interface AcpMessageConnection extends MessageConnection {
+  /** Requests in flight: sent and not yet settled, received and not yet answered. */
+  readonly inFlight: { readonly outgoing: number; readonly incoming: number };
+}
+
+/** What the binding keeps per job; `stop` cancels the work in vscode-jsonrpc's terms. */
+interface Work {
+  readonly method: string;
+  stop(reason: CancelReason): void;
+  /** The connection closed: settle now, nobody will answer. */
+  abandon(): void;
+}
+
+const DEFAULT_GRACE_MS = 2000;
+/** Which incoming request's handler is running: requests it sends nest under it. */
+const handlerScope = new AsyncLocalStorage<Job<Work>>();
+
+function cancelledError(reason: CancelReason, detail?: string, original?: { code: number; message: string }) {
+  const message = detail === undefined ? "Request cancelled" : `Request cancelled: ${detail}`;
+  return new ResponseError(ErrorCode.RequestCancelled, message, cancelledErrorData(reason, detail, original));
+}
+
+/** A handler's error after it was cancelled, answered as a cancellation. */
+function asCancelled(error: unknown, reason: CancelReason): ResponseError<unknown> {
+  if (error instanceof ResponseError) {
+    if (error.code === ErrorCode.RequestCancelled) return error;
+    return cancelledError(reason, undefined, { code: error.code, message: error.message });
+  }
+  return cancelledError(reason, undefined, { code: ErrorCode.InternalError, message: String(error) });
+}
+
+/**
+ * A vscode-jsonrpc `MessageConnection` that speaks ACP: ndjson framing, `$/cancel_request`
+ * both ways, -32800 for cancelled work (before dispatch too), cascade from a cancelled
+ * handler to the requests it sent, deadlines, grace, and prompt rejection on close.
+ */
+export function createAcpMessageConnection(
+  input: Readable,
+  output: Writable,
+  options: AcpMessageConnectionOptions = {},
+): AcpMessageConnection {
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const deadlines = new Map(Object.entries(options.deadlines ?? {}));
+  const outgoing = new Set<Job<Work>>();
+  const incoming = new Set<Job<Work>>();
+  const connectionOptions: ConnectionOptions = {
+    cancellationStrategy: {
+      receiver: CancellationStrategy.Message.receiver,
+      sender: {
+        sendCancellation: async (conn, id) => {
+          try {
+            await conn.sendNotification(ACP_CANCEL_METHOD, { requestId: id });
+          } catch {
+            // The connection is closing; the request is settled by the close path.
+          }
+        },
+        cleanup() {},
+      },
+    },
+    connectionStrategy: {
+      // A request cancelled while still queued is answered without running its handler.
+      cancelUndispatched: (message) => ({
+        jsonrpc: "2.0",
+        id: (message as unknown as { id: number | string }).id,
+        error: cancelledError("external", "cancelled before dispatch").toJson(),
+      }),
+    },
+  };
+  if (options.maxParallelism !== undefined) connectionOptions.maxParallelism = options.maxParallelism;
+  const reader = new NdjsonMessageReader(
+    input,
+    options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
+  );
+  const connection = createMessageConnection(
+    reader,
+    new NdjsonMessageWriter(output),
+    options.logger,
+    connectionOptions,
+  );
+
+  const cancelTree = (job: Job<Work>, reason: CancelReason) =>
+    job.cancel(reason, (each) => each.payload.stop(reason));
+
+  const sendRequest = connection.sendRequest.bind(connection) as (...args: unknown[]) => Promise<unknown>;
+  (connection as unknown as Record<string, unknown>).sendRequest = (type: unknown, ...args: unknown[]) => {
+    const method = typeof type === "string" ? type : (type as { method: string }).method;
+    const userToken = CancellationToken.is(args.at(-1)) ? (args.pop() as CancellationToken) : undefined;
+    const parent = handlerScope.getStore();
+    if (parent?.isDoomed) {
+      return Promise.reject(
+        cancelledError(
+          parent.reason ?? "internal",
+          "issued under a request that was already being cancelled",
+        ),
+      );
+    }
+    const source = new CancellationTokenSource();
+    let settle!: (outcome: { value: unknown } | { error: unknown }) => void;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const job: Job<Work> = new Job<Work>(
+      {
+        method,
+        stop(reason) {
+          source.cancel(); // vscode-jsonrpc sends $/cancel_request through our strategy
+          graceTimer = setTimeout(
+            () => settle({ error: cancelledError(reason, `no answer within ${graceMs} ms`) }),
+            graceMs,
+          );
+        },
+        abandon() {
+          settle({ error: cancelledError("shutdown", "the connection closed") });
+        },
+      },
+      parent?.isSettled === false ? parent : undefined,
+    );
+    outgoing.add(job);
+    const listener = userToken?.onCancellationRequested(() => cancelTree(job, "external"));
+    const deadline = deadlines.get(method);
+    if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
+    return new Promise((resolve, reject) => {
+      settle = (outcome) => {
+        if (!job.settle()) return; // exactly once: a late reply after grace is dropped here
+        clearTimeout(graceTimer);
+        outgoing.delete(job);
+        listener?.dispose();
+        source.dispose();
+        if ("value" in outcome) resolve(outcome.value);
+        else reject(job.reason === undefined ? outcome.error : asCancelled(outcome.error, job.reason));
+      };
+      sendRequest(type, ...args, source.token).then(
+        (value) => settle({ value }),
+        (error: unknown) => settle({ error }),
+      );
+      if (job.reason === undefined && userToken?.isCancellationRequested) cancelTree(job, "external");
+    });
+  };
+
+  const onRequest = connection.onRequest.bind(connection) as (...args: unknown[]) => unknown;
+  const scoped =
+    (handler: (...args: unknown[]) => unknown, methodOf: (args: unknown[]) => string) =>
+    (...args: unknown[]) => {
+      const theirs = args.at(-1) as CancellationToken;
+      const ours = new CancellationTokenSource();
+      let giveUp!: (reason: CancelReason) => void;
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
+      const gaveUp = new Promise<never>((_, reject) => {
+        giveUp = (reason) => {
+          graceTimer = setTimeout(
+            () => reject(cancelledError(reason, `no answer within ${graceMs} ms`)),
+            graceMs,
+          );
+        };
+      });
+      gaveUp.catch(() => {});
+      const job = new Job<Work>({
+        method: methodOf(args),
+        stop(reason) {
+          ours.cancel();
+          giveUp(reason);
+        },
+        abandon() {
+          ours.cancel();
+        },
+      });
+      incoming.add(job);
+      const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
+      const deadline = deadlines.get(job.payload.method);
+      if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
+      args[args.length - 1] = ours.token;
+      const run = handlerScope.run(job, async () => {
+        try {
+          return await handler(...args);
+        } catch (error) {
+          throw job.reason === undefined ? error : asCancelled(error, job.reason);
+        }
+      });
+      return Promise.race([run, gaveUp]).finally(() => {
+        clearTimeout(graceTimer);
+        job.settle();
+        incoming.delete(job);
+        listener.dispose();
+        ours.dispose();
+      });
+    };
+  (connection as unknown as Record<string, unknown>).onRequest = (type: unknown, handler?: unknown) => {
+    if (typeof type === "function") {
+      return onRequest(scoped(type as (...args: unknown[]) => unknown, (args) => String(args[0])));
+    }
+    const method = typeof type === "string" ? type : (type as { method: string }).method;
+    return onRequest(
+      type,
+      scoped(handler as (...args: unknown[]) => unknown, () => method),
+    );
+  };
+
+  // Stock vscode-jsonrpc leaves pending requests hanging until dispose(); answer them now.
+  connection.onClose(() => {
+    for (const job of [...incoming]) job.cancel("shutdown", (each) => each.payload.abandon());
+    for (const job of [...outgoing]) {
+      job.cancel("shutdown");
+      job.payload.abandon();
+    }
+  });
+
+  // defineProperty, not Object.assign: assign would copy the getter's value once.
+  return Object.defineProperty(connection, "inFlight", {
+    get: () => ({ outgoing: outgoing.size, incoming: incoming.size }),
+  }) as AcpMessageConnection;
+}

@@ -1,0 +1,55 @@
+import type { Readable } from "node:stream";
+import { AbstractMessageReader, type DataCallback, type Disposable, type Message } from "vscode-jsonrpc/node";
+import { describeProblem, isJsonRpcId, readNdjson } from "../wire/index.js";
+import { ACP_CANCEL_METHOD, LSP_CANCEL_METHOD } from "./cancel-methods.js";
+
+export interface NdjsonMessageReaderOptions {
+  maxLineBytes?: number;
+}
+
+/**
+ * A vscode-jsonrpc reader for ACP's newline-delimited JSON. Bad lines are reported through
+ * `onError` and never end the connection. vscode-jsonrpc only recognises LSP's
+ * `$/cancelRequest {id}` on the way in, so ACP's `$/cancel_request {requestId}` is
+ * translated before the connection sees it.
+ */
+export class NdjsonMessageReader extends AbstractMessageReader {
+  constructor(
+    private readonly stream: Readable,
+    private readonly options: NdjsonMessageReaderOptions = {},
+  ) {
+    super();
+  }
+
+  listen(callback: DataCallback): Disposable {
+    const detach = readNdjson(
+      this.stream,
+      {
+        value: (value) => {
+          if (typeof value !== "object" || value === null || Array.isArray(value)) {
+            this.fireError(
+              new Error(`ignored a line that is not a JSON-RPC object: ${JSON.stringify(value)}`),
+            );
+            return;
+          }
+          callback(translateIncoming(value as Message));
+        },
+        problem: (problem) => this.fireError(new Error(describeProblem(problem))),
+        end: (error) => {
+          if (error !== undefined) this.fireError(error);
+          this.fireClose();
+        },
+      },
+      this.options.maxLineBytes === undefined ? {} : { maxLineBytes: this.options.maxLineBytes },
+    );
+    return { dispose: detach };
+  }
+}
+
+function translateIncoming(message: Message): Message {
+  const candidate = message as { method?: unknown; params?: { requestId?: unknown }; id?: unknown };
+  if (candidate.method !== ACP_CANCEL_METHOD || candidate.id !== undefined) return message;
+  const requestId = candidate.params?.requestId;
+  if (!isJsonRpcId(requestId) || requestId === null) return message;
+  return { jsonrpc: "2.0", method: LSP_CANCEL_METHOD, params: { id: requestId } } as Message;
+}
