@@ -32,6 +32,20 @@ function cooperativeClient(): ClientApp {
     });
 }
 
+/** Prompts with `text`, sends session/cancel once the prompt is out, and expects a cancelled turn. */
+async function turnEndsCancelledOnSessionCancel(text: string, agentArgs: string[] = []) {
+  const h = harness(cooperativeClient(), agentArgs);
+  await h.run(async (agent) => {
+    const sessionId = await openSession(agent);
+    const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, text));
+    await eventually(() => (requestsIn(h.log, "out", "session/prompt").length ? true : undefined), "prompt sent");
+    await agent.notify(methods.agent.session.cancel, { sessionId });
+    assert.deepEqual(await prompt, { stopReason: "cancelled" });
+    assert.deepEqual(await agentInFlight(agent), { client: 0, agent: 0 });
+  });
+  assertEachAnsweredOnce(h.log);
+}
+
 describe("embedded in an SDK agent (one line), driven over real stdio", () => {
   it("session/cancel sends $/cancel_request for every nested request and ends the turn cancelled", async () => {
     const h = harness(cooperativeClient());
@@ -84,20 +98,7 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
     assertEachAnsweredOnce(h.log);
   });
 
-  it("a handler that throws a plain Error once aborted still ends the turn cancelled", async () => {
-    const h = harness(cooperativeClient());
-    await h.run(async (agent) => {
-      const sessionId = await openSession(agent);
-      const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "throw-on-abort"));
-      await eventually(
-        () => (requestsIn(h.log, "out", "session/prompt").length ? true : undefined),
-        "prompt sent",
-      );
-      await agent.notify(methods.agent.session.cancel, { sessionId });
-      assert.deepEqual(await prompt, { stopReason: "cancelled" });
-      assert.deepEqual(await agentInFlight(agent), { client: 0, agent: 0 });
-    });
-  });
+  it("a handler that throws a plain Error once aborted still ends the turn cancelled", () => turnEndsCancelledOnSessionCancel("throw-on-abort"));
 
   it("a handler's own abort is answered like a cancel: the turn ends cancelled, not -32603", async () => {
     const h = harness(cooperativeClient());
@@ -112,21 +113,7 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
     });
   });
 
-  it("a turn whose handler ignores every signal is answered cancelled after the grace period", async () => {
-    const h = harness(cooperativeClient(), ["--grace-ms", "150"]);
-    await h.run(async (agent) => {
-      const sessionId = await openSession(agent);
-      const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "ignore-cancel"));
-      await eventually(
-        () => (requestsIn(h.log, "out", "session/prompt").length ? true : undefined),
-        "prompt sent",
-      );
-      await agent.notify(methods.agent.session.cancel, { sessionId });
-      assert.deepEqual(await prompt, { stopReason: "cancelled" });
-      assert.deepEqual(await agentInFlight(agent), { client: 0, agent: 0 });
-    });
-    assertEachAnsweredOnce(h.log);
-  });
+  it("a turn whose handler ignores every signal is answered cancelled after the grace period", () => turnEndsCancelledOnSessionCancel("ignore-cancel", ["--grace-ms", "150"]));
 
   it("two sessions: cancelling one leaves the other untouched", async () => {
     let release!: () => void;

@@ -30,6 +30,22 @@ async function withSdkEditor<T>(
   }
 }
 
+type Editor = Parameters<Parameters<ReturnType<typeof acp.client>["connectWith"]>[1]>[0];
+
+/** Opens a session, starts a prompt with a Stop button, and waits until the agent has it. */
+async function promptAtAgent(bridge: BridgeProcess, agent: Editor, text: string) {
+  const sessionId = await openSession(agent);
+  const stop = new AbortController();
+  const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, text), {
+    cancellationSignal: stop.signal,
+  });
+  await eventually(
+    () => (bridge.hop("bridge->agent").some((m) => m.method === "session/prompt") ? true : undefined),
+    "prompt at the agent",
+  );
+  return { sessionId, stop, prompt };
+}
+
 /** Messages without the noise of the handshake. */
 const afterSetup = (messages: Message[]) =>
   messages.filter((m) => m.method !== "initialize" && m.method !== "session/new" && !isSetupAnswer(m));
@@ -43,15 +59,7 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
   it("editor $/cancel_request for a prompt, agent lacks support: the agent gets session/cancel, the editor 'cancelled'", async () => {
     const bridge = spawnBridge(["--emulate", "agent"], "legacy-agent");
     await withSdkEditor(bridge, acp.client({ name: "editor" }), async (agent, log) => {
-      const sessionId = await openSession(agent);
-      const stop = new AbortController();
-      const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "work"), {
-        cancellationSignal: stop.signal,
-      });
-      await eventually(
-        () => (bridge.hop("bridge->agent").some((m) => m.method === "session/prompt") ? true : undefined),
-        "prompt at the agent",
-      );
+      const { sessionId, stop, prompt } = await promptAtAgent(bridge, agent, "work");
       stop.abort();
       assert.deepEqual(await prompt, { stopReason: "cancelled" });
       const promptId = requestsIn(log, "out", "session/prompt")[0]?.id;
@@ -71,15 +79,7 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
   it("with support unknown (auto), the agent also gets $/cancel_request, which a legacy agent ignores", async () => {
     const bridge = spawnBridge([], "legacy-agent");
     await withSdkEditor(bridge, acp.client({ name: "editor" }), async (agent) => {
-      const sessionId = await openSession(agent);
-      const stop = new AbortController();
-      const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "work"), {
-        cancellationSignal: stop.signal,
-      });
-      await eventually(
-        () => (bridge.hop("bridge->agent").some((m) => m.method === "session/prompt") ? true : undefined),
-        "prompt at the agent",
-      );
+      const { sessionId, stop, prompt } = await promptAtAgent(bridge, agent, "work");
       stop.abort();
       assert.deepEqual(await prompt, { stopReason: "cancelled" });
       const promptId = bridge.hop("bridge->agent").find((m) => m.method === "session/prompt")?.id;
@@ -102,15 +102,7 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
       "500",
     ]);
     await withSdkEditor(bridge, acp.client({ name: "editor" }), async (agent, log) => {
-      const sessionId = await openSession(agent);
-      const stop = new AbortController();
-      const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "work"), {
-        cancellationSignal: stop.signal,
-      });
-      await eventually(
-        () => (bridge.hop("bridge->agent").some((m) => m.method === "session/prompt") ? true : undefined),
-        "prompt at the agent",
-      );
+      const { sessionId, stop, prompt } = await promptAtAgent(bridge, agent, "work");
       stop.abort();
       assert.deepEqual(await prompt, { stopReason: "cancelled" });
       const promptId = bridge.hop("bridge->agent").find((m) => m.method === "session/prompt")?.id;

@@ -23,6 +23,14 @@ function vscodeClientFor(fixture: string, args: string[] = [], options = {}) {
     peer,
     sent,
     connection,
+    async openSession() {
+      await connection.sendRequest("initialize", { protocolVersion: 1, clientCapabilities: {} });
+      const { sessionId } = await connection.sendRequest<{ sessionId: string }>("session/new", {
+        cwd: "/",
+        mcpServers: [],
+      });
+      return sessionId;
+    },
     async close() {
       connection.dispose();
       peer.child.stdin.end();
@@ -65,11 +73,7 @@ describe("vscode-jsonrpc binding: ACP cancellation for vscode-jsonrpc apps", () 
       });
       client.connection.listen();
       try {
-        await client.connection.sendRequest("initialize", { protocolVersion: 1, clientCapabilities: {} });
-        const { sessionId } = await client.connection.sendRequest<{ sessionId: string }>("session/new", {
-          cwd: "/",
-          mcpServers: [],
-        });
+        const sessionId = await client.openSession();
         const stop = new CancellationTokenSource();
         const prompt = client.connection.sendRequest(
           "session/prompt",
@@ -99,11 +103,7 @@ describe("vscode-jsonrpc binding: ACP cancellation for vscode-jsonrpc apps", () 
       );
       client.connection.listen();
       try {
-        await client.connection.sendRequest("initialize", { protocolVersion: 1, clientCapabilities: {} });
-        const { sessionId } = await client.connection.sendRequest<{ sessionId: string }>("session/new", {
-          cwd: "/",
-          mcpServers: [],
-        });
+        const sessionId = await client.openSession();
         const prompt = client.connection.sendRequest("session/prompt", textPrompt(sessionId, "deep"));
         const leaf = await eventually(
           () => client.sent.find((m) => m.method === "_test/leaf"),

@@ -1,20 +1,13 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { TraceEntry, TraceHop } from "../../src/bridge/trace-writer.js";
-import { fixturePath } from "./spawn-peer.js";
+import { fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
-export interface BridgeProcess {
-  child: ChildProcessWithoutNullStreams;
-  output: WritableStream<Uint8Array>;
-  input: ReadableStream<Uint8Array>;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+export interface BridgeProcess extends SpawnedPeer {
   /** Messages the bridge traced on one hop, in order. */
   hop(hop: TraceHop): Record<string, unknown>[];
   trace(): TraceEntry[];
@@ -24,31 +17,19 @@ export interface BridgeProcess {
 /** Spawns `acp-cancel bridge [args] -- node <fixture> [agentArgs]` as a real process, tracing to a temp file. */
 export function spawnBridge(bridgeArgs: string[], fixture: string, agentArgs: string[] = []): BridgeProcess {
   const traceFile = join(mkdtempSync(join(tmpdir(), "acp-cancel-")), "trace.jsonl");
-  const child = spawn(
+  const peer = spawnNode([
+    CLI,
+    "bridge",
+    "--trace",
+    traceFile,
+    ...bridgeArgs,
+    "--",
     process.execPath,
-    [
-      CLI,
-      "bridge",
-      "--trace",
-      traceFile,
-      ...bridgeArgs,
-      "--",
-      process.execPath,
-      fixturePath(fixture),
-      ...agentArgs,
-    ],
-    { stdio: ["pipe", "pipe", "pipe"] },
-  );
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const trace = () => {
-    const text = readFileSync(traceFile, "utf8");
-    return text
+    fixturePath(fixture),
+    ...agentArgs,
+  ]);
+  const trace = () =>
+    readFileSync(traceFile, "utf8")
       .split("\n")
       .filter((line) => line.trim() !== "")
       .flatMap((line) => {
@@ -58,13 +39,8 @@ export function spawnBridge(bridgeArgs: string[], fixture: string, agentArgs: st
           return []; // the last line may be half-written while the bridge runs
         }
       });
-  };
   return {
-    child,
-    output: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-    input: Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
-    stderr: () => stderr,
-    exited,
+    ...peer,
     trace,
     traceFile,
     hop: (hop) =>

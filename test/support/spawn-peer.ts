@@ -18,7 +18,12 @@ export interface SpawnedPeer {
 }
 
 export function spawnFixture(name: string, args: string[] = []): SpawnedPeer {
-  const child = spawn(process.execPath, [fixturePath(name), ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  return spawnNode([fixturePath(name), ...args]);
+}
+
+/** Runs `node <args>` with piped stdio, collecting its stderr. */
+export function spawnNode(args: string[]): SpawnedPeer {
+  const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
