@@ -45,6 +45,33 @@ function describe(value: unknown): string {
   return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
 }
 
+export type MessageKind = "request" | "notification" | "response" | "invalid";
+
+/**
+ * The kind of a parsed JSON value, without allocating: the hot path's check. It agrees
+ * with `classify`, which is called only to explain an invalid value.
+ */
+export function kindOf(value: unknown): MessageKind {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "invalid";
+  const record = value as Record<string, unknown>;
+  if (record.jsonrpc !== "2.0") return "invalid";
+  const id = record.id;
+  const hasId = id !== undefined;
+  if (hasId && !isJsonRpcId(id)) return "invalid";
+  const method = record.method;
+  if (method !== undefined) {
+    if (typeof method !== "string") return "invalid";
+    const params = record.params;
+    if (params !== undefined && (typeof params !== "object" || params === null)) return "invalid";
+    return hasId ? "request" : "notification";
+  }
+  if (!hasId) return "invalid";
+  const hasResult = Object.hasOwn(record, "result");
+  const hasError = Object.hasOwn(record, "error");
+  if (hasResult === hasError) return "invalid";
+  return hasError && !isErrorObject(record.error) ? "invalid" : "response";
+}
+
 /**
  * Sorts one parsed JSON value into request, notification, response or invalid. Cheap on
  * the valid path (a handful of property reads), specific on the invalid one.
