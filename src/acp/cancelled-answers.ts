@@ -60,14 +60,18 @@ export function normaliseCancelled(job: RequestJob, response: JsonRpcResponse): 
   const { error } = response;
   if (error.code === ErrorCode.RequestCancelled) {
     // Already a cancellation: keep the handler's words, make sure the reason is there.
+    const data = error.data;
     const given =
-      typeof error.data === "object" && error.data !== null ? (error.data as Record<string, unknown>) : {};
+      typeof data === "object" && data !== null && !Array.isArray(data)
+        ? (data as Record<string, unknown>)
+        : data === undefined
+          ? {}
+          : { detail: typeof data === "string" ? data : JSON.stringify(data) };
     if (typeof given.reason === "string") return response;
     return errorResponse(id, error.code, error.message, { ...given, reason: job.reason ?? "internal" });
   }
-  const data = cancelledErrorData(job.reason ?? "internal", undefined, {
-    code: error.code,
-    message: error.message,
-  });
+  // The handler's own error is kept whole, data included.
+  const original = error.data === undefined ? { code: error.code, message: error.message } : { ...error };
+  const data = cancelledErrorData(job.reason ?? "internal", undefined, original);
   return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
 }

@@ -40,7 +40,7 @@ export const CancellationDataSchema = z
     reason: z.enum(CANCEL_REASONS as [string, ...string[]]).describe("Why the request was cancelled."),
     detail: z.string().optional().describe("Human-readable detail, e.g. which deadline or which exit."),
     originalError: z
-      .object({ code: z.number().int(), message: z.string() })
+      .object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() })
       .optional()
       .describe("The handler's own error, when it answered a cancelled request with a different error."),
   })

@@ -346,6 +346,7 @@ export class CancelEngine {
       return;
     }
     record.graceTimer = setTimeout(() => this.graceExpired(job), this.graceMs);
+    record.graceTimer.unref?.();
   }
 
   /** Tells the handling side to stop, in the words it understands. */
@@ -357,16 +358,13 @@ export class CancelEngine {
     // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
     // stable ACP v1 and receivers ignore what they do not support).
     const speaksCancel = this.ports[handler].cancelSupport !== "no";
-    if (speaksCancel && !(isTurn && reason === "session" && agentEndsTurns)) {
+    const sendsCancelRequest = speaksCancel && !(isTurn && reason === "session" && agentEndsTurns);
+    if (sendsCancelRequest) {
       this.send(handler, notification(Method.cancelRequest, { requestId: id }));
     }
-    if (
-      isTurn &&
-      reason !== "session" &&
-      sessionId !== undefined &&
-      !agentPort.inProcess &&
-      !agentEndsTurns
-    ) {
+    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
+    const agentHeard = agentEndsTurns && sendsCancelRequest;
+    if (isTurn && reason !== "session" && sessionId !== undefined && !agentPort.inProcess && !agentHeard) {
       // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
       this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
       this.send(handler, notification(Method.sessionCancel, { sessionId }));

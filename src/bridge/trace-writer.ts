@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from "node:fs";
+import { closeSync, openSync, writeSync } from "node:fs";
 
 /** Where a traced message was going: from which end to which. */
 export type TraceHop = "editor->bridge" | "bridge->agent" | "agent->bridge" | "bridge->editor";
@@ -12,13 +12,17 @@ export interface TraceEntry {
   note?: string;
 }
 
-/** Appends one JSON object per line: every message with its hop and time, plus notes. */
+/**
+ * Appends one JSON object per line: every message with its hop and time, plus notes.
+ * Writes are synchronous so the trace is complete up to the last event even if the
+ * bridge is killed, and a reader never sees a hop before the one that caused it.
+ */
 export class TraceWriter {
-  private readonly out: WriteStream;
+  private fd: number | undefined;
   private readonly started = performance.now();
 
   constructor(file: string) {
-    this.out = createWriteStream(file, { flags: "w" });
+    this.fd = openSync(file, "w");
   }
 
   message(hop: TraceHop, message: unknown): void {
@@ -30,7 +34,9 @@ export class TraceWriter {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.out.end(resolve));
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    return Promise.resolve();
   }
 
   private elapsed(): number {
@@ -38,6 +44,6 @@ export class TraceWriter {
   }
 
   private write(entry: TraceEntry): void {
-    this.out.write(`${JSON.stringify(entry)}\n`);
+    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(entry)}\n`);
   }
 }

@@ -5,13 +5,13 @@ export interface CancelledErrorData {
   reason: CancelReason;
   detail?: string;
   /** The handler's own error, when it answered a cancelled request with another error. */
-  originalError?: { code: number; message: string };
+  originalError?: { code: number; message: string; data?: unknown };
 }
 
 export function cancelledErrorData(
   reason: CancelReason,
   detail?: string,
-  originalError?: { code: number; message: string },
+  originalError?: { code: number; message: string; data?: unknown },
 ): CancelledErrorData {
   const data: CancelledErrorData = { reason };
   if (detail !== undefined) data.detail = detail;

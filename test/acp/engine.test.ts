@@ -232,7 +232,7 @@ describe("CancelEngine (message level)", () => {
             "client",
             fail(1, -32800, "Request cancelled", {
               reason: "external",
-              originalError: { code: -32603, message: "internal boom" },
+              originalError: { code: -32603, message: "internal boom", data: { stack: "..." } },
             }),
           ),
         ]);
