@@ -18,10 +18,13 @@ const started = performance.now();
 const log = (line: string) =>
   console.log(`${(performance.now() - started).toFixed(1).padStart(7)} ms  ${line}`);
 
-// What the engine does is visible through `onEvent`; here only the cancellations are printed.
+// What the engine does is visible through `onEvent`; only the cancellations are printed here.
+// Ids are per issuer (the agent's #1 is not the client's #1), so the issuer is named too.
 function describe(event: EngineEvent): string | undefined {
-  if (event.type === "cancel") return `cancelled ${event.method} #${event.id} (${event.reason})`;
-  if (event.type === "cancelled-at-birth") return `cancelled at birth: ${event.method} #${event.id}`;
+  if (event.type === "cancel")
+    return `cancelled ${event.method} (${event.side} #${event.id}, ${event.reason})`;
+  if (event.type === "cancelled-at-birth")
+    return `cancelled at birth ${event.method} (${event.side} #${event.id}): it arrived after Stop`;
   return undefined;
 }
 
@@ -61,13 +64,13 @@ const stream = acp.ndJsonStream(
 );
 
 await client.connectWith(stream, async (agent) => {
-  const init = await agent.request(methods.agent.initialize, {
+  await agent.request(methods.agent.initialize, {
     protocolVersion: acp.PROTOCOL_VERSION,
     clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
   });
-  // Our engine added its capability to our initialize and read the agent's from its answer.
+  // Our engine added its capability to our initialize and read the agent's from the answer.
   const engine = client.cancellations[0]?.engine;
-  log(`agent advertises ${JSON.stringify(init.agentCapabilities?._meta?.["acp-cancel/cancellation"])}`);
+  log(`agent advertises ${JSON.stringify(engine?.peerCapabilities.agent)}`);
   const { sessionId } = await agent.request(methods.agent.session.new, {
     cwd: process.cwd(),
     mcpServers: [],
@@ -88,6 +91,8 @@ await client.connectWith(stream, async (agent) => {
   log(`in flight: ${JSON.stringify(engine?.inFlight)}`);
 });
 
-// Leaving connectWith closed the agent's stdin; the agent exits on its own.
+// Leaving connectWith stops the SDK reading, but it never closes the stream it writes to:
+// end the agent's stdin ourselves so that the agent sees EOF and exits.
+child.stdin.end();
 const [code] = await exited;
 log(`agent exited with code ${code}`);
