@@ -42,10 +42,7 @@ export class Job<P = unknown> {
 
   /** True when this job or any ancestor is cancelling: new work under it is pointless. */
   get isDoomed(): boolean {
-    for (let job: Job<P> | undefined = this; job !== undefined; job = job.parent) {
-      if (job.state === "cancelling") return true;
-    }
-    return false;
+    return this.state === "cancelling" || (this.parent?.isDoomed ?? false);
   }
 
   /** Children still attached (not settled). */

@@ -167,50 +167,50 @@ export function createAcpMessageConnection(
   const onRequest = connection.onRequest.bind(connection) as (...args: unknown[]) => unknown;
   const scoped =
     (handler: (...args: unknown[]) => unknown, methodOf: (args: unknown[]) => string) =>
-    (...args: unknown[]) => {
-      const theirs = args.at(-1) as CancellationToken;
-      const ours = new CancellationTokenSource();
-      let giveUp!: (reason: CancelReason) => void;
-      let graceTimer: ReturnType<typeof setTimeout> | undefined;
-      const gaveUp = new Promise<never>((_, reject) => {
-        giveUp = (reason) => {
-          graceTimer = setTimeout(
-            () => reject(cancelledError(reason, `no answer within ${graceMs} ms`)),
-            graceMs,
-          );
-        };
-      });
-      gaveUp.catch(() => {});
-      const job = new Job<Work>({
-        method: methodOf(args),
-        stop(reason) {
-          ours.cancel();
-          giveUp(reason);
-        },
-        abandon() {
-          ours.cancel();
-        },
-      });
-      incoming.add(job);
-      const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
-      const deadline = deadlines.get(job.payload.method);
-      if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
-      args[args.length - 1] = ours.token;
-      const run = handlerScope.run(job, async () => {
-        try {
-          return await handler(...args);
-        } catch (error) {
-          throw job.reason === undefined ? error : asCancelled(error, job.reason);
-        }
-      });
-      return Promise.race([run, gaveUp]).finally(() => {
-        clearTimeout(graceTimer);
-        job.settle();
-        incoming.delete(job);
-        listener.dispose();
-        ours.dispose();
-      });
-    };
+      (...args: unknown[]) => {
+        const theirs = args.at(-1) as CancellationToken;
+        const ours = new CancellationTokenSource();
+        let giveUp!: (reason: CancelReason) => void;
+        let graceTimer: ReturnType<typeof setTimeout> | undefined;
+        const gaveUp = new Promise<never>((_, reject) => {
+          giveUp = (reason) => {
+            graceTimer = setTimeout(
+              () => reject(cancelledError(reason, `no answer within ${graceMs} ms`)),
+              graceMs,
+            );
+          };
+        });
+        gaveUp.catch(() => {});
+        const job = new Job<Work>({
+          method: methodOf(args),
+          stop(reason) {
+            ours.cancel();
+            giveUp(reason);
+          },
+          abandon() {
+            ours.cancel();
+          },
+        });
+        incoming.add(job);
+        const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
+        const deadline = deadlines.get(job.payload.method);
+        if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
+        args[args.length - 1] = ours.token;
+        const run = handlerScope.run(job, async () => {
+          try {
+            return await handler(...args);
+          } catch (error) {
+            throw job.reason === undefined ? error : asCancelled(error, job.reason);
+          }
+        });
+        return Promise.race([run, gaveUp]).finally(() => {
+          clearTimeout(graceTimer);
+          job.settle();
+          incoming.delete(job);
+          listener.dispose();
+          ours.dispose();
+        });
+      };
   (connection as unknown as Record<string, unknown>).onRequest = (type: unknown, handler?: unknown) => {
     if (typeof type === "function") {
       return onRequest(scoped(type as (...args: unknown[]) => unknown, (args) => String(args[0])));

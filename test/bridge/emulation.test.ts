@@ -102,7 +102,7 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
       "500",
     ]);
     await withSdkEditor(bridge, acp.client({ name: "editor" }), async (agent, log) => {
-      const { sessionId, stop, prompt } = await promptAtAgent(bridge, agent, "work");
+      const { stop, prompt } = await promptAtAgent(bridge, agent, "work");
       stop.abort();
       assert.deepEqual(await prompt, { stopReason: "cancelled" });
       const promptId = bridge.hop("bridge->agent").find((m) => m.method === "session/prompt")?.id;
@@ -156,9 +156,8 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
 
   it("a legacy editor answering 'allow' after its own session/cancel: the agent still gets 'cancelled'", async () => {
     const bridge = spawnBridge([], "legacy-agent");
-    let connection!: legacy.ClientSideConnection;
     const updates: string[] = [];
-    connection = new legacy.ClientSideConnection(
+    const connection: legacy.ClientSideConnection = new legacy.ClientSideConnection(
       () => ({
         async requestPermission(params) {
           await connection.cancel({ sessionId: params.sessionId });
