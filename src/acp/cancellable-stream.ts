@@ -1,27 +1,6 @@
-import { CancelEngine } from "./engine.js";
-import type { EngineOptions, PortOptions } from "./engine-options.js";
-import { currentJobFor, handlerScope, runHandlerInScope } from "./handler-scope.js";
-import { otherSide, type Side } from "./methods.js";
+import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
+import { otherSide } from "./methods.js";
 import type { MessageStream } from "./sdk-stream.js";
-
-export interface CancellableStreamOptions extends Omit<EngineOptions, "scope" | "client" | "agent"> {
-  /** The role of the app in this process. */
-  role: Side;
-  /** What is known about the peer; by default decided at `initialize`. */
-  peer?: PortOptions;
-}
-
-export interface Cancellation {
-  readonly engine: CancelEngine;
-  readonly role: Side;
-  /**
-   * Wraps a request handler so that requests it makes are nested under the request it
-   * handles, and so that its own aborts are answered as cancellations (-32800).
-   */
-  scope<H extends (context: never) => unknown>(handler: H): H;
-  /** Runs `fn` with this connection as the ambient one (handlers dispatched inside inherit it). */
-  run<T>(fn: () => T): T;
-}
 
 /**
  * Puts the cancellation engine between an SDK app and the stream it would have connected
@@ -29,31 +8,22 @@ export interface Cancellation {
  */
 export function cancellableStream(
   inner: MessageStream,
-  options: CancellableStreamOptions,
+  options: CancellationOptions,
 ): { stream: MessageStream; cancellation: Cancellation } {
   const local = options.role;
   const remote = otherSide(local);
   let toLocal!: ReadableStreamDefaultController<unknown>;
   let localOpen = true;
   const writer = inner.writable.getWriter();
-  const { role: _role, peer, ...engineOptions } = options;
-  const engine: CancelEngine = new CancelEngine(
-    (side, message) => {
-      if (side === local) {
-        if (localOpen) toLocal.enqueue(message);
-        return;
-      }
-      writer
-        .write(message)
-        .catch((error: unknown) => engine.close(remote, `write to peer failed: ${String(error)}`));
+  const cancellation = createCancellation(options, {
+    toLocal(message) {
+      if (localOpen) toLocal.enqueue(message);
     },
-    {
-      ...engineOptions,
-      [local]: { inProcess: true },
-      [remote]: peer ?? {},
-      scope: () => currentJobFor(engine),
+    toRemote(message) {
+      writer.write(message).catch((error: unknown) => engine.close(remote, `write to peer failed: ${String(error)}`));
     },
-  );
+  });
+  const { engine } = cancellation;
   const closeLocalReadable = () => {
     if (!localOpen) return;
     localOpen = false;
@@ -85,8 +55,7 @@ export function cancellableStream(
       void writer.abort(reason).catch(() => {});
     },
   });
-  // The pump runs outside any handler frame: messages from the peer have no local parent.
-  handlerScope.exit(() => void pump());
+  void pump();
   async function pump(): Promise<void> {
     let detail = "the peer closed the connection";
     try {
@@ -103,17 +72,5 @@ export function cancellableStream(
     }
   }
 
-  const cancellation: Cancellation = {
-    engine,
-    role: local,
-    scope(handler) {
-      const call = handler as unknown as (context: unknown) => unknown;
-      return ((context: unknown) =>
-        runHandlerInScope(engine, remote, call, context)) as unknown as typeof handler;
-    },
-    run(fn) {
-      return handlerScope.run({ engine, remote, job: undefined }, fn);
-    },
-  };
   return { stream: { readable, writable }, cancellation };
 }

@@ -1,7 +1,6 @@
 import type { CancelReason } from "../core/index.js";
 import type { JsonRpcId, JsonRpcMessage } from "../wire/index.js";
 import type { Side } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
 
 /**
  * How far a side can be trusted with cancellation.
@@ -36,8 +35,6 @@ export interface EngineOptions {
   deadlines?: Readonly<Record<string, number>>;
   client?: PortOptions;
   agent?: PortOptions;
-  /** Returns the job whose handler is running now, for attributing nested requests. */
-  scope?: () => RequestJob | undefined;
   onEvent?: (event: EngineEvent) => void;
   /** Clock for latency figures (default `performance.now`). */
   now?: () => number;

@@ -39,6 +39,8 @@ export interface EngineStats {
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
 const LATENCY_MEMORY = 4096;
+const clock = performance;
+const nowMs = () => clock.now();
 
 /**
  * The ACP cancellation engine. It sits on the path of every JSON-RPC message between a
@@ -59,6 +61,8 @@ export class CancelEngine {
   };
   /** The running prompt turn of each session. */
   private readonly turns = new Map<string, RequestJob>();
+  /** Params objects of requests that handlers are about to send, marked with their parent. */
+  private readonly nested = new WeakMap<object, RequestJob>();
   private readonly ports: Record<Side, PortOptions>;
   private readonly negotiated: Record<Side, CancellationCapability | undefined> = {
     client: undefined,
@@ -68,7 +72,6 @@ export class CancelEngine {
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   private readonly graceMs: number;
   private readonly deadlines: ReadonlyMap<string, number>;
-  private readonly scope: (() => RequestJob | undefined) | undefined;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
   readonly stats: EngineStats = {
@@ -89,9 +92,8 @@ export class CancelEngine {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
-    this.scope = options.scope;
     this.onEvent = options.onEvent;
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? nowMs;
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -207,7 +209,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const parent = this.parentFor(from, sessionId);
+    const parent = this.parentFor(from, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
       this.cancelAtBirth(job, parent.reason ?? "internal");
@@ -224,11 +226,22 @@ export class CancelEngine {
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
-  private parentFor(from: Side, sessionId: string | undefined): RequestJob | undefined {
-    const scoped = this.scope?.();
-    if (scoped !== undefined && !scoped.isSettled && scoped.payload.issuer !== from) return scoped;
+  private parentFor(from: Side, params: unknown, sessionId: string | undefined): RequestJob | undefined {
+    if (typeof params === "object" && params !== null) {
+      const marked = this.nested.get(params);
+      if (marked !== undefined && !marked.isSettled && marked.payload.issuer !== from) return marked;
+    }
     if (from === "agent" && sessionId !== undefined) return this.turns.get(sessionId);
     return undefined;
+  }
+
+  /**
+   * Marks `params` as belonging to a request that `job`'s handler is about to send. The
+   * embedded placement calls this from the handler's context; the mark is read when the
+   * request passes through `receive`.
+   */
+  nestUnder(params: object, job: RequestJob): void {
+    this.nested.set(params, job);
   }
 
   private cancelAtBirth(job: RequestJob, reason: CancelReason): void {

@@ -1,28 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { CancelEngine } from "./engine.js";
 import type { Side } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
-
-/** Which connection's engine, and which request's handler, the current code runs for. */
-export interface ScopeFrame {
-  readonly engine: CancelEngine;
-  /** The side whose requests this process handles. */
-  readonly remote: Side;
-  readonly job: RequestJob | undefined;
-}
-
-/**
- * One AsyncLocalStorage for the whole library. The SDK dispatches handlers from the
- * receive loop started by `connect`, so a frame set around `connect` names the engine for
- * every handler of that connection; a frame set around a handler names its request.
- */
-export const handlerScope = new AsyncLocalStorage<ScopeFrame>();
-
-/** The job whose handler is running now, if it belongs to `engine`. */
-export function currentJobFor(engine: CancelEngine): RequestJob | undefined {
-  const frame = handlerScope.getStore();
-  return frame?.engine === engine ? frame.job : undefined;
-}
 
 /** Aborts thrown by the handler's own machinery (AbortController, AbortSignal.timeout). */
 export function isAbortLike(error: unknown): boolean {
@@ -35,9 +12,33 @@ export function isTimeoutLike(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "TimeoutError";
 }
 
+/** The SDK's per-request handler context, as far as this library touches it. */
+interface HandlerContext {
+  requestId?: unknown;
+  client?: PeerContext;
+  agent?: PeerContext;
+}
+type PeerContext = { request(method: string, params?: unknown, options?: unknown): unknown };
+
 /**
- * Runs a request handler inside its request's frame: requests it makes nest under that
- * request, and an abort of its own is answered as a cancellation (-32800), not -32603.
+ * The peer context a handler receives, made to mark the requests it sends as nested under
+ * the request being handled. The SDK hands `params` to the wire by identity, so the mark is
+ * a WeakMap entry the engine reads when the request passes: no AsyncLocalStorage, whose
+ * promise hooks would tax every promise in the process.
+ */
+function nestingContext(engine: CancelEngine, peer: PeerContext, job: object): PeerContext {
+  const nested = Object.create(peer) as PeerContext;
+  nested.request = (method, params, options) => {
+    if (typeof params === "object" && params !== null) engine.nestUnder(params, job as never);
+    return peer.request.call(nested, method, params, options);
+  };
+  return nested;
+}
+
+/**
+ * Runs a request handler as part of its request's job: requests it sends through its
+ * context nest under that request, and an abort of its own is answered as a cancellation
+ * (-32800), not -32603.
  */
 export function runHandlerInScope(
   engine: CancelEngine,
@@ -45,10 +46,13 @@ export function runHandlerInScope(
   handler: (context: unknown) => unknown,
   context: unknown,
 ): unknown {
-  const id = (context as { requestId?: unknown } | undefined)?.requestId;
+  const ctx = context as HandlerContext | undefined;
+  const id = ctx?.requestId;
   const job = id === undefined ? undefined : engine.job(remote, id as never);
-  if (job === undefined) return handler(context);
-  return handlerScope.run({ engine, remote, job }, async () => {
+  if (job === undefined || ctx === undefined) return handler(context);
+  if (ctx.client !== undefined) ctx.client = nestingContext(engine, ctx.client, job);
+  if (ctx.agent !== undefined) ctx.agent = nestingContext(engine, ctx.agent, job);
+  return (async () => {
     try {
       return await handler(context);
     } catch (error) {
@@ -57,5 +61,5 @@ export function runHandlerInScope(
       }
       throw error;
     }
-  });
+  })();
 }

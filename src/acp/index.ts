@@ -1,4 +1,5 @@
-export { type CancellableStreamOptions, type Cancellation, cancellableStream } from "./cancellable-stream.js";
+export { cancellableStream } from "./cancellable-stream.js";
+export { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 export { abandonedAnswer, cancelledAnswer, normaliseCancelled } from "./cancelled-answers.js";
 export {
   CAPABILITY_KEY,
@@ -23,3 +24,4 @@ export { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 export type { RequestJob, RequestRecord } from "./request-record.js";
 export type { MessageStream } from "./sdk-stream.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
+export { type CancellableNdJsonStream, hasBuiltInEngine, type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";

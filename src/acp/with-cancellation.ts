@@ -1,10 +1,11 @@
 import { AgentApp, ClientApp } from "@agentclientprotocol/sdk";
-import { type CancellableStreamOptions, type Cancellation, cancellableStream } from "./cancellable-stream.js";
-import { handlerScope, runHandlerInScope } from "./handler-scope.js";
+import { cancellableStream } from "./cancellable-stream.js";
+import type { Cancellation, CancellationOptions } from "./cancellation.js";
 import type { Side } from "./methods.js";
-import { isMessageStream } from "./sdk-stream.js";
+import { attachEngine, hasBuiltInEngine } from "./ndjson-stream.js";
+import { isMessageStream, type MessageStream } from "./sdk-stream.js";
 
-export type WithCancellationOptions = Omit<CancellableStreamOptions, "role"> & {
+export type WithCancellationOptions = Omit<CancellationOptions, "role"> & {
   /** Needed only for apps built from another SDK entry point (unstable, v2). */
   role?: Side;
 };
@@ -28,13 +29,13 @@ function roleOf(app: unknown, role: Side | undefined): Side {
   );
 }
 
-/** A handler that runs in the frame of whichever connection dispatched it. */
-function scopedHandler(handler: AnyFunction): AnyFunction {
-  return (context: unknown) => {
-    const frame = handlerScope.getStore();
-    if (frame === undefined) return handler(context);
-    return runHandlerInScope(frame.engine, frame.remote, handler as (context: unknown) => unknown, context);
-  };
+/**
+ * The SDK object that identifies one connection: every context of that connection (the
+ * one `connect` returns, and each handler's `client` / `agent`) exposes it.
+ */
+function connectionOf(context: unknown): object | undefined {
+  const connection = (context as { connectionContext?: unknown } | undefined)?.connectionContext;
+  return typeof connection === "object" && connection !== null ? connection : undefined;
 }
 
 /**
@@ -42,35 +43,71 @@ function scopedHandler(handler: AnyFunction): AnyFunction {
  *
  *     const app = withCancellation(acp.agent({ name: "my-agent" }));
  *
- * Request handlers registered afterwards run in a handler scope (so the requests they
- * make nest under the request they handle, and their own aborts answer -32800), and
- * every stream the app connects to is routed through the cancellation engine. The SDK's
- * API is otherwise unchanged.
+ * Request handlers registered afterwards nest the requests they send (through their
+ * context) under the request they handle, and their own aborts answer -32800. Every stream
+ * the app connects to is routed through the cancellation engine. The SDK's API is otherwise
+ * unchanged.
  */
-export function withCancellation<App extends object>(
-  app: App,
-  options: WithCancellationOptions = {},
-): CancellableApp<App> {
+export function withCancellation<App extends object>(app: App, options: WithCancellationOptions = {}): CancellableApp<App> {
   const role = roleOf(app, options.role);
   const target = app as unknown as AppShape;
   const cancellations: Cancellation[] = [];
+  const byConnection = new WeakMap<object, Cancellation>();
   const onRequest = target.onRequest.bind(app);
+
+  /** The cancellation of the connection a handler runs for. */
+  const cancellationFor = (context: unknown): Cancellation | undefined => {
+    const ctx = context as { client?: unknown; agent?: unknown } | undefined;
+    const connection = connectionOf(ctx?.client ?? ctx?.agent);
+    const known = connection === undefined ? undefined : byConnection.get(connection);
+    return known ?? (cancellations.length === 1 ? cancellations[0] : undefined);
+  };
 
   target.onRequest = (...args: unknown[]) => {
     const last = args.length - 1;
-    args[last] = scopedHandler(args[last] as AnyFunction);
+    const handler = args[last] as AnyFunction;
+    const scopedByCancellation = new WeakMap<Cancellation, AnyFunction>();
+    args[last] = (context: unknown) => {
+      const cancellation = cancellationFor(context);
+      if (cancellation === undefined) return handler(context);
+      let scoped = scopedByCancellation.get(cancellation);
+      if (scoped === undefined) {
+        scoped = cancellation.scope(handler as (context: never) => unknown) as AnyFunction;
+        scopedByCancellation.set(cancellation, scoped);
+      }
+      return scoped(context);
+    };
     return onRequest(...args);
   };
-  // The SDK starts a connection's receive loop inside `connect`, so running `connect` in
-  // the connection's frame makes that frame ambient for every handler it dispatches.
-  for (const name of ["connect", "connectWith"] as const) {
-    const original = target[name].bind(app);
-    target[name] = (stream: unknown, ...rest: unknown[]) => {
-      if (!isMessageStream(stream)) return original(stream, ...rest);
-      const wrapped = cancellableStream(stream, { ...options, role });
-      cancellations.push(wrapped.cancellation);
-      return wrapped.cancellation.run(() => original(wrapped.stream, ...rest));
+  /** Our own ndjson stream gets its built-in engine attached; any other stream is wrapped. */
+  const throughEngine = (stream: MessageStream) => {
+    if (hasBuiltInEngine(stream)) {
+      const cancellation = attachEngine(stream, { ...options, role });
+      cancellations.push(cancellation);
+      return { stream: stream as MessageStream, cancellation };
+    }
+    const wrapped = cancellableStream(stream, { ...options, role });
+    cancellations.push(wrapped.cancellation);
+    return wrapped;
+  };
+  target.connect = ((original: AnyFunction) => (stream: unknown, ...rest: unknown[]) => {
+    if (!isMessageStream(stream)) return original(stream, ...rest);
+    const routed = throughEngine(stream);
+    const connection = original(routed.stream, ...rest) as Record<string, unknown>;
+    const key = connectionOf(connection.client ?? connection.agent);
+    if (key !== undefined) byConnection.set(key, routed.cancellation);
+    return connection;
+  })(target.connect.bind(app));
+  target.connectWith = ((original: AnyFunction) => (stream: unknown, op: unknown, ...rest: unknown[]) => {
+    if (!isMessageStream(stream)) return original(stream, op, ...rest);
+    const routed = throughEngine(stream);
+    // The op receives the connection's context first: learn the connection from it.
+    const learning = (context: unknown) => {
+      const key = connectionOf(context);
+      if (key !== undefined) byConnection.set(key, routed.cancellation);
+      return (op as AnyFunction)(context);
     };
-  }
+    return original(routed.stream, learning, ...rest);
+  })(target.connectWith.bind(app));
   return Object.assign(app, { cancellations }) as CancellableApp<App>;
 }

@@ -16,6 +16,11 @@ export class NdjsonEndpoint {
   private currentValue: unknown;
   private currentLine = "";
   private paused: Readable | undefined;
+  private corked = false;
+  private readonly uncork = () => {
+    this.corked = false;
+    this.output.uncork();
+  };
 
   constructor(
     readonly input: Readable,
@@ -56,6 +61,12 @@ export class NdjsonEndpoint {
   write(message: unknown, rawLine: string | undefined, source: Readable): void {
     const output = this.output;
     if (output.destroyed || output.writableEnded) return;
+    if (!this.corked) {
+      // Many messages arrive per input chunk: one write syscall per tick instead of per message.
+      this.corked = true;
+      output.cork();
+      process.nextTick(this.uncork);
+    }
     const ok = output.write(`${rawLine ?? JSON.stringify(message)}\n`);
     if (!ok && this.paused === undefined) {
       this.paused = source;

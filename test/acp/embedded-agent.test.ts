@@ -33,8 +33,8 @@ function cooperativeClient(): ClientApp {
 }
 
 /** Prompts with `text`, sends session/cancel once the prompt is out, and expects a cancelled turn. */
-async function turnEndsCancelledOnSessionCancel(text: string, agentArgs: string[] = []) {
-  const h = harness(cooperativeClient(), agentArgs);
+async function turnEndsCancelledOnSessionCancel(text: string, agentArgs: string[] = [], placement: string[] = []) {
+  const h = harness(cooperativeClient(), [...placement, ...agentArgs]);
   await h.run(async (agent) => {
     const sessionId = await openSession(agent);
     const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, text));
@@ -46,9 +46,14 @@ async function turnEndsCancelledOnSessionCancel(text: string, agentArgs: string[
   assertEachAnsweredOnce(h.log);
 }
 
-describe("embedded in an SDK agent (one line), driven over real stdio", () => {
+// The same behaviour whether withCancellation wraps the SDK's ndJsonStream or attaches to
+// acp-cancel's own (engine inline).
+for (const [name, placement] of [
+  ["wrapping the SDK's ndJsonStream", []],
+  ["on acp-cancel's ndJsonStream", ["--inline"]],
+] as const) describe(`embedded in an SDK agent (one line, ${name}), driven over real stdio`, () => {
   it("session/cancel sends $/cancel_request for every nested request and ends the turn cancelled", async () => {
-    const h = harness(cooperativeClient());
+    const h = harness(cooperativeClient(), [...placement]);
     await h.run(async (agent) => {
       const sessionId = await openSession(agent);
       const prompt = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "nested"));
@@ -77,7 +82,7 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
   });
 
   it("$/cancel_request for the prompt cascades the same way", async () => {
-    const h = harness(cooperativeClient());
+    const h = harness(cooperativeClient(), [...placement]);
     await h.run(async (agent) => {
       const sessionId = await openSession(agent);
       const stop = new AbortController();
@@ -98,10 +103,10 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
     assertEachAnsweredOnce(h.log);
   });
 
-  it("a handler that throws a plain Error once aborted still ends the turn cancelled", () => turnEndsCancelledOnSessionCancel("throw-on-abort"));
+  it("a handler that throws a plain Error once aborted still ends the turn cancelled", () => turnEndsCancelledOnSessionCancel("throw-on-abort", [], [...placement]));
 
   it("a handler's own abort is answered like a cancel: the turn ends cancelled, not -32603", async () => {
-    const h = harness(cooperativeClient());
+    const h = harness(cooperativeClient(), [...placement]);
     await h.run(async (agent) => {
       const sessionId = await openSession(agent);
       const result = await agent.request(
@@ -113,7 +118,7 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
     });
   });
 
-  it("a turn whose handler ignores every signal is answered cancelled after the grace period", () => turnEndsCancelledOnSessionCancel("ignore-cancel", ["--grace-ms", "150"]));
+  it("a turn whose handler ignores every signal is answered cancelled after the grace period", () => turnEndsCancelledOnSessionCancel("ignore-cancel", ["--grace-ms", "150"], [...placement]));
 
   it("two sessions: cancelling one leaves the other untouched", async () => {
     let release!: () => void;
@@ -138,7 +143,7 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
         await gate;
         return { content: "hello" };
       });
-    const h = harness(client);
+    const h = harness(client, [...placement]);
     await h.run(async (agent) => {
       const first = await openSession(agent);
       const { sessionId: second } = await agent.request(methods.agent.session.new, {
@@ -175,7 +180,7 @@ describe("embedded in an SDK agent (one line), driven over real stdio", () => {
   });
 
   it("advertises its capability under _meta in the initialize response", async () => {
-    const h = harness(cooperativeClient());
+    const h = harness(cooperativeClient(), [...placement]);
     await h.run(async (agent) => {
       const response = await agent.request(methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,

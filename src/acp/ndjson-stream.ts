@@ -1,0 +1,151 @@
+import { type FramingProblem, LineSplitter, describeProblem, errorResponse, ErrorCode, parseErrorResponse } from "../wire/index.js";
+import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
+import { otherSide } from "./methods.js";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
+import type { MessageStream } from "./sdk-stream.js";
+
+const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+const attach = Symbol("acp-cancel attach");
+
+export interface NdJsonStreamOptions {
+  maxLineBytes?: number;
+}
+
+/** A stream whose engine is built in: `withCancellation` attaches it instead of wrapping. */
+export interface CancellableNdJsonStream extends MessageStream {
+  readable: ReadableStream<AnyMessage>;
+  writable: WritableStream<AnyMessage>;
+  [attach](options: CancellationOptions): Cancellation;
+}
+
+export function hasBuiltInEngine(stream: unknown): stream is CancellableNdJsonStream {
+  return typeof stream === "object" && stream !== null && attach in stream;
+}
+
+export function attachEngine(stream: CancellableNdJsonStream, options: CancellationOptions): Cancellation {
+  return stream[attach](options);
+}
+
+/**
+ * A drop-in replacement for the SDK's `ndJsonStream(output, input)` with the cancellation
+ * engine inline: bytes are framed, parsed and seen by the engine in one pass, with no
+ * second stream layer between the app and the wire. Handed to an app adopted with
+ * `withCancellation`, it is attached rather than wrapped; without an engine attached it is
+ * a plain ndjson stream.
+ */
+export function ndJsonStream(
+  output: WritableStream<Uint8Array>,
+  input: ReadableStream<Uint8Array>,
+  options: NdJsonStreamOptions = {},
+): CancellableNdJsonStream {
+  const encoder = new TextEncoder();
+  const writer = output.getWriter();
+  let cancellation: Cancellation | undefined;
+  let toApp!: ReadableStreamDefaultController<AnyMessage>;
+  let appReading = true;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+
+  // Messages written in one turn of the event loop leave in one write: under load that is
+  // one syscall for many answers, and at one in flight it costs nothing measurable.
+  let pending = "";
+  const flush = () => {
+    const text = pending;
+    pending = "";
+    writer.write(encoder.encode(text)).catch(() => {
+      cancellation?.engine.close(otherSide(cancellation.role), "writing to the peer failed");
+    });
+  };
+  const toWire = (message: unknown) => {
+    if (pending === "") setImmediate(flush);
+    pending += `${JSON.stringify(message)}\n`;
+  };
+  const toLocal = (message: unknown) => {
+    if (appReading) toApp.enqueue(message as AnyMessage);
+  };
+  const fromWire = (value: unknown) => {
+    if (cancellation === undefined) toLocal(value);
+    else cancellation.engine.receive(otherSide(cancellation.role), value);
+  };
+  const framingError = (problem: FramingProblem) =>
+    toWire(
+      problem.kind === "parse"
+        ? parseErrorResponse(describeProblem(problem))
+        : errorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${describeProblem(problem)}`),
+    );
+  const splitter = new LineSplitter(
+    {
+      line(text) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (error) {
+          framingError({ kind: "parse", detail: (error as Error).message, line: text.slice(0, 80) });
+          return;
+        }
+        fromWire(value);
+      },
+      oversize(bytes) {
+        framingError({ kind: "oversize", bytes, limit: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
+      },
+    },
+    options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+  );
+
+  const pump = async () => {
+    reader = input.getReader();
+    let detail = "the peer closed the connection";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        splitter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      }
+      splitter.end();
+    } catch (error) {
+      detail = `the connection to the peer failed: ${String(error)}`;
+    } finally {
+      if (cancellation !== undefined) cancellation.engine.close(otherSide(cancellation.role), detail);
+      if (appReading) {
+        appReading = false;
+        toApp.close();
+      }
+    }
+  };
+
+  const readable = new ReadableStream<AnyMessage>({
+    start(controller) {
+      toApp = controller;
+      void pump();
+    },
+    cancel(reason) {
+      appReading = false;
+      cancellation?.engine.close(cancellation.role, "the local app stopped reading");
+      void reader?.cancel(reason).catch(() => {});
+      void writer.close().catch(() => {});
+    },
+  });
+  const writable = new WritableStream<AnyMessage>({
+    write(message) {
+      if (cancellation === undefined) toWire(message);
+      else cancellation.engine.receive(cancellation.role, message);
+    },
+    close() {
+      cancellation?.engine.close(cancellation.role, "the local app closed the connection");
+      if (pending !== "") flush();
+      void writer.close().catch(() => {});
+    },
+    abort(reason) {
+      cancellation?.engine.close(cancellation.role, `the local app aborted the connection: ${String(reason)}`);
+      void writer.abort(reason).catch(() => {});
+    },
+  });
+  return {
+    readable,
+    writable,
+    [attach](cancellationOptions) {
+      if (cancellation !== undefined) throw new Error("acp-cancel: this stream already has an engine attached");
+      cancellation = createCancellation(cancellationOptions, { toLocal, toRemote: toWire });
+      return cancellation;
+    },
+  };
+}
