@@ -1,0 +1,54 @@
+/** How long and how often each scenario runs, for `--quick` and for the full run. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Measured echo rounds (after one warm-up round); subjects interleave within a round. */
+  rounds: number;
+  /** Length of one echo burst, in ms. */
+  echoMs: number;
+  /** Requests in flight for the big cancellation case. */
+  cancelMany: number;
+  cancelRounds: number;
+  /** Cancels of a single request per round (their median is the round's figure). */
+  cancelOneRepeats: number;
+  cascadeSizes: number[];
+  cascadeRounds: number;
+  /** Jobs in flight for the memory probes. */
+  memoryJobs: number;
+  memoryRepeats: number;
+  /** Request+response pairs per engine micro-measurement. */
+  enginePairs: number;
+  engineRounds: number;
+}
+
+export function benchOptions(argv: readonly string[]): BenchOptions {
+  const quick = argv.includes("--quick");
+  return quick
+    ? {
+        quick,
+        rounds: 2,
+        echoMs: 150,
+        cancelMany: 1_000,
+        cancelRounds: 2,
+        cancelOneRepeats: 5,
+        cascadeSizes: [1, 10, 100, 1000],
+        cascadeRounds: 2,
+        memoryJobs: 10_000,
+        memoryRepeats: 1,
+        enginePairs: 20_000,
+        engineRounds: 4,
+      }
+    : {
+        quick,
+        rounds: 7,
+        echoMs: 800,
+        cancelMany: 10_000,
+        cancelRounds: 5,
+        cancelOneRepeats: 9,
+        cascadeSizes: [1, 10, 100, 1000],
+        cascadeRounds: 9,
+        memoryJobs: 50_000,
+        memoryRepeats: 3,
+        enginePairs: 50_000,
+        engineRounds: 11,
+      };
+}

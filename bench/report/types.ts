@@ -1,0 +1,64 @@
+/** What each scenario hands to the report: tables to print, goals to judge, raw data to keep. */
+export interface Table {
+  title: string;
+  columns: string[];
+  rows: string[][];
+  note?: string;
+}
+
+export interface Goal {
+  id: string;
+  description: string;
+  measured: number;
+  target: number;
+  /** "max": measured must be <= target; "min": measured must be >= target. */
+  kind: "max" | "min";
+  unit: "x" | "ms" | "B" | "%";
+  pass: boolean;
+  /** Whether the goal is a ratio worth a bar in the chart. */
+  chart: boolean;
+  /** Short label for the chart. */
+  label: string;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  tables: Table[];
+  goals: Goal[];
+  data: unknown;
+}
+
+export function goal(
+  spec: Omit<Goal, "pass" | "chart" | "label"> & { chart?: boolean; label?: string },
+): Goal {
+  const pass =
+    Number.isFinite(spec.measured) &&
+    (spec.kind === "max" ? spec.measured <= spec.target : spec.measured >= spec.target);
+  return { ...spec, pass, chart: spec.chart ?? spec.unit === "x", label: spec.label ?? spec.id };
+}
+
+/** "PASS" or "MISS by 12%" (how far the measured value is from the target, relative to it). */
+export function verdict(g: Goal): string {
+  if (g.pass) return "PASS";
+  if (!Number.isFinite(g.measured)) return "MISS (not measured)";
+  const off = g.kind === "max" ? g.measured / g.target - 1 : 1 - g.measured / g.target;
+  return `MISS by ${(off * 100).toFixed(off < 0.1 ? 1 : 0)}%`;
+}
+
+export function formatValue(value: number, unit: Goal["unit"]): string {
+  if (!Number.isFinite(value)) return "n/a";
+  if (unit === "x") return `${value.toFixed(value < 10 ? 2 : 1)}x`;
+  if (unit === "%") return `${value.toFixed(2)}%`;
+  if (unit === "ms") return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+  return Math.abs(value) >= 10_240 ? `${(value / 1024).toFixed(0)} KB` : `${Math.round(value)} B`;
+}
+
+export const fmt = {
+  rps: (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "n/a"),
+  ms: (v: number) =>
+    Number.isFinite(v) ? (v < 1 ? v.toFixed(3) : v < 100 ? v.toFixed(2) : v.toFixed(0)) : "n/a",
+  x: (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : "n/a"),
+  ns: (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "n/a"),
+  bytes: (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "n/a"),
+};

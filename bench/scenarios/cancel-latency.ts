@@ -1,0 +1,254 @@
+/**
+ * Scenario 2: cancel latency. N requests whose handlers wait for their signal and then
+ * throw are in flight; the client aborts them all. Measured on the client's wire: from
+ * the first cancel leaving to the last answer arriving (all N answered), and in the app:
+ * from abort() to the last request promise settling.
+ */
+import { setMaxListeners } from "node:events";
+import { CancellationTokenSource } from "vscode-jsonrpc/node";
+import { connectSdkClient, type SdkClient } from "../clients/sdk-client.js";
+import { connectVscodeClient, type VscodeClient } from "../clients/vscode-client.js";
+import { startPeer } from "../lib/child.js";
+import { type Cell, interleave } from "../lib/interleave.js";
+import { must } from "../lib/must.js";
+import type { BenchOptions } from "../lib/options.js";
+import { median, medianOf, ratio } from "../lib/stats.js";
+import { fmt, goal, type ScenarioResult } from "../report/types.js";
+
+interface CancelSample {
+  /** First cancel on the wire → last answer off the wire (ms). */
+  wire: number;
+  /** abort() → last request promise settled in the app (ms). */
+  app: number;
+  answered: number;
+}
+
+/** Counts what crosses the client's wire during one measurement. */
+class WireWatch {
+  firstCancel = Number.NaN;
+  answers = 0;
+  lastAnswer = Number.NaN;
+  private expected = 0;
+  private done: (() => void) | undefined;
+  arm(expected: number): Promise<void> {
+    this.firstCancel = Number.NaN;
+    this.answers = 0;
+    this.lastAnswer = Number.NaN;
+    this.expected = expected;
+    return new Promise((resolve) => {
+      this.done = resolve;
+    });
+  }
+
+  cancelOut(now: number) {
+    if (Number.isNaN(this.firstCancel)) this.firstCancel = now;
+  }
+
+  answerIn(now: number) {
+    if (this.done === undefined) return;
+    this.answers++;
+    this.lastAnswer = now;
+    if (this.answers === this.expected) {
+      this.done();
+      this.done = undefined;
+    }
+  }
+}
+
+interface Target {
+  /** Issues n waiting requests; resolves once all n handlers are waiting. */
+  issue(n: number): Promise<{ cancel(): void; settled: Promise<number> }>;
+  close(): Promise<void>;
+}
+
+const until = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForHandlers(count: () => Promise<number>, n: number) {
+  for (let i = 0; (await count()) < n; i++) {
+    if (i > 20_000) throw new Error(`only some of ${n} handlers started`);
+    await until(1);
+  }
+}
+
+/** Resolves at the time the last of `promises` settles. */
+function lastSettled(promises: Promise<unknown>[]): Promise<number> {
+  let last = 0;
+  const mark = () => {
+    last = performance.now();
+  };
+  return Promise.allSettled(promises.map((p) => p.then(mark, mark))).then(() => last);
+}
+
+async function sdkTarget(watch: WireWatch, wrapped: boolean, stopWaitingOnCancel: boolean): Promise<Target> {
+  const child = startPeer("sdk-agent", wrapped ? ["--wrapped"] : []);
+  const client: SdkClient = await connectSdkClient(child, {
+    wrapped,
+    tap: {
+      outgoing: (m, now) => m.method === "$/cancel_request" && watch.cancelOut(now),
+      incoming: (m, now) => !("method" in m) && watch.answerIn(now),
+    },
+  });
+  const count = async () => (await client.agent.request<{ waiting: number }>("bench/count", {})).waiting;
+  return {
+    async issue(n) {
+      const controller = new AbortController();
+      setMaxListeners(0, controller.signal); // one signal for all n requests
+      const options = { cancellationSignal: controller.signal, stopWaitingOnCancel };
+      const requests = Array.from({ length: n }, () => client.agent.request("bench/wait", {}, options));
+      await waitForHandlers(count, n);
+      return { cancel: () => controller.abort(), settled: lastSettled(requests) };
+    },
+    close: () => client.close(),
+  };
+}
+
+async function vscodeTarget(watch: WireWatch): Promise<Target> {
+  const client: VscodeClient = connectVscodeClient(startPeer("vscode-echo-server"), {
+    outgoing: (m, now) => (m as { method?: string }).method === "$/cancelRequest" && watch.cancelOut(now),
+    incoming: (m, now) => !("method" in m) && watch.answerIn(now),
+  });
+  const count = async () => ((await client.request("bench/count")) as { waiting: number }).waiting;
+  await count();
+  return {
+    async issue(n) {
+      const sources = Array.from({ length: n }, () => new CancellationTokenSource());
+      const requests = sources.map((s) => client.request("bench/wait", s.token));
+      await waitForHandlers(count, n);
+      return { cancel: () => sources.forEach((s) => void s.cancel()), settled: lastSettled(requests) };
+    },
+    close: () => client.close(),
+  };
+}
+
+const SUBJECTS = [
+  {
+    key: "embedded",
+    label: "withCancellation, both ends",
+    make: (w: WireWatch) => sdkTarget(w, true, false),
+  },
+  { key: "sdk", label: "bare SDK, cooperative (anchor)", make: (w: WireWatch) => sdkTarget(w, false, false) },
+  {
+    key: "sdk-stop",
+    label: "bare SDK, stopWaitingOnCancel (anchor)",
+    make: (w: WireWatch) => sdkTarget(w, false, true),
+  },
+  {
+    key: "vscode",
+    label: "vscode-jsonrpc $/cancelRequest (anchor)",
+    make: (w: WireWatch) => vscodeTarget(w),
+  },
+] as const;
+const ANCHORS = ["sdk", "sdk-stop", "vscode"];
+
+async function measure(target: Target, watch: WireWatch, n: number): Promise<CancelSample> {
+  const batch = await target.issue(n);
+  const wired = watch.arm(n);
+  const aborted = performance.now();
+  batch.cancel();
+  const timeout = until(30_000).then(() => "timeout" as const);
+  const [settledAt, outcome] = await Promise.all([batch.settled, Promise.race([wired, timeout])]);
+  if (outcome === "timeout") return { wire: Number.NaN, app: Number.NaN, answered: watch.answers };
+  return { wire: watch.lastAnswer - watch.firstCancel, app: settledAt - aborted, answered: watch.answers };
+}
+
+export async function cancelLatencyScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const many = options.cancelMany;
+  const sizes = [1, many];
+  const watches = new Map(SUBJECTS.map((s) => [s.key, new WireWatch()]));
+  const targets = new Map<string, Target>();
+  for (const s of SUBJECTS) {
+    const watch = must(watches.get(s.key), s.key);
+    const target = await s.make(watch);
+    targets.set(s.key, target);
+    await measure(target, watch, 200); // warm-up: code paths compiled, buffers grown
+  }
+  const cells: Cell<CancelSample>[] = SUBJECTS.flatMap((s) =>
+    sizes.map((n) => ({
+      key: `${s.key}@${n}`,
+      async run() {
+        const target = must(targets.get(s.key), s.key);
+        const watch = must(watches.get(s.key), s.key);
+        if (n > 1) return measure(target, watch, n);
+        // One request is quick and noisy: take the median of a few.
+        const samples: CancelSample[] = [];
+        for (let i = 0; i < options.cancelOneRepeats; i++) samples.push(await measure(target, watch, 1));
+        return {
+          wire: medianOf(samples, (x) => x.wire),
+          app: medianOf(samples, (x) => x.app),
+          answered: 1,
+        };
+      },
+    })),
+  );
+  const results = await interleave(cells, options.cancelRounds);
+  await Promise.all([...targets.values()].map((t) => t.close()));
+
+  const at = (key: string, n: number) => results.get(`${key}@${n}`) ?? [];
+  const wire = (key: string, n: number) => medianOf(at(key, n), (s) => s.wire);
+  const app = (key: string, n: number) => medianOf(at(key, n), (s) => s.app);
+  const fastestAnchor = (n: number) =>
+    ANCHORS.reduce((best, key) => (wire(key, n) < wire(best, n) ? key : best), ANCHORS[0] as string);
+  const fastest = fastestAnchor(many);
+  // Ratio per round against the anchor that is fastest overall, then the median.
+  const perRound = median(
+    at("embedded", many).map((s, i) => ratio(s.wire, at(fastest, many)[i]?.wire ?? Number.NaN)),
+  );
+  const allAnswered = SUBJECTS.every((s) => at(s.key, many).every((x) => x.answered === many));
+
+  const rows = SUBJECTS.map((s) => [
+    s.label,
+    fmt.ms(wire(s.key, 1)),
+    fmt.ms(app(s.key, 1)),
+    fmt.ms(wire(s.key, many)),
+    fmt.ms(app(s.key, many)),
+    fmt.x(ratio(wire(s.key, many), wire(fastest, many))),
+  ]);
+  return {
+    id: "cancel",
+    title: "2. Cancel latency",
+    tables: [
+      {
+        title: `Cancel 1 and ${many.toLocaleString("en-US")} in-flight requests`,
+        columns: [
+          "subject",
+          "wire ms, 1",
+          "app ms, 1",
+          `wire ms, ${many}`,
+          `app ms, ${many}`,
+          `wire vs fastest anchor, ${many}`,
+        ],
+        rows,
+        note:
+          "wire: first cancel notification leaving the client → last answer arriving at the client (every request answered" +
+          `${allAnswered ? ", checked" : ", NOT all answered"}). app: abort() → last request promise settled; ` +
+          "with stopWaitingOnCancel the SDK rejects locally at once, but the agent's answers still take the wire time.",
+      },
+    ],
+    goals: [
+      goal({
+        id: "cancel-10k",
+        label: `cancel ${many / 1000}k / fastest anchor`,
+        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the fastest anchor (${fastest})`,
+        measured: perRound,
+        target: 0.5,
+        kind: "max",
+        unit: "x",
+      }),
+    ],
+    data: {
+      rounds: Object.fromEntries(results),
+      fastestAnchor: fastest,
+      allAnswered,
+      subjects: Object.fromEntries(
+        SUBJECTS.map((s) => [
+          s.key,
+          {
+            label: s.label,
+            one: { wire: wire(s.key, 1), app: app(s.key, 1) },
+            many: { n: many, wire: wire(s.key, many), app: app(s.key, many) },
+          },
+        ]),
+      ),
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Scenario 1e: a raw ndjson load generator (no SDK) against the fastest echo agent we can
+ * write, directly, through the plain byte relay, and through `acp-cancel bridge`. With
+ * both ends this cheap, what is left is the cost of the process in the middle.
+ */
+import { type RawClient, rawClient } from "../clients/raw-client.js";
+import { type Route, startPeer } from "../lib/child.js";
+import { type Cell, interleave } from "../lib/interleave.js";
+import type { LoadResult } from "../lib/load.js";
+import { must } from "../lib/must.js";
+import type { BenchOptions } from "../lib/options.js";
+import { median, medianOf, ratio } from "../lib/stats.js";
+import { fmt, goal, type ScenarioResult } from "../report/types.js";
+
+const ROUTES: { route: Route; label: string }[] = [
+  { route: "direct", label: "direct (raw client ↔ raw echo agent)" },
+  { route: "relay", label: "through the byte relay (anchor)" },
+  { route: "bridge", label: "through acp-cancel bridge" },
+];
+
+export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const clients = new Map<Route, RawClient>(
+    ROUTES.map(({ route }) => [route, rawClient(startPeer("raw-echo-agent", [], route))]),
+  );
+  // Every route answers once before measuring (processes started, code loaded).
+  for (const client of clients.values()) await client.run(1, 50);
+  const cells: Cell<LoadResult>[] = ROUTES.flatMap(({ route }) =>
+    [1, 64].map((c) => ({
+      key: `${route}@${c}`,
+      run: () => must(clients.get(route), route).run(c, options.echoMs),
+    })),
+  );
+  const results = await interleave(cells, options.rounds, 1);
+  await Promise.all([...clients.values()].map((c) => c.close()));
+
+  const rounds = (route: Route, c: number) => results.get(`${route}@${c}`) ?? [];
+  const perRound = (f: (i: number) => number) => median(rounds("direct", 1).map((_, i) => f(i)));
+  const at = (route: Route, c: number, i: number) => rounds(route, c)[i] as LoadResult;
+  const bridgeVsRelay64 = perRound((i) => ratio(at("bridge", 64, i).rps, at("relay", 64, i).rps));
+  const bridgeVsRelay1 = perRound((i) => ratio(at("bridge", 1, i).rps, at("relay", 1, i).rps));
+  const added = (route: Route) =>
+    medianOf(rounds(route, 1), (r) => r.p50) - medianOf(rounds("direct", 1), (r) => r.p50);
+  // Per round: each route's p50 minus the direct p50 of the same round, then the ratio.
+  const addedIn = (route: Route, i: number) => at(route, 1, i).p50 - at("direct", 1, i).p50;
+  const addedRatio = perRound((i) => ratio(addedIn("bridge", i), addedIn("relay", i)));
+
+  const summary = Object.fromEntries(
+    ROUTES.map(({ route }) => [
+      route,
+      Object.fromEntries(
+        [1, 64].map((c) => [
+          `c${c}`,
+          {
+            rps: medianOf(rounds(route, c), (r) => r.rps),
+            p50: medianOf(rounds(route, c), (r) => r.p50),
+            p99: medianOf(rounds(route, c), (r) => r.p99),
+          },
+        ]),
+      ),
+    ]),
+  ) as Record<Route, Record<string, { rps: number; p50: number; p99: number }>>;
+  const rows = ROUTES.map(({ route, label }) => {
+    const one = summary[route].c1 as { rps: number; p50: number; p99: number };
+    const many = summary[route].c64 as { rps: number; p50: number; p99: number };
+    return [
+      label,
+      fmt.rps(one.rps),
+      fmt.ms(one.p50),
+      fmt.ms(one.p99),
+      fmt.rps(many.rps),
+      fmt.ms(many.p50),
+      fmt.ms(many.p99),
+      route === "direct" ? "" : fmt.ms(added(route)),
+    ];
+  });
+  return {
+    id: "echo-raw",
+    title: "1e. Raw ndjson load: the cost of the process in the middle",
+    tables: [
+      {
+        title: "Raw load generator ↔ raw echo agent",
+        columns: [
+          "route",
+          "req/s @1",
+          "p50 ms @1",
+          "p99 ms @1",
+          "req/s @64",
+          "p50 ms @64",
+          "p99 ms @64",
+          "added p50 @1",
+        ],
+        rows,
+        note: `Bridge/relay throughput: ${fmt.x(bridgeVsRelay1)} at 1 in flight, ${fmt.x(bridgeVsRelay64)} at 64. Added p50 = route p50 − direct p50 (the goal takes the ratio per round, then the median).`,
+      },
+    ],
+    goals: [
+      goal({
+        id: "raw-bridge-vs-relay-c64",
+        label: "bridge/relay req/s @64",
+        description: "Raw echo throughput through the bridge vs through the byte relay, 64 in flight",
+        measured: bridgeVsRelay64,
+        target: 0.9,
+        kind: "min",
+        unit: "x",
+      }),
+      goal({
+        id: "raw-added-latency-c1",
+        label: "bridge/relay added p50 @1",
+        description: "Added p50 latency at 1 in flight, bridge vs byte relay (each minus direct)",
+        measured: addedRatio,
+        target: 2,
+        kind: "max",
+        unit: "x",
+      }),
+    ],
+    data: {
+      rounds: Object.fromEntries(results),
+      ...summary,
+      bridgeVsRelay1,
+      bridgeVsRelay64,
+      addedP50: { bridge: added("bridge"), relay: added("relay") },
+      addedRatio,
+    },
+  };
+}
