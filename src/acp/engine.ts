@@ -22,6 +22,7 @@ import {
   type EngineOptions,
   type PortOptions,
 } from "./engine-options.js";
+import { GraceQueue } from "./grace-queue.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
 
@@ -71,6 +72,7 @@ export class CancelEngine {
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   private readonly graceMs: number;
+  private readonly grace: GraceQueue;
   private readonly deadlines: ReadonlyMap<string, number>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
@@ -90,6 +92,7 @@ export class CancelEngine {
     options: EngineOptions = {},
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.grace = new GraceQueue(this.graceMs, (job) => this.graceExpired(job));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
@@ -358,8 +361,7 @@ export class CancelEngine {
       this.finishCancelled(job, cancelledAnswer(job));
       return;
     }
-    record.graceTimer = setTimeout(() => this.graceExpired(job), this.graceMs);
-    record.graceTimer.unref?.();
+    this.grace.start(job);
   }
 
   /** Tells the handling side to stop, in the words it understands. */
@@ -386,7 +388,6 @@ export class CancelEngine {
 
   private graceExpired(job: RequestJob): void {
     const record = job.payload;
-    record.graceTimer = undefined;
     if (job.isSettled) return;
     for (const child of [...job.children]) this.graceExpired(child);
     this.finishCancelled(job, record.held ?? cancelledAnswer(job));
@@ -408,8 +409,7 @@ export class CancelEngine {
   private answer(job: RequestJob, response: JsonRpcResponse): void {
     const record = job.payload;
     if (this.tables[record.issuer].settle(record.id) === undefined) return;
-    if (record.graceTimer !== undefined) clearTimeout(record.graceTimer);
-    record.graceTimer = undefined;
+    this.grace.stop(job);
     if (record.delivered && !record.handlerAnswered) {
       this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;

@@ -15,7 +15,8 @@ export interface RequestRecord {
   handlerAnswered: boolean;
   /** A cancelled answer waiting for the job's children to settle first. */
   held: JsonRpcResponse | undefined;
-  graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the grace period ends (Date.now() ms); undefined while none is running. */
+  graceDue: number | undefined;
   /** When a cancel reached the job (for latency figures); undefined while not cancelled. */
   cancelledAt: number | undefined;
 }
@@ -36,7 +37,7 @@ export function newRecord(
     delivered: false,
     handlerAnswered: false,
     held: undefined,
-    graceTimer: undefined,
+    graceDue: undefined,
     cancelledAt: undefined,
   };
 }

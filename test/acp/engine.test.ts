@@ -464,7 +464,7 @@ describe("CancelEngine (message level)", () => {
           to("client", cancelReq(1)),
           // The agent advertised sessionCancel: no $/cancel_request for the turn.
         ]);
-        assert.equal(h.clock.countTimers(), 2, "grace for the read and for the turn");
+        assert.equal(h.clock.countTimers(), 1, "one shared grace timer for the read and the turn");
         assert.deepEqual(h.agent(ok(1, { stopReason: "end_turn" })), [], "held while the read is pending");
         assert.deepEqual(h.client(ok(1, { content: "partial" })), [
           to("agent", ok(1, { content: "partial" })),
