@@ -136,10 +136,10 @@ export class CancelEngine {
     const job = this.tables[otherSide(from)].get(id);
     if (job === undefined) return;
     job.payload.handlerAnswered = true;
-    this.answer(
-      job,
-      errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`),
-    );
+    const answer = errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`);
+    // A cancelled request is answered like every cancelled request, however garbled the reply.
+    if (job.isRunning) this.answer(job, answer);
+    else this.finishCancelled(job, normaliseCancelled(job, answer));
   }
 
   /**
