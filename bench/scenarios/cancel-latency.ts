@@ -5,7 +5,9 @@
  * from abort() to the last request promise settling.
  */
 import { setMaxListeners } from "node:events";
+import { PassThrough } from "node:stream";
 import { CancellationTokenSource } from "vscode-jsonrpc/node";
+import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
 import { connectSdkClient, type SdkClient } from "../clients/sdk-client.js";
 import { connectVscodeClient, type VscodeClient } from "../clients/vscode-client.js";
 import { startPeer } from "../lib/child.js";
@@ -79,10 +81,16 @@ function lastSettled(promises: Promise<unknown>[]): Promise<number> {
   return Promise.allSettled(promises.map((p) => p.then(mark, mark))).then(() => last);
 }
 
-async function sdkTarget(watch: WireWatch, wrapped: boolean, stopWaitingOnCancel: boolean): Promise<Target> {
-  const child = startPeer("sdk-agent", wrapped ? ["--wrapped"] : []);
+async function sdkTarget(
+  watch: WireWatch,
+  wrapped: boolean,
+  stopWaitingOnCancel: boolean,
+  inline = false,
+): Promise<Target> {
+  const child = startPeer("sdk-agent", inline ? ["--inline"] : wrapped ? ["--wrapped"] : []);
   const client: SdkClient = await connectSdkClient(child, {
     wrapped,
+    inline,
     tap: {
       outgoing: (m, now) => m.method === "$/cancel_request" && watch.cancelOut(now),
       incoming: (m, now) => !("method" in m) && watch.answerIn(now),
@@ -120,11 +128,54 @@ async function vscodeTarget(watch: WireWatch): Promise<Target> {
   };
 }
 
+/** acp-cancel's vscode-jsonrpc binding on both ends; the wire is watched line by line. */
+async function vscodeBindingTarget(watch: WireWatch): Promise<Target> {
+  const child = startPeer("vscode-echo-server", ["--acp"]);
+  const outgoing = new PassThrough();
+  outgoing.on("data", (chunk: Buffer) => {
+    const now = performance.now();
+    for (let at = chunk.indexOf("$/cancel_request"); at !== -1; at = chunk.indexOf("$/cancel_request", at + 1)) {
+      watch.cancelOut(now);
+    }
+  });
+  outgoing.pipe(child.proc.stdin);
+  child.proc.stdout.on("data", (chunk: Buffer) => {
+    const now = performance.now();
+    for (let at = chunk.indexOf('"error"'); at !== -1; at = chunk.indexOf('"error"', at + 1)) watch.answerIn(now);
+  });
+  const connection = createAcpMessageConnection(child.proc.stdout, outgoing);
+  connection.listen();
+  const count = async () => (await connection.sendRequest<{ waiting: number }>("bench/count", {})).waiting;
+  await count();
+  return {
+    async issue(n) {
+      const sources = Array.from({ length: n }, () => new CancellationTokenSource());
+      const requests = sources.map((s) => connection.sendRequest("bench/wait", {}, s.token));
+      await waitForHandlers(count, n);
+      return { cancel: () => sources.forEach((s) => void s.cancel()), settled: lastSettled(requests) };
+    },
+    async close() {
+      connection.dispose();
+      await child.stop();
+    },
+  };
+}
+
 const SUBJECTS = [
   {
     key: "embedded",
     label: "withCancellation, both ends",
     make: (w: WireWatch) => sdkTarget(w, true, false),
+  },
+  {
+    key: "embedded-inline",
+    label: "withCancellation + acp-cancel ndJsonStream, both ends",
+    make: (w: WireWatch) => sdkTarget(w, true, false, true),
+  },
+  {
+    key: "vscode-binding",
+    label: "acp-cancel vscode-jsonrpc binding, both ends",
+    make: (w: WireWatch) => vscodeBindingTarget(w),
   },
   { key: "sdk", label: "bare SDK, cooperative (anchor)", make: (w: WireWatch) => sdkTarget(w, false, false) },
   {
@@ -190,9 +241,8 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     ANCHORS.reduce((best, key) => (wire(key, n) < wire(best, n) ? key : best), ANCHORS[0] as string);
   const fastest = fastestAnchor(many);
   // Ratio per round against the anchor that is fastest overall, then the median.
-  const perRound = median(
-    at("embedded", many).map((s, i) => ratio(s.wire, at(fastest, many)[i]?.wire ?? Number.NaN)),
-  );
+  const perRound = (key: string, anchor: string) =>
+    median(at(key, many).map((s, i) => ratio(s.wire, at(anchor, many)[i]?.wire ?? Number.NaN)));
   const allAnswered = SUBJECTS.every((s) => at(s.key, many).every((x) => x.answered === many));
 
   const rows = SUBJECTS.map((s) => [
@@ -229,8 +279,26 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k",
         label: `cancel ${many / 1000}k / fastest anchor`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the fastest anchor (${fastest})`,
-        measured: perRound,
+        measured: perRound("embedded", fastest),
         target: 0.5,
+        kind: "max",
+        unit: "x",
+      }),
+      goal({
+        id: "cancel-10k-inline",
+        label: `cancel ${many / 1000}k inline / fastest anchor`,
+        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded on acp-cancel's ndJsonStream vs the fastest anchor (${fastest})`,
+        measured: perRound("embedded-inline", fastest),
+        target: 0.5,
+        kind: "max",
+        unit: "x",
+      }),
+      goal({
+        id: "cancel-10k-vscode",
+        label: `cancel ${many / 1000}k vscode binding / stock`,
+        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), acp-cancel's vscode-jsonrpc binding vs stock vscode-jsonrpc`,
+        measured: perRound("vscode-binding", "vscode"),
+        target: 1,
         kind: "max",
         unit: "x",
       }),

@@ -38,8 +38,6 @@ export function cancellableStream(
       localOpen = false;
       engine.close(local, "the local app stopped reading");
       void reader.cancel(reason).catch(() => {});
-      // The app closed its connection: the peer's input ends too (it sees EOF, not silence).
-      void writer.close().catch(() => {});
     },
   });
   const writable = new WritableStream<unknown>({

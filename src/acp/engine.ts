@@ -1,4 +1,4 @@
-import { type CancelReason, JobTable, RecentKeys } from "../core/index.js";
+import { type CancelReason, GraceTimers, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -22,7 +22,6 @@ import {
   type EngineOptions,
   type PortOptions,
 } from "./engine-options.js";
-import { GraceQueue } from "./grace-queue.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
 
@@ -72,7 +71,7 @@ export class CancelEngine {
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   private readonly graceMs: number;
-  private readonly grace: GraceQueue;
+  private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
@@ -92,7 +91,7 @@ export class CancelEngine {
     options: EngineOptions = {},
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    this.grace = new GraceQueue(this.graceMs, (job) => this.graceExpired(job));
+    this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;

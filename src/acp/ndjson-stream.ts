@@ -1,4 +1,4 @@
-import { type FramingProblem, LineSplitter, describeProblem, errorResponse, ErrorCode, parseErrorResponse } from "../wire/index.js";
+import { type FramingProblem, LineSplitter, parseJsonLine, describeProblem, errorResponse, ErrorCode, parseErrorResponse } from "../wire/index.js";
 import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 import { otherSide } from "./methods.js";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
@@ -77,7 +77,7 @@ export function ndJsonStream(
       line(text) {
         let value: unknown;
         try {
-          value = JSON.parse(text);
+          value = parseJsonLine(text);
         } catch (error) {
           framingError({ kind: "parse", detail: (error as Error).message, line: text.slice(0, 80) });
           return;
@@ -121,7 +121,6 @@ export function ndJsonStream(
       appReading = false;
       cancellation?.engine.close(cancellation.role, "the local app stopped reading");
       void reader?.cancel(reason).catch(() => {});
-      void writer.close().catch(() => {});
     },
   });
   const writable = new WritableStream<AnyMessage>({

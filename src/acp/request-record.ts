@@ -15,8 +15,6 @@ export interface RequestRecord {
   handlerAnswered: boolean;
   /** A cancelled answer waiting for the job's children to settle first. */
   held: JsonRpcResponse | undefined;
-  /** When the grace period ends (Date.now() ms); undefined while none is running. */
-  graceDue: number | undefined;
   /** When a cancel reached the job (for latency figures); undefined while not cancelled. */
   cancelledAt: number | undefined;
 }
@@ -37,7 +35,6 @@ export function newRecord(
     delivered: false,
     handlerAnswered: false,
     held: undefined,
-    graceDue: undefined,
     cancelledAt: undefined,
   };
 }

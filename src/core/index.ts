@@ -2,3 +2,4 @@ export { CANCEL_REASONS, type CancelEffect, type CancelReason, JobCancelledError
 export { type CancelVisitor, Job, type JobState } from "./job.js";
 export { JobTable, type JobTableOptions } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
+export { GraceTimers } from "./grace-timers.js";

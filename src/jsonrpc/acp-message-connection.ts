@@ -10,7 +10,7 @@ import {
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node";
-import { type CancelReason, Job } from "../core/index.js";
+import { type CancelReason, GraceTimers, Job } from "../core/index.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
 import { ACP_CANCEL_METHOD } from "./cancel-methods.js";
 import { NdjsonMessageReader } from "./ndjson-message-reader.js";
@@ -35,7 +35,10 @@ export interface AcpMessageConnection extends MessageConnection {
 /** What the binding keeps per job; `stop` cancels the work in vscode-jsonrpc's terms. */
 interface Work {
   readonly method: string;
-  stop(reason: CancelReason): void;
+  /** Cancel the work in vscode-jsonrpc's terms, and start its grace period. */
+  stop(): void;
+  /** The grace period ended without an answer. */
+  expire(): void;
   /** The connection closed: settle now, nobody will answer. */
   abandon(): void;
 }
@@ -107,8 +110,10 @@ export function createAcpMessageConnection(
     connectionOptions,
   );
 
-  const cancelTree = (job: Job<Work>, reason: CancelReason) =>
-    job.cancel(reason, (each) => each.payload.stop(reason));
+  const cancelTree = (job: Job<Work>, reason: CancelReason) => job.cancel(reason, (each) => each.payload.stop());
+  // One timer for every grace period in flight, whichever direction.
+  const grace = new GraceTimers<Job<Work>>(graceMs, (job) => job.payload.expire());
+  const noAnswer = (job: Job<Work>) => cancelledError(job.reason ?? "internal", `no answer within ${graceMs} ms`);
 
   const sendRequest = connection.sendRequest.bind(connection) as (...args: unknown[]) => Promise<unknown>;
   (connection as unknown as Record<string, unknown>).sendRequest = (type: unknown, ...args: unknown[]) => {
@@ -116,29 +121,20 @@ export function createAcpMessageConnection(
     const userToken = CancellationToken.is(args.at(-1)) ? (args.pop() as CancellationToken) : undefined;
     const parent = handlerScope.getStore();
     if (parent?.isDoomed) {
-      return Promise.reject(
-        cancelledError(
-          parent.reason ?? "internal",
-          "issued under a request that was already being cancelled",
-        ),
-      );
+      const detail = "issued under a request that was already being cancelled";
+      return Promise.reject(cancelledError(parent.reason ?? "internal", detail));
     }
     const source = new CancellationTokenSource();
     let settle!: (outcome: { value: unknown } | { error: unknown }) => void;
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const job: Job<Work> = new Job<Work>(
       {
         method,
-        stop(reason) {
+        stop() {
           source.cancel(); // vscode-jsonrpc sends $/cancel_request through our strategy
-          graceTimer = setTimeout(
-            () => settle({ error: cancelledError(reason, `no answer within ${graceMs} ms`) }),
-            graceMs,
-          );
+          grace.start(job);
         },
-        abandon() {
-          settle({ error: cancelledError("shutdown", "the connection closed") });
-        },
+        expire: () => settle({ error: noAnswer(job) }),
+        abandon: () => settle({ error: cancelledError("shutdown", "the connection closed") }),
       },
       parent?.isSettled === false ? parent : undefined,
     );
@@ -149,7 +145,7 @@ export function createAcpMessageConnection(
     return new Promise((resolve, reject) => {
       settle = (outcome) => {
         if (!job.settle()) return; // exactly once: a late reply after grace is dropped here
-        clearTimeout(graceTimer);
+        grace.stop(job);
         outgoing.delete(job);
         listener?.dispose();
         source.dispose();
@@ -165,52 +161,45 @@ export function createAcpMessageConnection(
   };
 
   const onRequest = connection.onRequest.bind(connection) as (...args: unknown[]) => unknown;
-  const scoped =
-    (handler: (...args: unknown[]) => unknown, methodOf: (args: unknown[]) => string) =>
-      (...args: unknown[]) => {
-        const theirs = args.at(-1) as CancellationToken;
-        const ours = new CancellationTokenSource();
-        let giveUp!: (reason: CancelReason) => void;
-        let graceTimer: ReturnType<typeof setTimeout> | undefined;
-        const gaveUp = new Promise<never>((_, reject) => {
-          giveUp = (reason) => {
-            graceTimer = setTimeout(
-              () => reject(cancelledError(reason, `no answer within ${graceMs} ms`)),
-              graceMs,
-            );
-          };
-        });
-        gaveUp.catch(() => {});
-        const job = new Job<Work>({
-          method: methodOf(args),
-          stop(reason) {
-            ours.cancel();
-            giveUp(reason);
-          },
-          abandon() {
-            ours.cancel();
-          },
-        });
-        incoming.add(job);
-        const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
-        const deadline = deadlines.get(job.payload.method);
-        if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
-        args[args.length - 1] = ours.token;
-        const run = handlerScope.run(job, async () => {
-          try {
-            return await handler(...args);
-          } catch (error) {
-            throw job.reason === undefined ? error : asCancelled(error, job.reason);
-          }
-        });
-        return Promise.race([run, gaveUp]).finally(() => {
-          clearTimeout(graceTimer);
-          job.settle();
-          incoming.delete(job);
-          listener.dispose();
-          ours.dispose();
-        });
-      };
+  const scoped = (handler: (...args: unknown[]) => unknown, methodOf: (args: unknown[]) => string) => {
+    return (...args: unknown[]) => {
+      const theirs = args.at(-1) as CancellationToken;
+      const ours = new CancellationTokenSource();
+      let giveUp!: (error: unknown) => void;
+      const gaveUp = new Promise<never>((_, reject) => {
+        giveUp = reject;
+      });
+      gaveUp.catch(() => {});
+      const job: Job<Work> = new Job<Work>({
+        method: methodOf(args),
+        stop() {
+          ours.cancel();
+          grace.start(job);
+        },
+        expire: () => giveUp(noAnswer(job)), // the handler ignored its token: answer for it
+        abandon: () => ours.cancel(),
+      });
+      incoming.add(job);
+      const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
+      const deadline = deadlines.get(job.payload.method);
+      if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
+      args[args.length - 1] = ours.token;
+      const run = handlerScope.run(job, async () => {
+        try {
+          return await handler(...args);
+        } catch (error) {
+          throw job.reason === undefined ? error : asCancelled(error, job.reason);
+        }
+      });
+      return Promise.race([run, gaveUp]).finally(() => {
+        grace.stop(job);
+        job.settle();
+        incoming.delete(job);
+        listener.dispose();
+        ours.dispose();
+      });
+    };
+  };
   (connection as unknown as Record<string, unknown>).onRequest = (type: unknown, handler?: unknown) => {
     if (typeof type === "function") {
       return onRequest(scoped(type as (...args: unknown[]) => unknown, (args) => String(args[0])));

@@ -11,3 +11,4 @@ export {
   readNdjson,
 } from "./ndjson-reader.js";
 export { NdjsonWriter } from "./ndjson-writer.js";
+export { parseJsonLine } from "./parse-json-line.js";

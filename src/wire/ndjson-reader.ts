@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.js";
+import { parseJsonLine } from "./parse-json-line.js";
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -38,7 +39,7 @@ export function readNdjson(
       line(text) {
         let value: unknown;
         try {
-          value = JSON.parse(text);
+          value = parseJsonLine(text);
         } catch (error) {
           handlers.problem({ kind: "parse", detail: (error as Error).message, line: preview(text) });
           return;

@@ -6,6 +6,7 @@ import type { Writable } from "node:stream";
  */
 export class NdjsonWriter {
   private closed = false;
+  private draining: Promise<void> | undefined = undefined;
 
   constructor(private readonly stream: Writable) {
     stream.on("error", () => {
@@ -23,17 +24,20 @@ export class NdjsonWriter {
     return this.stream.writableNeedDrain;
   }
 
+  /** Resolves when the stream drains, ends or fails; every waiter shares one promise. */
   drained(): Promise<void> {
     if (!this.stream.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
+    this.draining ??= new Promise<void>((resolve) => {
       // An ending stream never drains: 'finish', 'close' or 'error' end the wait too.
       const events = ["drain", "finish", "close", "error"] as const;
       const done = () => {
         for (const event of events) this.stream.off(event, done);
+        this.draining = undefined;
         resolve();
       };
       for (const event of events) this.stream.on(event, done);
     });
+    return this.draining;
   }
 
   end(): void {

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import sinon from "sinon";
+import { GraceTimers } from "../../src/core/index.js";
+
+describe("GraceTimers (one timer for every grace period)", () => {
+  let clock: sinon.SinonFakeTimers;
+  beforeEach(() => {
+    clock = sinon.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  });
+  afterEach(() => clock.restore());
+
+  it("expires items in the order they started, each after the grace period, with one timer", () => {
+    const expired: string[] = [];
+    const grace = new GraceTimers<string>(100, (item) => expired.push(item));
+    grace.start("a");
+    clock.tick(30);
+    grace.start("b");
+    grace.start("c");
+    assert.equal(clock.countTimers(), 1);
+    clock.tick(69);
+    assert.deepEqual(expired, []);
+    clock.tick(1);
+    assert.deepEqual(expired, ["a"]);
+    clock.tick(29);
+    assert.deepEqual(expired, ["a"]);
+    clock.tick(1);
+    assert.deepEqual(expired, ["a", "b", "c"]);
+    assert.equal(clock.countTimers(), 0);
+    assert.equal(grace.size, 0);
+  });
+
+  it("a stopped item never expires, and stopping the last one clears the timer", () => {
+    const expired: string[] = [];
+    const grace = new GraceTimers<string>(100, (item) => expired.push(item));
+    grace.start("a");
+    grace.start("b");
+    grace.stop("a");
+    assert.equal(clock.countTimers(), 1);
+    grace.stop("b");
+    assert.equal(clock.countTimers(), 0, "no timer outlives the work");
+    clock.tick(1000);
+    assert.deepEqual(expired, []);
+  });
+
+  it("a second start keeps the first deadline; an item started while expiring waits its full period", () => {
+    const expired: string[] = [];
+    const grace: GraceTimers<string> = new GraceTimers<string>(100, (item) => {
+      expired.push(item);
+      if (item === "a") grace.start("late");
+    });
+    grace.start("a");
+    clock.tick(50);
+    grace.start("a");
+    clock.tick(50);
+    assert.deepEqual(expired, ["a"]);
+    clock.tick(99);
+    assert.deepEqual(expired, ["a"]);
+    clock.tick(1);
+    assert.deepEqual(expired, ["a", "late"]);
+    assert.equal(clock.countTimers(), 0);
+  });
+});
