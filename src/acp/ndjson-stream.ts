@@ -1,10 +1,9 @@
-import { type FramingProblem, LineSplitter, parseJsonLine, describeProblem, errorResponse, ErrorCode, parseErrorResponse } from "../wire/index.js";
+import { DEFAULT_MAX_LINE_BYTES, framingErrorResponse, jsonLineSplitter } from "../wire/index.js";
 import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 import { otherSide } from "./methods.js";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { MessageStream } from "./sdk-stream.js";
 
-const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 const attach = Symbol("acp-cancel attach");
 
 export interface NdJsonStreamOptions {
@@ -66,28 +65,8 @@ export function ndJsonStream(
     if (cancellation === undefined) toLocal(value);
     else cancellation.engine.receive(otherSide(cancellation.role), value);
   };
-  const framingError = (problem: FramingProblem) =>
-    toWire(
-      problem.kind === "parse"
-        ? parseErrorResponse(describeProblem(problem))
-        : errorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${describeProblem(problem)}`),
-    );
-  const splitter = new LineSplitter(
-    {
-      line(text) {
-        let value: unknown;
-        try {
-          value = parseJsonLine(text);
-        } catch (error) {
-          framingError({ kind: "parse", detail: (error as Error).message, line: text.slice(0, 80) });
-          return;
-        }
-        fromWire(value);
-      },
-      oversize(bytes) {
-        framingError({ kind: "oversize", bytes, limit: options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES });
-      },
-    },
+  const splitter = jsonLineSplitter(
+    { value: fromWire, problem: (problem) => toWire(framingErrorResponse(problem)) },
     options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
   );
 

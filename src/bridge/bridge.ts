@@ -1,12 +1,5 @@
 import { CancelEngine, type EngineEvent, type Side } from "../acp/index.js";
-import {
-  describeProblem,
-  ErrorCode,
-  errorResponse,
-  type FramingProblem,
-  type JsonRpcMessage,
-  parseErrorResponse,
-} from "../wire/index.js";
+import { describeProblem, framingErrorResponse, type JsonRpcMessage } from "../wire/index.js";
 import {
   type AgentProcess,
   AgentSpawnError,
@@ -72,7 +65,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
       },
       problem(problem) {
         logger.warn(`editor: ${describeProblem(problem)}`);
-        deliver("client", framingError(problem));
+        deliver("client", framingErrorResponse(problem));
       },
       end() {
         void shutdown("the editor closed its input");
@@ -155,12 +148,6 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   if (stopSignal !== undefined) return exitStatusFor({ code: null, signal: stopSignal });
   if (stopping !== undefined) return ExitCode.ok;
   return exitStatusFor(exit);
-}
-
-/** The editor's bad line, answered: -32700 for non-JSON, -32600 for an oversize line. */
-function framingError(problem: FramingProblem): JsonRpcMessage {
-  if (problem.kind === "parse") return parseErrorResponse(describeProblem(problem));
-  return errorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${describeProblem(problem)}`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

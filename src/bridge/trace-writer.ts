@@ -44,6 +44,14 @@ export class TraceWriter {
   }
 
   private write(entry: TraceEntry): void {
-    if (this.fd !== undefined) writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    if (this.fd === undefined) return;
+    let line: string;
+    try {
+      line = JSON.stringify(entry);
+    } catch (error) {
+      // A message nested too deeply to serialise must not take the bridge down with it.
+      line = JSON.stringify({ t: entry.t, hop: entry.hop, note: `message not traced: ${String(error)}` });
+    }
+    writeSync(this.fd, `${line}\n`);
   }
 }

@@ -6,6 +6,8 @@ export {
   DEFAULT_MAX_LINE_BYTES,
   describeProblem,
   type FramingProblem,
+  framingErrorResponse,
+  jsonLineSplitter,
   type NdjsonReaderHandlers,
   type NdjsonReaderOptions,
   readNdjson,

@@ -1,5 +1,7 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.js";
+import { ErrorCode } from "./error-codes.js";
+import { errorResponse, type JsonRpcResponse, parseErrorResponse } from "./jsonrpc.js";
 import { parseJsonLine } from "./parse-json-line.js";
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -27,14 +29,15 @@ function preview(line: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
-/** Reads newline-delimited JSON from a Node stream. Returns a function that detaches it. */
-export function readNdjson(
-  stream: Readable,
-  handlers: NdjsonReaderHandlers,
-  options: NdjsonReaderOptions = {},
-) {
-  const limit = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const splitter = new LineSplitter(
+/**
+ * A line splitter that parses each line as JSON: values and problems (a line that is not
+ * JSON, or too long) go to `handlers`. Shared by every reader of ndjson in this library.
+ */
+export function jsonLineSplitter(
+  handlers: Pick<NdjsonReaderHandlers, "value" | "problem">,
+  maxLineBytes: number,
+): LineSplitter {
+  return new LineSplitter(
     {
       line(text) {
         let value: unknown;
@@ -47,11 +50,26 @@ export function readNdjson(
         handlers.value(value, text);
       },
       oversize(bytes) {
-        handlers.problem({ kind: "oversize", bytes, limit });
+        handlers.problem({ kind: "oversize", bytes, limit: maxLineBytes });
       },
     },
-    limit,
+    maxLineBytes,
   );
+}
+
+/** The answer to a bad line from a peer that is owed answers: -32700, or -32600 when too long. */
+export function framingErrorResponse(problem: FramingProblem): JsonRpcResponse {
+  if (problem.kind === "parse") return parseErrorResponse(describeProblem(problem));
+  return errorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${describeProblem(problem)}`);
+}
+
+/** Reads newline-delimited JSON from a Node stream. Returns a function that detaches it. */
+export function readNdjson(
+  stream: Readable,
+  handlers: NdjsonReaderHandlers,
+  options: NdjsonReaderOptions = {},
+) {
+  const splitter = jsonLineSplitter(handlers, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   let ended = false;
   const finish = (error?: Error) => {
     if (ended) return;
