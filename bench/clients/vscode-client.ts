@@ -20,9 +20,8 @@ export interface VscodeClient {
   close(): Promise<void>;
 }
 
-/** A vscode-jsonrpc client on acp-cancel's binding (ndjson, `$/cancel_request`) over the child's stdio. */
-export function connectAcpVscodeClient(child: Child): VscodeClient {
-  const connection = createAcpMessageConnection(child.proc.stdout, child.proc.stdin);
+/** Starts `connection` and gives it the bench's client shape. */
+function listening(connection: MessageConnection, child: Child): VscodeClient {
   connection.listen();
   return {
     connection,
@@ -33,6 +32,12 @@ export function connectAcpVscodeClient(child: Child): VscodeClient {
       await child.stop();
     },
   };
+}
+
+/** A vscode-jsonrpc client on acp-cancel's binding (ndjson, `$/cancel_request`) over the child's stdio. */
+export function connectAcpVscodeClient(child: Child): VscodeClient {
+  const connection = createAcpMessageConnection(child.proc.stdout, child.proc.stdin);
+  return listening(connection, child);
 }
 
 /** A stock vscode-jsonrpc client (Content-Length framing) over the child's stdio. */
@@ -57,14 +62,5 @@ export function connectVscodeClient(child: Child, hooks: WireHooks = {}): Vscode
     };
   }
   const connection = createMessageConnection(reader, writer);
-  connection.listen();
-  return {
-    connection,
-    request: (method, token) =>
-      token === undefined ? connection.sendRequest(method, {}) : connection.sendRequest(method, {}, token),
-    async close() {
-      connection.dispose();
-      await child.stop();
-    },
-  };
+  return listening(connection, child);
 }

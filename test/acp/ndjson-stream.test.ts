@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnFixture } from "../support/spawn-peer.js";
+import { collectLines, spawnFixture } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
 
 type Line = Record<string, unknown>;
@@ -7,14 +7,7 @@ type Line = Record<string, unknown>;
 describe("acp-cancel's ndJsonStream (engine inline), in a real SDK agent over stdio", () => {
   it("answers bad lines (-32700, -32600 over the cap, -32600 for batches) and keeps the session", async () => {
     const peer = spawnFixture("sdk-agent", ["--inline"]);
-    const received: Line[] = [];
-    let buffer = "";
-    peer.child.stdout.on("data", (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const lines = buffer.split("\n");
-      buffer = lines.pop() ?? "";
-      for (const line of lines) received.push(JSON.parse(line));
-    });
+    const received: Line[] = collectLines(peer.child.stdout);
     const send = (line: string) => peer.child.stdin.write(`${line}\n`);
     try {
       send("definitely not json");

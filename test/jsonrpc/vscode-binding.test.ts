@@ -4,7 +4,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { type CancellationToken, CancellationTokenSource, ResponseError } from "vscode-jsonrpc/node";
 import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
 import { aborted, textPrompt } from "../support/client-harness.js";
-import { spawnFixture, tap, type WireRecord } from "../support/spawn-peer.js";
+import { collectLines, spawnFixture, tap, type WireRecord } from "../support/spawn-peer.js";
 import { eventually, requestsIn } from "../support/wire-assertions.js";
 
 type Line = Record<string, unknown>;
@@ -243,14 +243,7 @@ describe("vscode-jsonrpc binding: ACP cancellation for vscode-jsonrpc apps", () 
 
     it("a request cancelled before dispatch is answered -32800 and its handler never runs", async () => {
       const peer = spawnFixture("vscode-agent");
-      const received: Line[] = [];
-      let buffer = "";
-      peer.child.stdout.on("data", (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const lines = buffer.split("\n");
-        buffer = lines.pop() ?? "";
-        for (const line of lines) received.push(JSON.parse(line));
-      });
+      const received: Line[] = collectLines(peer.child.stdout);
       try {
         // One write: the request and its cancel reach the connection before it dispatches.
         peer.child.stdin.write(

@@ -73,3 +73,16 @@ export function tap<S extends MessageStream>(stream: S, log: WireRecord[]): S {
   });
   return { readable, writable } as S;
 }
+
+/** Collects every ndjson line a stream emits, parsed, into an array (for raw-line tests). */
+export function collectLines(stream: NodeJS.ReadableStream): Record<string, unknown>[] {
+  const received: Record<string, unknown>[] = [];
+  let buffer = "";
+  stream.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const lines = buffer.split("\n");
+    buffer = lines.pop() ?? "";
+    for (const line of lines) received.push(JSON.parse(line));
+  });
+  return received;
+}
