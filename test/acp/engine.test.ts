@@ -772,6 +772,36 @@ describe("CancelEngine (message level)", () => {
       }));
   });
 
+  describe("regressions (counterexamples the property tests shrank)", () => {
+    it("a garbled reply to a cancelled prompt still ends the turn cancelled", () =>
+      withEngine({ graceMs: 0 }, (h) => {
+        h.client(prompt(1, "s"));
+        h.client(sessionCancel("s"));
+        const out = h.agent({ jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "m" } });
+        assert.deepEqual(
+          out.filter((d) => d.to === "client"),
+          [to("client", ok(1, PROMPT_CANCELLED))],
+        );
+      }));
+
+    it("with a zero grace period, a cancel answered by the handler leaves no timer behind", () =>
+      withEngine({ graceMs: 0 }, (h) => {
+        h.client(req(1, "x/work"));
+        h.client(cancelReq(1));
+        h.agent(ok(1, { partial: true }));
+        assert.equal(h.clock.countTimers(), 0);
+      }));
+
+    it("a request sent toward a side that is gone is answered at once", () =>
+      withEngine({}, (h) => {
+        h.engine.close("agent", "agent exited with code 1");
+        const out = h.client(req(7, "x/work"));
+        assert.equal(out.length, 1);
+        assert.equal(out[0]?.to, "client");
+        assert.match(JSON.stringify(out[0]?.message), /Request cancelled: agent exited with code 1/);
+      }));
+  });
+
   describe("bad input", () => {
     it("invalid messages are answered to the sender with -32600 and a specific message", () =>
       withEngine({}, (h) => {
