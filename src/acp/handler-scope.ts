@@ -21,18 +21,19 @@ interface HandlerContext {
 type PeerContext = { request(method: string, params?: unknown, options?: unknown): unknown };
 
 /**
- * The peer context a handler receives, made to mark the requests it sends as nested under
- * the request being handled. The SDK hands `params` to the wire by identity, so the mark is
- * a WeakMap entry the engine reads when the request passes: no AsyncLocalStorage, whose
- * promise hooks would tax every promise in the process.
+ * Makes the peer context a handler receives mark the requests it sends as nested under the
+ * request being handled. The SDK hands `params` to the wire by identity, so the mark is a
+ * WeakMap entry the engine reads when the request passes: no AsyncLocalStorage, whose
+ * promise hooks would tax every promise in the process. The SDK builds a fresh context per
+ * request, so the override is an own property of that object (one cached shape transition;
+ * a per-request prototype would defeat V8's inline caches).
  */
-function nestingContext(engine: CancelEngine, peer: PeerContext, job: object): PeerContext {
-  const nested = Object.create(peer) as PeerContext;
-  nested.request = (method, params, options) => {
+function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object): void {
+  const request = peer.request;
+  peer.request = function (this: PeerContext, method, params, options) {
     if (typeof params === "object" && params !== null) engine.nestUnder(params, job as never);
-    return peer.request.call(nested, method, params, options);
+    return request.call(this, method, params, options);
   };
-  return nested;
 }
 
 /**
@@ -50,8 +51,8 @@ export function runHandlerInScope(
   const id = ctx?.requestId;
   const job = id === undefined ? undefined : engine.job(remote, id as never);
   if (job === undefined || ctx === undefined) return handler(context);
-  if (ctx.client !== undefined) ctx.client = nestingContext(engine, ctx.client, job);
-  if (ctx.agent !== undefined) ctx.agent = nestingContext(engine, ctx.agent, job);
+  if (ctx.client !== undefined) markNestedRequests(engine, ctx.client, job);
+  if (ctx.agent !== undefined) markNestedRequests(engine, ctx.agent, job);
   return (async () => {
     try {
       return await handler(context);
