@@ -44,19 +44,35 @@ export function ndJsonStream(
   let appReading = true;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
-  // Messages written in one turn of the event loop leave in one write: under load that is
-  // one syscall for many answers, and at one in flight it costs nothing measurable.
+  // The first message of a turn of the event loop leaves at once (no latency when alone);
+  // the ones that follow it in the same turn leave together in one write (one syscall for
+  // many answers under load).
   let pending = "";
-  const flush = () => {
-    const text = pending;
-    pending = "";
+  let batching = false;
+  const send = (text: string) => {
     writer.write(encoder.encode(text)).catch(() => {
       cancellation?.engine.close(otherSide(cancellation.role), "writing to the peer failed");
     });
   };
+  const endOfTurn = () => {
+    batching = false;
+    if (pending === "") return;
+    const text = pending;
+    pending = "";
+    send(text);
+  };
+  const flush = () => {
+    if (pending !== "") endOfTurn();
+  };
   const toWire = (message: unknown) => {
-    if (pending === "") setImmediate(flush);
-    pending += `${JSON.stringify(message)}\n`;
+    const line = `${JSON.stringify(message)}\n`;
+    if (batching) {
+      pending += line;
+      return;
+    }
+    batching = true;
+    setImmediate(endOfTurn);
+    send(line);
   };
   const toLocal = (message: unknown) => {
     if (appReading) toApp.enqueue(message as AnyMessage);
@@ -109,7 +125,7 @@ export function ndJsonStream(
     },
     close() {
       cancellation?.engine.close(cancellation.role, "the local app closed the connection");
-      if (pending !== "") flush();
+      flush();
       void writer.close().catch(() => {});
     },
     abort(reason) {
