@@ -62,3 +62,11 @@ export const fmt = {
   ns: (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "n/a"),
   bytes: (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "n/a"),
 };
+
+/** The six cells every echo table shows: throughput, p50 and p99 at 1 and at 64 in flight. */
+export function loadCells(
+  one: { rps: number; p50: number; p99: number },
+  many: { rps: number; p50: number; p99: number },
+): string[] {
+  return [fmt.rps(one.rps), fmt.ms(one.p50), fmt.ms(one.p99), fmt.rps(many.rps), fmt.ms(many.p50), fmt.ms(many.p99)];
+}

@@ -10,7 +10,7 @@ import type { LoadResult } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { median, medianOf, ratio } from "../lib/stats.js";
-import { fmt, goal, type ScenarioResult } from "../report/types.js";
+import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
 const ROUTES: { route: Route; label: string }[] = [
   { route: "direct", label: "direct (raw client ↔ raw echo agent)" },
@@ -64,12 +64,7 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
     const many = summary[route].c64 as { rps: number; p50: number; p99: number };
     return [
       label,
-      fmt.rps(one.rps),
-      fmt.ms(one.p50),
-      fmt.ms(one.p99),
-      fmt.rps(many.rps),
-      fmt.ms(many.p50),
-      fmt.ms(many.p99),
+      ...loadCells(one, many),
       route === "direct" ? "" : fmt.ms(added(route)),
     ];
   });

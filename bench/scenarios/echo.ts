@@ -10,7 +10,7 @@ import { closedLoop, type LoadResult } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { medianOf, ratio } from "../lib/stats.js";
-import { fmt, goal, type ScenarioResult } from "../report/types.js";
+import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
 interface Subject {
   key: string;
@@ -119,12 +119,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
     const many = at(64);
     return [
       s.label,
-      fmt.rps(one.rps),
-      fmt.ms(one.p50),
-      fmt.ms(one.p99),
-      fmt.rps(many.rps),
-      fmt.ms(many.p50),
-      fmt.ms(many.p99),
+      ...loadCells(one, many),
       fmt.x(one.vsSdk),
       fmt.x(many.vsSdk),
     ];
