@@ -23,7 +23,7 @@ import {
   type PortOptions,
 } from "./engine-options.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
-import { newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
+import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
 
 type Table = JobTable<JsonRpcId, RequestRecord>;
 
@@ -325,7 +325,7 @@ export class CancelEngine {
       if (
         record.sessionId === sessionId &&
         job.isRunning &&
-        (job.parent === undefined || job.parent.isSettled)
+        (!isRequestJob(job.parent) || job.parent.isSettled)
       ) {
         this.cancelJob(job, "session");
       }
@@ -333,7 +333,10 @@ export class CancelEngine {
   }
 
   private cancelJob(root: RequestJob, reason: CancelReason) {
-    return root.cancel(reason, (job) => this.onJobCancelled(job, job === root));
+    // Other bindings' jobs in the subtree are stopped through their own signals.
+    return root.cancel(reason, (job) => {
+      if (isRequestJob(job)) this.onJobCancelled(job, job === root);
+    });
   }
 
   /** Visited deepest first for every job a cancel reaches. */
@@ -388,7 +391,7 @@ export class CancelEngine {
   private graceExpired(job: RequestJob): void {
     const record = job.payload;
     if (job.isSettled) return;
-    for (const child of [...job.children]) this.graceExpired(child);
+    for (const child of [...job.children]) if (isRequestJob(child)) this.graceExpired(child);
     this.finishCancelled(job, record.held ?? cancelledAnswer(job));
   }
 
@@ -425,7 +428,7 @@ export class CancelEngine {
       this.turns.delete(record.sessionId);
     this.send(record.issuer, response);
     const parent = job.parent;
-    if (parent !== undefined && parent.payload.held !== undefined && parent.childCount === 0) {
+    if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);
     }
   }

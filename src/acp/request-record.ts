@@ -1,4 +1,4 @@
-import type { Job } from "../core/index.js";
+import type { AnyJob, Job } from "../core/index.js";
 import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
@@ -21,20 +21,30 @@ export interface RequestRecord {
 
 export type RequestJob = Job<RequestRecord>;
 
+/** True for the engine's own jobs; a subtree can also hold other bindings' jobs. */
+export function isRequestJob(job: AnyJob | undefined): job is RequestJob {
+  return job?.payload instanceof RecordOfRequest;
+}
+
+/** A class rather than a literal so that `isRequestJob` can tell the engine's jobs apart. */
+class RecordOfRequest implements RequestRecord {
+  delivered = false;
+  handlerAnswered = false;
+  held: JsonRpcResponse | undefined = undefined;
+  cancelledAt: number | undefined = undefined;
+  constructor(
+    readonly id: JsonRpcId,
+    readonly method: string,
+    readonly sessionId: string | undefined,
+    readonly issuer: Side,
+  ) {}
+}
+
 export function newRecord(
   id: JsonRpcId,
   method: string,
   sessionId: string | undefined,
   issuer: Side,
 ): RequestRecord {
-  return {
-    id,
-    method,
-    sessionId,
-    issuer,
-    delivered: false,
-    handlerAnswered: false,
-    held: undefined,
-    cancelledAt: undefined,
-  };
+  return new RecordOfRequest(id, method, sessionId, issuer);
 }

@@ -1,5 +1,5 @@
 export { CANCEL_REASONS, type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
-export { type CancelVisitor, Job, type JobState } from "./job.js";
+export { type AnyJob, type CancelVisitor, Job, type JobState } from "./job.js";
 export { JobTable, type JobTableOptions } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
 export { GraceTimers } from "./grace-timers.js";

@@ -1,5 +1,5 @@
 import type { CancelEffect, CancelReason } from "./cancel-reason.js";
-import { type CancelVisitor, Job } from "./job.js";
+import { type AnyJob, type CancelVisitor, Job } from "./job.js";
 import { RecentKeys } from "./recent-keys.js";
 
 export interface JobTableOptions {
@@ -36,7 +36,7 @@ export class JobTable<K, P> {
   }
 
   /** Creates a job under `key`; undefined when the key is already in flight. */
-  create(key: K, payload: P, parent?: Job<P>): Job<P> | undefined {
+  create(key: K, payload: P, parent?: AnyJob): Job<P> | undefined {
     if (this.jobs.has(key)) return undefined;
     const job = new Job(payload, parent);
     this.jobs.set(key, job);
@@ -55,7 +55,7 @@ export class JobTable<K, P> {
   }
 
   /** Idempotent cancel by key, reporting what it did. */
-  cancel(key: K, reason: CancelReason, visit?: CancelVisitor<P>): CancelEffect {
+  cancel(key: K, reason: CancelReason, visit?: CancelVisitor): CancelEffect {
     const job = this.jobs.get(key);
     if (job === undefined) return this.settledKeys.has(key) ? "already-settled" : "not-found";
     return job.cancel(reason, visit);

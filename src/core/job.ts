@@ -2,8 +2,15 @@ import { type CancelEffect, type CancelReason, JobCancelledError } from "./cance
 
 export type JobState = "running" | "cancelling" | "settled";
 
-/** Called once for each job a cancel reaches, deepest first. */
-export type CancelVisitor<P> = (job: Job<P>) => void;
+/**
+ * Called once for each job a cancel reaches, deepest first. A subtree can hold jobs of other
+ * bindings (an ACP turn's RAP call, say), so a visitor checks the payload is one of its own.
+ */
+export type CancelVisitor = (job: AnyJob) => void;
+
+/** A job of any binding: the type of a parent or child across bindings. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJob = Job<any>;
 
 /**
  * One unit of work in flight: a request, a call, a task. Jobs form a tree; cancelling a
@@ -11,18 +18,23 @@ export type CancelVisitor<P> = (job: Job<P>) => void;
  *
  * Kept deliberately small: no AbortController, child set or timer exists until someone
  * needs it, because a busy connection holds thousands of these.
+ *
+ * The seam between bindings: a binding that starts work under another binding's job passes
+ * that job as `parent`, watches its own job's `signal` to send its protocol's cancel, and
+ * calls `settle()` once its work has an answer (or its grace has passed).
  */
 export class Job<P = unknown> {
   state: JobState = "running";
   reason: CancelReason | undefined = undefined;
-  readonly parent: Job<P> | undefined;
-  private childSet: Set<Job<P>> | undefined = undefined;
+  /** The job this one was started under; it may belong to another binding. */
+  readonly parent: AnyJob | undefined;
+  private childSet: Set<AnyJob> | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(
     readonly payload: P,
-    parent?: Job<P>,
+    parent?: AnyJob,
   ) {
     this.parent = parent;
     if (parent !== undefined && parent.state !== "settled") {
@@ -45,8 +57,8 @@ export class Job<P = unknown> {
     return this.state === "cancelling" || (this.parent?.isDoomed ?? false);
   }
 
-  /** Children still attached (not settled). */
-  get children(): ReadonlySet<Job<P>> {
+  /** Children still attached (not settled), of any binding. */
+  get children(): ReadonlySet<AnyJob> {
     return this.childSet ?? EMPTY;
   }
 
@@ -69,7 +81,7 @@ export class Job<P = unknown> {
    * Cancels this job and its subtree. The job is marked before its children are
    * visited, so anything born under it during the cascade is already doomed.
    */
-  cancel(reason: CancelReason, visit?: CancelVisitor<P>): CancelEffect {
+  cancel(reason: CancelReason, visit?: CancelVisitor): CancelEffect {
     if (this.state === "settled") return "already-settled";
     if (this.state === "cancelling") return "already-cancelled";
     this.state = "cancelling";
