@@ -509,9 +509,12 @@ export class CancelEngine {
     if (!("result" in response)) return response;
     const result = response.result as Record<string, unknown> | undefined;
     const version = result?.protocolVersion;
-    const known = rulesFor(version);
-    this.rules = known ?? PASS_THROUGH_RULES;
-    this.emit({ type: "protocol-version", version, rules: known === undefined ? "pass-through" : `v${String(version)}` });
+    // An answer naming no version (invalid in every version) leaves the rules in force.
+    if (version !== undefined) {
+      const known = rulesFor(version);
+      this.rules = known ?? PASS_THROUGH_RULES;
+      this.emit({ type: "protocol-version", version, rules: known === undefined ? "pass-through" : `v${String(version)}` });
+    }
     const field = this.rules.capabilityField?.agent;
     if (field === undefined) return response;
     this.negotiated.agent = readCapability(result?.[field]);
