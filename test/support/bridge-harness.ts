@@ -97,10 +97,10 @@ function checkTrace(entries: TraceEntry[]): void {
     } else if (hop === "agent->bridge") {
       read.agent.add(text);
       conformance.see("b", message, false);
-    }
-    // The editor's end is "a", the agent's "b"; what the bridge writes toward one end
-    // stands in for the other end's words.
-    else if (hop === "bridge->agent") conformance.see("a", message, !read.client.has(text));
-    else conformance.see("b", message, !read.agent.has(text));
+    } else if (hop === "bridge->agent") {
+      // The editor's end is "a", the agent's "b"; what the bridge writes toward one end
+      // stands in for the other end's words.
+      conformance.see("a", message, !read.client.has(text));
+    } else conformance.see("b", message, !read.agent.has(text));
   }
 }
