@@ -2,7 +2,7 @@ import { type Answer, type BodyRead, CancelEndpointCore, type CancelEndpointOpti
 
 /** What a Web-standard server can tell the handler besides the Request. */
 export interface RequestInfo {
-  readonly remoteAddress?: string;
+  readonly remoteAddress?: string | undefined;
 }
 
 export type CancelHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
