@@ -50,4 +50,5 @@ await cycle(0); // warm-up: JIT, and the remembered window filled
 const baseline = await heap();
 const loaded = await cycle(n);
 const quiescent = await heap();
-process.stdout.write(JSON.stringify({ n, baseline, loaded, quiescent, perCall: (loaded - baseline) / n, residual: quiescent - baseline }));
+const perCall = (loaded - baseline) / n;
+process.stdout.write(JSON.stringify({ n, baseline, loaded, quiescent, perCall, residual: quiescent - baseline }));

@@ -170,7 +170,13 @@ async function fanoutSweep(rounds: number): Promise<FanoutPoint[]> {
   }
   return SIZES.map((n) => {
     const s = samples.get(n) as { sent: number[]; settled: number[]; seqSent: number[]; seqSettled: number[] };
-    return { n, sentMs: median(s.sent), settledMs: median(s.settled), seqSentMs: median(s.seqSent), seqSettledMs: median(s.seqSettled) };
+    return {
+      n,
+      sentMs: median(s.sent),
+      settledMs: median(s.settled),
+      seqSentMs: median(s.seqSent),
+      seqSettledMs: median(s.seqSettled),
+    };
   });
 }
 

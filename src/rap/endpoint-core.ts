@@ -136,7 +136,8 @@ export class CancelEndpointCore {
     }
     let verdict: boolean | Promise<boolean>;
     try {
-      verdict = this.options.authenticate({ method: request.method, url: request.url, headers: request.headers, remoteAddress: request.remoteAddress, body: body.text });
+      const { method, url, headers, remoteAddress } = request;
+      verdict = this.options.authenticate({ method, url, headers, remoteAddress, body: body.text });
     } catch {
       verdict = false;
     }
@@ -167,7 +168,13 @@ export class CancelEndpointCore {
     return this.options.clientKey?.(request) ?? request.remoteAddress ?? "unknown";
   }
 
-  private reject(request: NoticeRequest, status: number, problem: string, headers: Record<string, string> = {}, close = false): Answer {
+  private reject(
+    request: NoticeRequest,
+    status: number,
+    problem: string,
+    headers: Record<string, string> = {},
+    close = false,
+  ): Answer {
     this.options.onNotice?.({ status, client: this.client(request), problem });
     return { status, message: `${problem}\n`, headers, close };
   }
