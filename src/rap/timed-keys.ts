@@ -9,7 +9,8 @@
 export class TimedKeys {
   /** key → the sequence number of its live queue entry. */
   private readonly live = new Map<string, number>();
-  private queueKeys: string[] = [];
+  /** Consumed slots are cleared at once, so a forgotten key's string is freed before the next compaction. */
+  private queueKeys: (string | undefined)[] = [];
   private queueSeqs: number[] = [];
   private queueDue: number[] = [];
   private head = 0;
@@ -63,6 +64,7 @@ export class TimedKeys {
   private popFront(): void {
     const key = this.queueKeys[this.head] as string;
     if (this.live.get(key) === this.queueSeqs[this.head]) this.live.delete(key);
+    this.queueKeys[this.head] = undefined;
     this.head++;
   }
 
@@ -84,7 +86,7 @@ export class TimedKeys {
   }
 
   private rebuild(): void {
-    const keys: string[] = [];
+    const keys: (string | undefined)[] = [];
     const seqs: number[] = [];
     const due: number[] = [];
     for (let i = this.head; i < this.queueKeys.length; i++) {
