@@ -262,3 +262,17 @@ describe("RAP tool server: rate limit under a flood (node:http adapter)", () => 
     assert.equal(registry.size, 0);
   });
 });
+
+describe("RAP tool server: ids validated on their own when the body limit allows long ones", () => {
+  it("a 10 kB id under a 64 KiB body limit gets 422 naming the id, and nothing changes", async () => {
+    const registry = new CallRegistry();
+    const server = await mountNodeHttp({ registry, authenticate, bodyLimit: 64 * 1024 });
+    try {
+      const answer = await send(server, authed(notice("t", "x".repeat(10_240))));
+      assert.deepEqual([answer.status, answer.body], [422, "tool_call_id: must be at most 256 characters\n"]);
+      assert.equal(registry.remembered, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
