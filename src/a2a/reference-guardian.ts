@@ -28,6 +28,8 @@ export interface ReferenceGuardianOptions {
   host?: string;
   /** Called with every decision. */
   log?: (entry: GuardianLogEntry) => void;
+  /** Called with every request body that parses as JSON, before it is checked (for audits and tests). */
+  onRequest?: (message: unknown) => void;
   /** A longer request body gets HTTP 413 (default 65536). */
   maxBodyBytes?: number;
   /** More requests than this within one second get HTTP 429 (default 1000). */
@@ -124,6 +126,7 @@ export class ReferenceGuardian {
     } catch {
       return rpcError(null, -32700, "Parse error: the body is not JSON");
     }
+    this.options.onRequest?.(message);
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
       return rpcError(null, -32600, "Invalid Request: one JSON-RPC request object expected (no batches)");
     }
