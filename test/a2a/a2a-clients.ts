@@ -4,6 +4,7 @@ import type { Task } from "@a2a-js/sdk";
 import { Role } from "@a2a-js/sdk";
 import { type CallInterceptor, Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import type { AosAgent } from "../../src/a2a/index.js";
 import type { A2aServer } from "./a2a-server.js";
 
 export type Version = "1.0" | "0.3";
@@ -52,4 +53,33 @@ export async function untilFinal(client: Client, taskId: string): Promise<Task> 
 
 export function cancelOf(client: Client, taskId: string, options?: Parameters<Client["cancelTask"]>[1]) {
   return client.cancelTask({ tenant: "", id: taskId, metadata: {} }, options);
+}
+
+/** The observed client agent's own card: the client hook sends it in full as `from`. */
+export const CLIENT_CARD: AosAgent = {
+  name: "Content generator",
+  url: "https://cooking-assistant.example/api/v1",
+  instructions: "You are a helpful assistant that can answer questions and help with tasks.",
+  version: "1.0.0",
+  provider: { name: "Example", url: "https://example.com" },
+};
+
+interface RawAnswer {
+  result?: unknown;
+  error: { code: number; message: string; data?: unknown };
+}
+
+/** A cancel as raw JSON-RPC over HTTP, the way any A2A client would send it. */
+export async function rawCancel(url: string, version: Version, taskId: unknown, params?: unknown): Promise<RawAnswer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": version },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: version === "1.0" ? "CancelTask" : "tasks/cancel",
+      params: params ?? { id: taskId, metadata: {} },
+    }),
+  });
+  return (await response.json()) as RawAnswer;
 }

@@ -69,3 +69,34 @@ export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
     close: kind === "down" ? async () => {} : close,
   };
 }
+
+/** A guardian that answers every request with `answer(request)`: a body string, or a value sent as JSON. */
+export async function scriptedGuardian(
+  answer: (request: { id: string; method: string }) => unknown,
+  status = 200,
+): Promise<BadGuardian> {
+  const state = { hits: 0 };
+  const server = http.createServer((req, res) => {
+    state.hits++;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const value = answer(JSON.parse(Buffer.concat(chunks).toString()) as { id: string; method: string });
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(typeof value === "string" ? value : JSON.stringify(value));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    get hits() {
+      return state.hits;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

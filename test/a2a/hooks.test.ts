@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import type { Client } from "@a2a-js/sdk/client";
 import {
-  type AosAgent,
   CancelDeniedError,
   cancelGuardInterceptor,
   cancelReasoning,
@@ -11,19 +10,10 @@ import {
   type GuardianRules,
 } from "../../src/a2a/index.js";
 import { eventually } from "../support/wire-assertions.js";
-import { cancelOf, sdkClient, startTask, untilFinal, type Version, VERSIONS } from "./a2a-clients.js";
+import { cancelOf, CLIENT_CARD, rawCancel, sdkClient, startTask, untilFinal, type Version, VERSIONS } from "./a2a-clients.js";
 import { type A2aServer, SERVER_CARD_NAME, startA2aServer } from "./a2a-server.js";
 import { aosRequest, AosCancelRequestShape, SEED_CLIENT_EXAMPLE } from "./aos-shape.js";
 import { recordingGuardian, type RecordingGuardian } from "./guardians.js";
-
-/** The observed client agent's own card: the client hook sends it in full as `from`. */
-export const CLIENT_CARD: AosAgent = {
-  name: "Content generator",
-  url: "https://cooking-assistant.example/api/v1",
-  instructions: "You are a helpful assistant that can answer questions and help with tasks.",
-  version: "1.0.0",
-  provider: { name: "Example", url: "https://example.com" },
-};
 
 const LONG = 1_000_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -225,23 +215,3 @@ describe("A2A cancel behind AOS guard hooks: real @a2a-js/sdk server and client,
     assert.equal(g.requests.length, 0);
   });
 });
-
-interface RawAnswer {
-  result?: unknown;
-  error: { code: number; message: string; data?: unknown };
-}
-
-/** A cancel as raw JSON-RPC over HTTP, the way any A2A client would send it. */
-export async function rawCancel(url: string, version: Version, taskId: unknown, params?: unknown): Promise<RawAnswer> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", "A2A-Version": version },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 7,
-      method: version === "1.0" ? "CancelTask" : "tasks/cancel",
-      params: params ?? { id: taskId, metadata: {} },
-    }),
-  });
-  return (await response.json()) as RawAnswer;
-}
