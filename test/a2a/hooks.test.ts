@@ -190,6 +190,52 @@ describe("A2A cancel behind AOS guard hooks: real @a2a-js/sdk server and client,
     });
   }
 
+  describe("bad input: a clear error, nothing cancelled by mistake, the guardian not asked, the server survives", () => {
+    for (const version of VERSIONS) {
+      it(`at the server hook (A2A ${version})`, async () => {
+        const g = await withGuardian({ default: "allow" });
+        guardServer(g);
+        const client = await sdkClient(server, version);
+        const task = await startTask(client, LONG);
+        await started(task.id);
+        const bad: [unknown, RegExp][] = [
+          [{ id: "", metadata: {} }, /task id/],
+          [{ id: "   ", metadata: {} }, /task id/],
+          [{ id: "x".repeat(2000), metadata: {} }, /longer than 1024/],
+        ];
+        if (version === "0.3") bad.push([{ id: 42, metadata: {} }, /task id/], [{ id: task.id, metadata: [1, 2] }, /metadata/]);
+        for (const [params, message] of bad) {
+          const wire = await rawCancel(server.url, version, undefined, params);
+          assert.equal(wire.error?.code, -32602, JSON.stringify(params).slice(0, 80));
+          assert.match(wire.error.message, message);
+        }
+        assert.equal(g.requests.length, 0, "the guardian was not asked");
+        assert.equal((await client.getTask({ tenant: "", id: task.id })).status?.state, 2, "the task runs on");
+        assert.ok(!server.work.returned.has(task.id));
+        // The server survives: a valid cancel right after goes through.
+        assert.equal((await cancelOf(client, task.id)).status?.state, 5);
+        assert.equal(g.requests.length, 1);
+      });
+
+      it(`at the client hook (A2A ${version}): GuardInputError and nothing sent`, async () => {
+        const g = await withGuardian({ default: "allow" });
+        const client = await guardedClient(version, g);
+        const task = await startTask(client, LONG);
+        await started(task.id);
+        for (const id of ["", "   "]) {
+          await assert.rejects(cancelOf(client, id), (error: Error) => error.name === "GuardInputError" && /task id/.test(error.message));
+        }
+        await assert.rejects(
+          client.cancelTask({ tenant: "", id: task.id, metadata: "oops" as never }),
+          (error: Error) => error.name === "GuardInputError" && /metadata/.test(error.message),
+        );
+        assert.deepEqual(server.cancelsReceived, []);
+        assert.equal(g.requests.length, 0);
+        assert.equal((await client.getTask({ tenant: "", id: task.id })).status?.state, 2);
+      });
+    }
+  });
+
   it("a guarded cancel of a task that does not exist gets TaskNotFound unchanged, and the guardian is not asked", async () => {
     const g = await withGuardian({ default: "deny" });
     guardServer(g);
