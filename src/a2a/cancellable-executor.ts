@@ -58,7 +58,7 @@ export class CancellableExecutor implements AgentExecutor {
     const { signal } = running.job;
     this.tasks.set(taskId, running);
     try {
-      await this.work(context, watchFinal(eventBus, () => (running.answered = true)), signal);
+      await this.work(context, watchFinal(eventBus, running), signal);
     } catch (error) {
       // Work that throws because it was aborted has stopped: that is the cancel, not a failure.
       if (!signal.aborted) throw error;
@@ -100,14 +100,18 @@ function publishCanceled(eventBus: ExecutionEventBus, running: Pick<Running, "an
   });
 }
 
-/** The bus the work publishes on, noting when the work publishes a final state itself. */
-function watchFinal(eventBus: ExecutionEventBus, onFinal: () => void): ExecutionEventBus {
+/**
+ * The bus the work publishes on: notes when the work publishes a final state itself, and drops
+ * what the work publishes after the task was answered canceled (a late reply past the grace).
+ */
+function watchFinal(eventBus: ExecutionEventBus, running: Running): ExecutionEventBus {
   return new Proxy(eventBus, {
     get(target, property, receiver) {
       if (property === "publish") {
         return (event: AgentExecutionEvent) => {
+          if (running.answered) return;
           const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
-          if (isFinalState(state)) onFinal();
+          if (isFinalState(state)) running.answered = true;
           target.publish(event);
         };
       }

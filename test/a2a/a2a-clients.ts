@@ -21,7 +21,7 @@ export async function sdkClient(server: A2aServer, version: Version, interceptor
 }
 
 /** Starts a task of `steps` work steps and returns it as soon as the server created it. */
-export async function startTask(client: Client, steps: number): Promise<Task> {
+export async function startTask(client: Client, steps: number, mode: "run" | "stubborn" = "run"): Promise<Task> {
   const result = await client.sendMessage({
     tenant: "",
     message: {
@@ -29,7 +29,7 @@ export async function startTask(client: Client, steps: number): Promise<Task> {
       contextId: "",
       taskId: "",
       role: Role.ROLE_USER,
-      parts: [{ content: { $case: "text", value: `run ${steps}` }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+      parts: [{ content: { $case: "text", value: `${mode} ${steps}` }, metadata: undefined, filename: "", mediaType: "text/plain" }],
       metadata: undefined,
       extensions: [],
       referenceTaskIds: [],

@@ -51,7 +51,10 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
     async (context, eventBus, signal) => {
       const { taskId, contextId } = context;
       const first = context.userMessage.parts[0]?.content;
-      const steps = Number(/^run (\d+)$/.exec(first?.$case === "text" ? first.value : "")?.[1] ?? 100);
+      const [, mode, count] = /^(run|stubborn) (\d+)$/.exec(first?.$case === "text" ? first.value : "") ?? [];
+      const steps = Number(count ?? 100);
+      // A stubborn task never looks at its signal: only the executor's grace answers its cancel.
+      const stubborn = mode === "stubborn";
       eventBus.publish({
         kind: "task",
         data: {
@@ -66,7 +69,7 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
       work.progress.set(taskId, 0);
       try {
         for (let i = 0; i < steps; i++) {
-          if (signal.aborted) {
+          if (signal.aborted && !stubborn) {
             work.aborted.add(taskId);
             return;
           }
