@@ -18,6 +18,7 @@ import { echoScenario } from "./scenarios/echo.js";
 import { rawEchoScenario } from "./scenarios/echo-raw.js";
 import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
+import { a2aScenario } from "./scenarios/a2a.js";
 
 const options = benchOptions(process.argv.slice(2));
 const SCENARIOS = [
@@ -27,7 +28,13 @@ const SCENARIOS = [
   { name: "cascade", run: cascadeScenario },
   { name: "memory", run: memoryScenario },
   { name: "engine cost and scaling", run: engineCostScenario },
+  { name: "a2a guard", run: a2aScenario },
 ];
+// --only NAME: run the scenarios whose name contains NAME, print their tables, and leave the
+// report files (written from a full run) alone.
+const onlyAt = process.argv.indexOf("--only");
+const only = onlyAt === -1 ? undefined : (process.argv[onlyAt + 1] ?? "");
+const selected = only === undefined ? SCENARIOS : SCENARIOS.filter((s) => s.name.includes(only));
 
 const started = performance.now();
 const startedAt = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -36,7 +43,7 @@ const loadAverage = loadavg()
   .join(" ");
 const results: ScenarioResult[] = [];
 let failed = false;
-for (const scenario of SCENARIOS) {
+for (const scenario of selected) {
   const t0 = performance.now();
   process.stderr.write(`bench: ${scenario.name}…`);
   try {
@@ -58,23 +65,30 @@ for (const scenario of SCENARIOS) {
 }
 
 const cpuList = cpus();
-const files = writeReport(
-  {
-    mode: options.quick ? "quick" : "full",
-    startedAt,
-    seconds: (performance.now() - started) / 1000,
-    node: process.versions.node,
-    cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
-    loadAverage,
-  },
-  results,
-);
+const files = only !== undefined
+  ? undefined
+  : writeReport(
+      {
+        mode: options.quick ? "quick" : "full",
+        startedAt,
+        seconds: (performance.now() - started) / 1000,
+        node: process.versions.node,
+        cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
+        loadAverage,
+      },
+      results,
+    );
 for (const g of results.flatMap((r) => r.goals)) {
   const target = `${g.kind === "max" ? "<=" : ">="} ${formatValue(g.target, g.unit)}`;
   process.stdout.write(
     `${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  (${target})  ${g.description}\n`,
   );
 }
-process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
+if (files !== undefined) process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
+else {
+  for (const table of results.flatMap((r) => r.tables)) {
+    process.stdout.write(`\n${table.title}\n${[table.columns, ...table.rows].map((row) => row.join(" | ")).join("\n")}\n`);
+  }
+}
 process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 process.exitCode = failed ? 1 : 0;

@@ -42,7 +42,17 @@ export interface A2aServer {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (work that listens to its signal stops at once). */
+const step = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 export async function startA2aServer(options: { stepMs?: number; graceMs?: number } = {}): Promise<A2aServer> {
   const stepMs = options.stepMs ?? 5;
@@ -69,11 +79,11 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
       work.progress.set(taskId, 0);
       try {
         for (let i = 0; i < steps; i++) {
+          await step(stepMs, stubborn ? undefined : signal);
           if (signal.aborted && !stubborn) {
             work.aborted.add(taskId);
             return;
           }
-          await sleep(stepMs);
           work.progress.set(taskId, (work.progress.get(taskId) ?? 0) + 1);
         }
         eventBus.publish({
