@@ -111,26 +111,20 @@ export async function a2aScenario(options: BenchOptions): Promise<ScenarioResult
     const roundTrip = rawRoundTrip(guardian.url, agent);
 
     /** Times `perRound` cancels of running tasks (started untimed), median in ms. */
+    /** One timed cancel of a running task (started untimed). */
     const cancels = (client: Client, guardServer: boolean) => async () => {
       server.use(guardServer ? serverGuarded : server.inner);
-      const samples: number[] = [];
-      for (let i = 0; i < perRound; i++) {
-        const task = await startTask(client, 1_000_000);
-        const t0 = performance.now();
-        const answer = await cancelOf(client, task.id);
-        samples.push(performance.now() - t0);
-        if (answer.status?.state !== 5) throw new Error(`cancel ended ${answer.status?.state}`);
-      }
-      return samples;
+      const task = await startTask(client, 1_000_000);
+      const t0 = performance.now();
+      const answer = await cancelOf(client, task.id);
+      const ms = performance.now() - t0;
+      if (answer.status?.state !== 5) throw new Error(`cancel ended ${answer.status?.state}`);
+      return ms;
     };
-    const trips = async () => {
-      const samples: number[] = [];
-      for (let i = 0; i < perRound; i++) {
-        const t0 = performance.now();
-        await roundTrip();
-        samples.push(performance.now() - t0);
-      }
-      return samples;
+    const timed = (work: () => Promise<unknown>) => async () => {
+      const t0 = performance.now();
+      await work();
+      return performance.now() - t0;
     };
     const checker = new GuardianClient({ url: guardian.url });
     guardianClients.push(checker);
@@ -140,39 +134,34 @@ export async function a2aScenario(options: BenchOptions): Promise<ScenarioResult
       from: CLIENT_CARD,
       to: { name: "Story teller" },
     };
-    const checks = async () => {
-      const samples: number[] = [];
-      for (let i = 0; i < perRound; i++) {
-        const t0 = performance.now();
-        await checker.check(question);
-        samples.push(performance.now() - t0);
-      }
-      return samples;
-    };
-    const cells: { key: Subject; run: () => Promise<number[]> }[] = [
-      { key: "roundTrip", run: trips },
-      { key: "check", run: checks },
+    // One sample per cell per turn, the order rotating every turn: a guarded cancel and its
+    // unguarded anchor are taken moments apart, so load drift on the shared machine cancels out.
+    const cells: { key: Subject; run: () => Promise<number> }[] = [
+      { key: "roundTrip", run: timed(roundTrip) },
+      { key: "check", run: timed(() => checker.check(question)) },
       { key: "unguarded", run: cancels(plain, false) },
       { key: "clientHook", run: cancels(guarded, false) },
       { key: "serverHook", run: cancels(plain, true) },
       { key: "bothHooks", run: cancels(guarded, true) },
     ];
-    const results = await interleave(cells, rounds, 1);
-    const med = (key: Subject) => median((results.get(key) ?? []).map((s) => median(s)));
-    const p90 = (key: Subject) => median((results.get(key) ?? []).map((s) => percentile(s, 90)));
+    const results = await interleave(cells, rounds * perRound, 3);
+    const samples = (key: Subject) => results.get(key) ?? [];
+    const med = (key: Subject) => median(samples(key));
+    const p90 = (key: Subject) => percentile(samples(key), 90);
+    /** The median of per-turn differences between two subjects. */
+    const pairedDiff = (a: Subject, b: Subject) => median(samples(a).map((v, i) => v - (samples(b)[i] ?? Number.NaN)));
     const rt = med("roundTrip");
-    const base = med("unguarded");
-    const added = (key: Subject) => med(key) - base;
+    const added = (key: Subject) => pairedDiff(key, "unguarded");
     const hooks = (key: Subject) => (key === "bothHooks" ? 2 : key === "roundTrip" || key === "unguarded" ? 0 : 1);
     const anchor = (key: Subject) => key === "roundTrip" || key === "unguarded";
     /** What a subject adds: a check over the bare round trip, a guarded cancel over an unguarded one. */
-    const addedBy = (key: Subject) => (key === "check" ? med(key) - rt : added(key));
+    const addedBy = (key: Subject) => (key === "check" ? pairedDiff("check", "roundTrip") : added(key));
     return {
       id: "a2a",
       title: "A2A cancel behind AOS guard hooks (loopback guardian)",
       tables: [
         {
-          title: "cancel latency, median of per-round medians (ms)",
+          title: "cancel latency (ms); added = median of per-turn differences against the anchor",
           columns: ["subject", "median", "p90", "added (over the round trip / the unguarded cancel)", "budget"],
           rows: cells.map(({ key }) => [
             LABELS[key],
@@ -181,14 +170,14 @@ export async function a2aScenario(options: BenchOptions): Promise<ScenarioResult
             anchor(key) ? "" : fmt.ms(addedBy(key)),
             anchor(key) ? "" : fmt.ms(key === "check" ? 0.2 : hooks(key) * (rt + 0.2)),
           ]),
-          note: `${rounds} rounds × ${perRound} cancels per subject, interleaved; each cancel stops a running task.`,
+          note: `${rounds * perRound} samples per subject, one per subject per turn in rotating order; each cancel stops a running task.`,
         },
       ],
       goals: [
         goal({
           id: "a2a-check",
           description: "GuardianClient.check: added over the bare guardian round trip <= 0.2 ms",
-          measured: med("check") - rt,
+          measured: addedBy("check"),
           target: 0.2,
           kind: "max",
           unit: "ms",
