@@ -264,6 +264,19 @@ describe("A2A cancel behind AOS guard hooks: real @a2a-js/sdk server and client,
     assert.deepEqual(g.requests.map((r) => aosRequest(r).params.payload.params.id), [denied.id, allowed.id]);
   });
 
+  it("two cancels of one task at once, through both hooks: each is answered once, canceled", async () => {
+    const g = await withGuardian({ default: "allow" });
+    guardServer(g);
+    const client = await guardedClient("1.0", g);
+    const task = await startTask(client, LONG);
+    await started(task.id);
+    const answers = await Promise.all([cancelOf(client, task.id), cancelOf(client, task.id), rawCancel(server.url, "0.3", task.id)]);
+    assert.equal(answers[0].status?.state, 5);
+    assert.equal(answers[1].status?.state, 5);
+    assert.equal((answers[2].result as { status?: { state?: string } }).status?.state, "canceled");
+    assert.equal(server.executor.running, 0);
+  });
+
   it("a guarded cancel of a task that does not exist gets TaskNotFound unchanged, and the guardian is not asked", async () => {
     const g = await withGuardian({ default: "deny" });
     guardServer(g);
