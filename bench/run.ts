@@ -30,8 +30,8 @@ const SCENARIOS = [
   { name: "engine cost and scaling", run: engineCostScenario },
   { name: "a2a guard", run: a2aScenario },
 ];
-// --only NAME: run the scenarios whose name contains NAME, print their tables, and leave the
-// report files (written from a full run) alone.
+// --only NAME: run the scenarios whose name contains NAME, print their goals and tables, and leave
+// the report files (written from a full run) alone.
 const onlyAt = process.argv.indexOf("--only");
 const only = onlyAt === -1 ? undefined : (process.argv[onlyAt + 1] ?? "");
 const selected = only === undefined ? SCENARIOS : SCENARIOS.filter((s) => s.name.includes(only));
@@ -64,31 +64,35 @@ for (const scenario of selected) {
   }
 }
 
+if (only !== undefined) {
+  for (const g of results.flatMap((r) => r.goals)) {
+    process.stdout.write(`${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  ${g.description}\n`);
+  }
+  for (const table of results.flatMap((r) => r.tables)) {
+    const rows = [table.columns, ...table.rows].map((row) => row.join(" | ")).join("\n");
+    process.stdout.write(`\n${table.title}\n${rows}\n${table.note ?? ""}\n`);
+  }
+  process.exit(failed ? 1 : 0);
+}
+
 const cpuList = cpus();
-const files = only !== undefined
-  ? undefined
-  : writeReport(
-      {
-        mode: options.quick ? "quick" : "full",
-        startedAt,
-        seconds: (performance.now() - started) / 1000,
-        node: process.versions.node,
-        cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
-        loadAverage,
-      },
-      results,
-    );
+const files = writeReport(
+  {
+    mode: options.quick ? "quick" : "full",
+    startedAt,
+    seconds: (performance.now() - started) / 1000,
+    node: process.versions.node,
+    cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
+    loadAverage,
+  },
+  results,
+);
 for (const g of results.flatMap((r) => r.goals)) {
   const target = `${g.kind === "max" ? "<=" : ">="} ${formatValue(g.target, g.unit)}`;
   process.stdout.write(
     `${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  (${target})  ${g.description}\n`,
   );
 }
-if (files !== undefined) process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
-else {
-  for (const table of results.flatMap((r) => r.tables)) {
-    process.stdout.write(`\n${table.title}\n${[table.columns, ...table.rows].map((row) => row.join(" | ")).join("\n")}\n`);
-  }
-}
+process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
 process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 process.exitCode = failed ? 1 : 0;
