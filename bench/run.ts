@@ -23,6 +23,7 @@ import { echoScenario } from "./scenarios/echo.js";
 import { rawEchoScenario } from "./scenarios/echo-raw.js";
 import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
+import { a2aScenario } from "./scenarios/a2a.js";
 import { rapScenario } from "./scenarios/rap.js";
 
 const options = benchOptions(process.argv.slice(2));
@@ -34,7 +35,9 @@ const SCENARIOS = [
   { name: "memory", run: memoryScenario },
   { name: "engine cost and scaling", run: engineCostScenario },
   { name: "rap", run: rapScenario },
+  { name: "a2a guard", run: a2aScenario },
 ];
+// --only NAME: run the scenarios whose name contains NAME; a partial run leaves docs/benchmarks.md alone.
 const onlyIndex = process.argv.indexOf("--only");
 const only = onlyIndex === -1 ? undefined : (process.argv[onlyIndex + 1] ?? "");
 const selected = only === undefined ? SCENARIOS : SCENARIOS.filter((s) => s.name.includes(only));
@@ -65,6 +68,13 @@ for (const scenario of selected) {
       goals: [],
       data: { error: String(error) },
     });
+  }
+}
+
+if (only !== undefined) {
+  for (const table of results.flatMap((r) => r.tables)) {
+    const rows = [table.columns, ...table.rows].map((row) => row.join(" | ")).join("\n");
+    process.stdout.write(`\n${table.title}\n${rows}\n${table.note ?? ""}\n`);
   }
 }
 
