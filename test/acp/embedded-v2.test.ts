@@ -36,5 +36,6 @@ describe("embedded in real SDK 2.4.0 v2 apps (experimental/v2), over real stdio"
     it("session/cancel: the client's own pending permission dialog is answered cancelled to the agent and told to stop", () =>
       cancelDuringPermission(inClient, false));
     it("a held prompt withdrawn and cancelled: -32800", () => heldPromptCancelled(inClient, []));
+    it("session/close with a turn running and a prompt held", () => closeWithTurnAndHeldPrompt(inClient));
   });
 });
