@@ -387,7 +387,9 @@ export class CancelEngine {
         open = new Job(new SessionWork(sessionId));
         this.turns.set(sessionId, open);
       }
-      if (params !== undefined && open.payload instanceof SessionWork) open.payload.snapshot = (params as { update?: unknown }).update;
+      if (params !== undefined && open.payload instanceof SessionWork) {
+        open.payload.snapshot = (params as { update?: unknown }).update;
+      }
       return;
     }
     open?.settle();
