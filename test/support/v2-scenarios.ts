@@ -35,7 +35,8 @@ function updatesOf(app: V2ClientApp, updates: Update[]): V2ClientApp {
 
 const isIdle = (u: Update) => u.sessionUpdate === "state_update" && u.state === "idle";
 
-async function rejection(promise: Promise<unknown>): Promise<{ code?: number; data?: { reason?: unknown } }> {
+/** The error a request was rejected with (fails when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<{ code?: number; data?: { reason?: unknown } }> {
   try {
     await promise;
   } catch (error) {
