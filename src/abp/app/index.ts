@@ -43,7 +43,8 @@ export function exposeAbp(app: AbpApp, target: object = globalThis): WindowAbp {
       const { callId, ...rest } = options;
       const checked = check("capabilities/call", { capability, callId: callId ?? "local", params, options: rest });
       if (!checked.ok) {
-        return Promise.resolve<CallResult>({ success: false, error: { code: checked.code, message: checked.message, retryable: false } });
+        const error = { code: checked.code, message: checked.message, retryable: false };
+        return Promise.resolve<CallResult>({ success: false, error });
       }
       return app.call(capability, params, options);
     },
@@ -51,7 +52,8 @@ export function exposeAbp(app: AbpApp, target: object = globalThis): WindowAbp {
       const checked = check("capabilities/cancel", reason === undefined ? { callId } : { callId, reason });
       if (!checked.ok) {
         const echoed = String(callId).slice(0, 200) || "(invalid)";
-        return { callId: echoed, cancelled: false, error: { code: checked.code, message: checked.message } } satisfies CancelResult;
+        const error = { code: checked.code, message: checked.message };
+        return { callId: echoed, cancelled: false, error } satisfies CancelResult;
       }
       return app.cancel(callId, reason);
     },

@@ -71,7 +71,7 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
 
 function checkPayload(type: MessageType, p: Fields, id: string | undefined): string | undefined {
   switch (type) {
-    case "initialize":
+    case "initialize": {
       if (id === undefined) return "initialize needs an envelope id";
       if (!isObject(p.agent) || !isText(p.agent.name) || !isText(p.agent.version)) {
         return "initialize payload.agent must be {name, version} strings";
@@ -83,6 +83,7 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
       }
       if (p.features !== undefined && !isObject(p.features)) return "initialize payload.features must be an object";
       return undefined;
+    }
     case "capabilities/call":
       if (id === undefined) return "capabilities/call needs an envelope id";
       if (!isId(p.capability)) return "capabilities/call payload.capability must be a non-empty string";
