@@ -140,6 +140,8 @@ export class EnvelopeChannel implements AbpTransport {
           waiting.reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
           return;
         }
+        // The app's page is going away (postMessage has no close event of its own).
+        if (note.data.event === "closing") return this.fail("the app's page went away (it closed or navigated)");
         this.options.onNotification?.(note.data);
         return;
       }

@@ -54,7 +54,9 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
       }
       return;
     }
-    if (event.source !== target) return; // another frame of the same origin
+    // Another frame of the same origin is not ours. A message posted while the app's page unloads
+    // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
+    if (event.source !== target && event.source !== null) return;
     channel.receive(event.data);
   };
   const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>

@@ -130,7 +130,8 @@ export interface ProgressPayload {
 
 /**
  * `notification` payload. Bad input is answered with `{event: "error", error, inReplyTo?}`
- * (`inReplyTo` is the offending envelope's id when it could be read).
+ * (`inReplyTo` is the offending envelope's id when it could be read). `{event: "closing"}` tells a
+ * postMessage agent that the app's page is going away.
  */
 export interface NotificationPayload {
   event: string;

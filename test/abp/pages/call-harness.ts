@@ -93,6 +93,24 @@ export class CallHarness {
     this.calls.delete(key);
   }
 
+  /** Starts `count` calls keyed `${prefix}${i}`. */
+  startMany(prefix: string, count: number, capability: string): void {
+    for (let i = 0; i < count; i++) this.start(`${prefix}${i}`, capability, {});
+  }
+
+  /** Aborts them all, awaits every outcome, forgets them, and counts how each ended. */
+  async abortMany(prefix: string, count: number): Promise<Record<string, number>> {
+    for (let i = 0; i < count; i++) this.abort(`${prefix}${i}`);
+    const tally: Record<string, number> = {};
+    for (let i = 0; i < count; i++) {
+      const outcome = await this.outcome(`${prefix}${i}`);
+      const kind = outcome.ok ? (outcome.result.cancelled === true ? `cancelled by ${outcome.result.cancelledBy}` : "answered") : outcome.name;
+      tally[kind] = (tally[kind] ?? 0) + 1;
+      this.forget(`${prefix}${i}`);
+    }
+    return tally;
+  }
+
   private entry(key: string) {
     const entry = this.calls.get(key);
     if (entry === undefined) throw new Error(`no call started under "${key}"`);

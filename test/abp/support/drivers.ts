@@ -14,7 +14,9 @@ import { demoReady, type Origins } from "./browser.js";
 export const TRANSPORTS = ["postMessage", "websocket", "playwright"] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
 
-type Methods = "initialize" | "start" | "abort" | "outcome" | "acks" | "progress" | "cancel" | "shutdown" | "inFlight" | "forget";
+type Methods =
+  | "initialize" | "start" | "abort" | "outcome" | "acks" | "progress" | "cancel" | "shutdown" | "inFlight" | "forget"
+  | "startMany" | "abortMany";
 type Fn<M extends Methods> = CallHarness[M] extends (...args: infer A) => infer R ? { args: A; result: Awaited<R> } : never;
 
 export interface Driver {
