@@ -119,7 +119,8 @@ describe("ABP lifecycle and leaks, in headless Chromium", function () {
         await demo.until(d.app, "stats.records === 0");
         const stats = await demo.stats(d.app);
         const { records, queued, running, controllers: handedOut, timers } = stats;
-        assert.deepEqual({ records, queued, running, handedOut, timers }, { records: 0, queued: 0, running: 0, handedOut: 0, timers: 0 });
+        const zero = { records: 0, queued: 0, running: 0, handedOut: 0, timers: 0 };
+        assert.deepEqual({ records, queued, running, handedOut, timers }, zero);
         assert.equal(stats.remembered, 1000, "each id remembered once, within the bound");
         assert.equal(stats.started + stats.skipped, 1000);
         assert.equal((await demo.counters(d.app)).abortListeners, 0, "every abort listener the app added is gone");
