@@ -4,6 +4,7 @@
  *
  *   npm run bench             # the full run (a few minutes)
  *   npm run bench -- --quick  # under a minute, fewer and shorter rounds
+ *   npm run bench -- --only abp   # scenarios whose name contains "abp"; prints, writes no report
  *
  * Writes bench/results/latest.json, the results section of docs/benchmarks.md and
  * docs/benchmarks.svg.
@@ -18,6 +19,8 @@ import { echoScenario } from "./scenarios/echo.js";
 import { rawEchoScenario } from "./scenarios/echo-raw.js";
 import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
+import { abpScenario } from "./scenarios/abp.js";
+import { resultsMarkdown } from "./report/markdown.js";
 
 const options = benchOptions(process.argv.slice(2));
 const SCENARIOS = [
@@ -27,7 +30,11 @@ const SCENARIOS = [
   { name: "cascade", run: cascadeScenario },
   { name: "memory", run: memoryScenario },
   { name: "engine cost and scaling", run: engineCostScenario },
+  { name: "abp (headless Chromium)", run: abpScenario },
 ];
+// --only NAME: run just the scenarios whose name contains NAME, print the results, leave the report alone.
+const onlyIndex = process.argv.indexOf("--only");
+const only = onlyIndex === -1 ? undefined : process.argv[onlyIndex + 1];
 
 const started = performance.now();
 const startedAt = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -36,7 +43,7 @@ const loadAverage = loadavg()
   .join(" ");
 const results: ScenarioResult[] = [];
 let failed = false;
-for (const scenario of SCENARIOS) {
+for (const scenario of SCENARIOS.filter((s) => only === undefined || s.name.includes(only))) {
   const t0 = performance.now();
   process.stderr.write(`bench: ${scenario.name}…`);
   try {
@@ -58,6 +65,13 @@ for (const scenario of SCENARIOS) {
 }
 
 const cpuList = cpus();
+if (only !== undefined) {
+  const cpu = `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`;
+  const seconds = (performance.now() - started) / 1000;
+  const info = { mode: options.quick ? "quick" : "full", startedAt, seconds, node: process.versions.node, cpus: cpu, loadAverage } as const;
+  process.stdout.write(`${resultsMarkdown(info, results)}\n`);
+  process.exit(failed ? 1 : 0);
+}
 const files = writeReport(
   {
     mode: options.quick ? "quick" : "full",

@@ -1,10 +1,11 @@
 /**
  * ABP over postMessage, from an agent running in a browser (a parent window, an extension page, a
- * worker's owner) to an app in another window, iframe or worker. Only messages from the app's
+ * worker's owner) to an app in another window, iframe or worker. Envelopes travel as JSON text,
+ * whose length is the size the limits apply to (no second serialization to measure a clone). Only messages from the app's
  * window and exact origin are heard; requests are posted with that origin as the target, never "*".
  */
 import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
-import { MESSAGE_TYPES } from "./app/protocol.js";
+import { LIMITS, MESSAGE_TYPES } from "./app/protocol.js";
 import { AbpProtocolError } from "./errors.js";
 
 export interface PostMessageTarget {
@@ -37,7 +38,7 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
   if ("worker" in options) {
     const { worker } = options;
     const listener = (event: MessageEvent) => channel.receive(event.data);
-    const channel = new EnvelopeChannel((envelope) => worker.postMessage(envelope), options, () =>
+    const channel = new EnvelopeChannel((envelope) => worker.postMessage(JSON.stringify(envelope)), options, () =>
       worker.removeEventListener("message", listener),
     );
     worker.addEventListener("message", listener);
@@ -59,7 +60,7 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
     if (event.source !== target && event.source !== null) return;
     channel.receive(event.data);
   };
-  const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
+  const channel = new EnvelopeChannel((envelope) => target.postMessage(JSON.stringify(envelope), targetOrigin), options, () =>
     receiver.removeEventListener("message", listener),
   );
   receiver.addEventListener("message", listener);
@@ -67,6 +68,14 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
 }
 
 function looksLikeAbp(data: unknown): boolean {
-  const type = typeof data === "object" && data !== null ? (data as { type?: unknown }).type : undefined;
+  let value = data;
+  if (typeof data === "string" && data.length <= LIMITS.maxMessageBytes) {
+    try {
+      value = JSON.parse(data);
+    } catch {
+      return false;
+    }
+  }
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
   return typeof type === "string" && (MESSAGE_TYPES as readonly string[]).includes(type);
 }

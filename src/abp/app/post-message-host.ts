@@ -38,9 +38,11 @@ export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): 
       return;
     }
     const source = event.source as { postMessage(message: unknown, targetOrigin: string): void } | null;
+    // Answers take the form the request came in: JSON text for text, a structured clone otherwise.
+    const encode = typeof event.data === "string" ? (envelope: unknown) => JSON.stringify(envelope) : (envelope: unknown) => envelope;
     const reply = source !== null && event.origin !== ""
-      ? (envelope: unknown) => source.postMessage(envelope, event.origin)
-      : (envelope: unknown) => receiver.postMessage?.(envelope); // a worker answers its owner
+      ? (envelope: unknown) => source.postMessage(encode(envelope), event.origin)
+      : (envelope: unknown) => receiver.postMessage?.(encode(envelope)); // a worker answers its owner
     if (source !== null && !agents.has(source)) agents.set(source, reply);
     host.receive(event.data, reply);
   };

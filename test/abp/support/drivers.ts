@@ -16,7 +16,7 @@ export type TransportName = (typeof TRANSPORTS)[number];
 
 type Methods =
   | "initialize" | "start" | "abort" | "outcome" | "acks" | "progress" | "cancel" | "shutdown" | "inFlight" | "forget"
-  | "startMany" | "abortMany";
+  | "startMany" | "abortMany" | "timeCancel" | "timeCalls";
 type Fn<M extends Methods> = CallHarness[M] extends (...args: infer A) => infer R ? { args: A; result: Awaited<R> } : never;
 
 export interface Driver {
