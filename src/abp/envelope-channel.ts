@@ -106,8 +106,7 @@ export class EnvelopeChannel implements AbpTransport {
   receive(data: unknown): void {
     if (this.closedWith !== undefined) return;
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
-    const size = messageSize(data);
-    if (size > max) return this.refuse("MESSAGE_TOO_LARGE", `message of ${size} bytes from the app is over the limit of ${max}`);
+    if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
     let value = data;
     if (typeof data === "string") {
       try {

@@ -1,7 +1,7 @@
 /**
  * ABP over postMessage, from an agent running in a browser (a parent window, an extension page, a
- * worker's owner) to an app in another window, iframe or worker. Envelopes travel as JSON text,
- * whose length is the size the limits apply to (no second serialization to measure a clone). Only messages from the app's
+ * worker's owner) to an app in another window, iframe or worker. Envelopes travel as structured
+ * clones (an app also accepts them as JSON text, and answers in the form it was spoken to). Only messages from the app's
  * window and exact origin are heard; requests are posted with that origin as the target, never "*".
  */
 import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
@@ -38,7 +38,7 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
   if ("worker" in options) {
     const { worker } = options;
     const listener = (event: MessageEvent) => channel.receive(event.data);
-    const channel = new EnvelopeChannel((envelope) => worker.postMessage(JSON.stringify(envelope)), options, () =>
+    const channel = new EnvelopeChannel((envelope) => worker.postMessage(envelope), options, () =>
       worker.removeEventListener("message", listener),
     );
     worker.addEventListener("message", listener);
@@ -60,7 +60,7 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
     if (event.source !== target && event.source !== null) return;
     channel.receive(event.data);
   };
-  const channel = new EnvelopeChannel((envelope) => target.postMessage(JSON.stringify(envelope), targetOrigin), options, () =>
+  const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
     receiver.removeEventListener("message", listener),
   );
   receiver.addEventListener("message", listener);
