@@ -138,7 +138,7 @@ export class AbpClient {
       // Only a parent's cascade reaches the job from outside this class; the signal (an
       // AbortController) is made only then.
       if (options.parent !== undefined) job.signal.addEventListener("abort", job.payload.react, { once: true });
-      const { timeout: _timeout, progressToken } = options;
+      const { progressToken } = options;
       this.transport
         .call(
           {
