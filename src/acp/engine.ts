@@ -14,6 +14,7 @@ import {
 } from "../wire/index.js";
 import { abandonedAnswer, cancelledAnswer, normaliseCancelled } from "./cancelled-answers.js";
 import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
+import { cleanupMethodSet } from "./cleanup-methods.js";
 import {
   type CancelSupport,
   DEFAULT_GRACE_MS,
@@ -73,6 +74,8 @@ export class CancelEngine {
   private readonly graceMs: number;
   private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
+  /** Requests that stop or free something: never nested, so never cancelled for anyone. */
+  private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
   readonly stats: EngineStats = {
@@ -93,6 +96,7 @@ export class CancelEngine {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
+    this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? nowMs;
@@ -151,7 +155,7 @@ export class CancelEngine {
     const survivor = otherSide(side);
     // What the gone side asked for: cancel toward the survivor (cascading), answer nobody.
     for (const job of [...this.tables[side].values()]) {
-      if (job.isRunning) this.cancelJob(job, "shutdown");
+      if (job.isRunning && !this.cleanup.has(job.payload.method)) this.cancelJob(job, "shutdown");
     }
     // What the gone side owed: answer the survivor now, naming why.
     for (const job of [...this.tables[survivor].values()]) {
@@ -211,7 +215,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const parent = this.parentFor(from, request.params, sessionId);
+    const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
       this.cancelAtBirth(job, parent.reason ?? "internal");
@@ -325,6 +329,7 @@ export class CancelEngine {
       if (
         record.sessionId === sessionId &&
         job.isRunning &&
+        !this.cleanup.has(record.method) &&
         (!isRequestJob(job.parent) || job.parent.isSettled)
       ) {
         this.cancelJob(job, "session");

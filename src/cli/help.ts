@@ -8,6 +8,7 @@ Usage:
 bridge: run the agent behind a cancellation bridge (the editor talks to the bridge on stdio)
   --grace-ms N               wait N ms for a cancelled request's answer before answering it (default 2000)
   --timeout METHOD=SECONDS   deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable)
+  --cleanup-method METHOD    never cancel METHOD for anyone, like terminal/release (repeatable)
   --max-line-bytes N         reject lines longer than N bytes (default 67108864)
   --emulate SIDE             treat SIDE (editor, agent, both) as lacking $/cancel_request support
   --assume-support SIDE      treat SIDE (editor, agent, both) as fully supporting cancellation

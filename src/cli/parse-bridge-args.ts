@@ -51,6 +51,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     options: {
       "grace-ms": { type: "string" },
       "timeout": { type: "string", multiple: true },
+      "cleanup-method": { type: "string", multiple: true },
       "max-line-bytes": { type: "string" },
       "emulate": { type: "string" },
       "assume-support": { type: "string" },
@@ -86,6 +87,12 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   if (maxLineBytes !== undefined) options.maxLineBytes = maxLineBytes;
   if (exitGraceMs !== undefined) options.exitGraceMs = exitGraceMs;
   if (killGraceMs !== undefined) options.killGraceMs = killGraceMs;
+  const cleanupMethods = values["cleanup-method"] ?? [];
+  for (const method of cleanupMethods) {
+    if (method === "" || method.startsWith("$/") || /\s/.test(method))
+      throw new UsageError(`--cleanup-method takes a method name such as _myext/stop, got '${method}'`);
+  }
+  if (cleanupMethods.length > 0) options.cleanupMethods = cleanupMethods;
   if (values.trace !== undefined) options.trace = values.trace;
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
   return options;
