@@ -21,5 +21,7 @@ bridge: run the agent behind a cancellation bridge (the editor talks to the brid
 trace: render a trace written by --trace as a timeline, or with --mermaid as a sequence diagram
 
 Exit status: the agent's own status; 128+N when the agent was killed by signal N, or when the
-bridge itself was stopped by signal N; 126 agent not executable; 127 agent not found; 2 usage.
+bridge itself was stopped by signal N; 126 agent not executable (or a directory); 127 agent not
+found; 2 usage; 65 the trace file is not JSONL written by --trace; 66 an input file is missing or
+unreadable; 73 the --trace or --log-file file cannot be written; 1 anything else (a bug: please report).
 `;

@@ -68,6 +68,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, got '${logLevel}'`);
   }
   const [command, ...args] = argv.slice(split + 1) as [string, ...string[]];
+  if (command.trim() === "") throw new UsageError("the agent command after '--' is empty");
   const support = supportFlags(values.emulate, values["assume-support"]);
   const options: BridgeOptions = {
     command,
@@ -81,6 +82,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     text === undefined ? undefined : nonNegativeInteger(`--${flag}`, text);
   const graceMs = ms("grace-ms", values["grace-ms"]);
   const maxLineBytes = ms("max-line-bytes", values["max-line-bytes"]);
+  if (maxLineBytes === 0) throw new UsageError("--max-line-bytes takes a positive number of bytes, got '0'");
   const exitGraceMs = ms("exit-grace-ms", values["exit-grace-ms"]);
   const killGraceMs = ms("kill-grace-ms", values["kill-grace-ms"]);
   if (graceMs !== undefined) options.graceMs = graceMs;
