@@ -130,8 +130,10 @@ export class CancelEngine {
    */
   private onInvalid(from: Side, value: unknown, problem: string, id: JsonRpcId): void {
     this.emit({ type: "problem", side: from, detail: problem });
+    // An error without an id is a response too (codex-acp answers notifications so): never answer it.
     const responseShaped =
-      typeof value === "object" && value !== null && !("method" in value) && "id" in value;
+      typeof value === "object" && value !== null && !("method" in value) &&
+      ("id" in value || "error" in value || "result" in value);
     if (!responseShaped) {
       this.send(from, invalidRequestResponse(id, problem));
       return;

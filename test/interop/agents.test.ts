@@ -160,6 +160,10 @@ for (const peer of AGENT_PEERS) {
         assert.deepEqual(cell.client.unansweredOrRepeated(), []);
         const toAgent = agentSide(cell.client, "bridge->agent").map((m) => m.method);
         assert.ok(toAgent.includes("session/cancel"), "the agent was told in words it knows");
+        // Regression: codex answers the $/cancel_request notification with an id-less error; the
+        // bridge once answered that with an Invalid Request error of its own.
+        const answeredTheAgent = agentSide(cell.client, "bridge->agent").filter((m) => !("method" in m) && m.id === null);
+        assert.deepEqual(answeredTheAgent, [], "no answer to a response");
       } finally {
         await close(cell);
       }
