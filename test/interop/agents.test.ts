@@ -64,7 +64,8 @@ async function close(cell: Cell): Promise<{ code: number | null; signal: NodeJS.
   let exit = await within(client.exited, 3000);
   const stayed = exit === undefined;
   if (exit === undefined) {
-    client.child.kill("SIGTERM");
+    // Killing the agent's pid alone leaves claude-agent-acp's child running: stop the group.
+    client.signal("SIGTERM");
     exit = (await within(client.exited, 3000)) ?? { code: null, signal: "SIGKILL" };
   }
   await until(() => (processesWith(cell.marker).length === 0 ? true : undefined), "no process of the cell left", 8000)
@@ -101,7 +102,10 @@ for (const peer of AGENT_PEERS) {
         const cell = await open(peer, placement);
         try {
           const { sessionId, init } = await session(peer, cell);
-          const { _meta: _ignored, ...capabilities } = (init.agentCapabilities ?? {}) as Message;
+          // The bridge adds its own capability under _meta; everything else must be the peer's own.
+          const { _meta, ...rest } = (init.agentCapabilities ?? {}) as Message;
+          const { "acp-cancel/cancellation": _ours, ...peerMeta } = (_meta ?? {}) as Message;
+          const capabilities = { ...rest, _meta: peerMeta };
           let turn: unknown = "needs a model (none offline)";
           if (peer.normalPrompt !== undefined) {
             const { answer } = prompt(cell.client, sessionId, peer.normalPrompt);

@@ -137,7 +137,9 @@ export class WireClient {
       placement === "direct"
         ? [agent.command, agent.args]
         : [process.execPath, [CLI, "bridge", "--trace", this.traceFile, ...bridgeArgs, "--", agent.command, ...agent.args]];
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env, cwd });
+    // Directly, the agent leads a process group of its own, so that a careful client (this one)
+    // can stop what it started too; the bridge does the same for the agent it runs.
+    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env, cwd, detached: placement === "direct" });
     this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
     this.child.stdin.on("error", () => {});
     this.child.stderr.on("data", (chunk: Buffer) => {
@@ -149,6 +151,16 @@ export class WireClient {
       this.buffer = lines.pop() ?? "";
       for (const line of lines) if (line.trim() !== "") this.receive(JSON.parse(line) as Message);
     });
+  }
+
+  /** Signals the direct agent's whole process group, or the bridge process. */
+  signal(signal: NodeJS.Signals): void {
+    try {
+      if (this.placement === "direct" && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
+      else this.child.kill(signal);
+    } catch {
+      // already gone
+    }
   }
 
   get stderr(): string {

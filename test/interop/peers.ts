@@ -62,8 +62,20 @@ export const codex: AgentPeer = {
   slow: "direct",
 };
 
+export const claude: AgentPeer = {
+  name: "claude-agent-acp 0.23.1",
+  agent: { command: process.execPath, args: [require.resolve("@zed-industries/claude-agent-acp/dist/index.js")] },
+  longPrompt: "say hi",
+  turnStarted: (_client, hole) => hole.connections > 0,
+  exitsOnEof: false,
+  honoursCancelRequest: false,
+  // session/new alone takes seconds (it starts Claude Code): every cell is slow.
+  slow: "all",
+};
+
 export const AGENT_PEERS: AgentPeer[] = [
   codex,
+  claude,
   sdkLine("v1", "acp-sdk-v1 (@agentclientprotocol/sdk 1.9.0)"),
   sdkLine("zed04", "acp-sdk-zed04 (@zed-industries/agent-client-protocol 0.4.5)"),
   // The 0.28.1 line is also what the bridge's own tests use as "legacy agent": here only in test:interop.
