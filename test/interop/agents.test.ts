@@ -31,7 +31,9 @@ interface Cell {
 async function open(peer: AgentPeer, placement: Placement, bridgeArgs: string[] = []): Promise<Cell> {
   const hole = await new ModelHole().open();
   const { env, home, marker } = sealedEnv(hole);
-  const client = new WireClient(placement, peer.agent, env, home, [...BRIDGE_ARGS, ...bridgeArgs]);
+  const agent = placement === "embedded" ? peer.embedded : peer.agent;
+  assert.ok(agent !== undefined, `${peer.name} has no embedded placement`);
+  const client = new WireClient(placement, agent, env, home, [...BRIDGE_ARGS, ...bridgeArgs]);
   return { client, hole, marker, home };
 }
 
@@ -89,6 +91,7 @@ function agentSide(client: WireClient, hop: "bridge->agent" | "agent->bridge"): 
 for (const peer of AGENT_PEERS) {
   describe(`interop: ${peer.name}`, function () {
     this.timeout(60_000);
+    const placements: Placement[] = ["direct", "bridge", ...(peer.embedded === undefined ? [] : ["embedded" as const])];
     /** A cell: slow ones run in `npm run test:interop` and are pending, with that reason, in `npm test`. */
     const cellIt = (touchesDirect: boolean) => {
       const slow = peer.slow === "all" || (peer.slow === "direct" && touchesDirect);
@@ -97,8 +100,8 @@ for (const peer of AGENT_PEERS) {
     };
 
     cellIt(true)("a normal session is the same direct and through the bridge", async () => {
-      const seen: Record<Placement, unknown> = { direct: undefined, bridge: undefined };
-      for (const placement of ["direct", "bridge"] as const) {
+      const seen: Partial<Record<Placement, unknown>> = {};
+      for (const placement of placements) {
         const cell = await open(peer, placement);
         try {
           const { sessionId, init } = await session(peer, cell);
@@ -119,9 +122,10 @@ for (const peer of AGENT_PEERS) {
         }
       }
       assert.deepEqual(seen.bridge, seen.direct);
+      if (peer.embedded !== undefined) assert.deepEqual(seen.embedded, seen.direct);
     });
 
-    for (const placement of ["direct", "bridge"] as const) {
+    for (const placement of placements) {
       cellIt(placement === "direct")(`${placement}: Stop by session/cancel ends the turn 'cancelled', once`, async () => {
         const cell = await open(peer, placement);
         try {
@@ -157,31 +161,35 @@ for (const peer of AGENT_PEERS) {
       }
     });
 
-    cellIt(false)("bridge: Stop by $/cancel_request ends the turn 'cancelled', once (session/cancel emulated)", async () => {
-      const cell = await open(peer, "bridge");
-      try {
-        const { sessionId } = await session(peer, cell);
-        const turn = prompt(cell.client, sessionId, peer.longPrompt);
-        await until(() => (peer.turnStarted(cell.client, cell.hole) ? true : undefined), "the turn under way");
-        cell.client.notify("$/cancel_request", { requestId: turn.id });
-        const answer = await within(turn.answer, GRACE_MS + 3000);
-        assert.ok(answer !== undefined, "answered within the grace");
-        assert.equal(stopReasonOf(answer), "cancelled", JSON.stringify(answer));
-        assert.deepEqual(cell.client.unansweredOrRepeated(), []);
-        const toAgent = agentSide(cell.client, "bridge->agent").map((m) => m.method);
-        assert.ok(toAgent.includes("session/cancel"), "the agent was told in words it knows");
-        // Regression: codex answers the $/cancel_request notification with an id-less error; the
-        // bridge once answered that with an Invalid Request error of its own.
-        const answeredTheAgent = agentSide(cell.client, "bridge->agent").filter((m) => !("method" in m) && m.id === null);
-        assert.deepEqual(answeredTheAgent, [], "no answer to a response");
-      } finally {
-        await close(cell);
-      }
-    });
+    for (const placement of placements.filter((p) => p !== "direct")) {
+      cellIt(false)(`${placement}: Stop by $/cancel_request ends the turn 'cancelled', once (session/cancel emulated)`, async () => {
+        const cell = await open(peer, placement);
+        try {
+          const { sessionId } = await session(peer, cell);
+          const turn = prompt(cell.client, sessionId, peer.longPrompt);
+          await until(() => (peer.turnStarted(cell.client, cell.hole) ? true : undefined), "the turn under way");
+          cell.client.notify("$/cancel_request", { requestId: turn.id });
+          const answer = await within(turn.answer, GRACE_MS + 3000);
+          assert.ok(answer !== undefined, "answered within the grace");
+          assert.equal(stopReasonOf(answer), "cancelled", JSON.stringify(answer));
+          assert.deepEqual(cell.client.unansweredOrRepeated(), []);
+          if (peer.turnStopped !== undefined) assert.ok(peer.turnStopped(cell.client), "the agent itself stopped its turn");
+          if (placement === "embedded") return; // the agent side is inside the agent's process
+          const toAgent = agentSide(cell.client, "bridge->agent").map((m) => m.method);
+          assert.ok(toAgent.includes("session/cancel"), "the agent was told in words it knows");
+          // Regression: codex answers the $/cancel_request notification with an id-less error; the
+          // bridge once answered that with an Invalid Request error of its own.
+          const answeredTheAgent = agentSide(cell.client, "bridge->agent").filter((m) => !("method" in m) && m.id === null);
+          assert.deepEqual(answeredTheAgent, [], "no answer to a response");
+        } finally {
+          await close(cell);
+        }
+      });
+    }
 
     if (peer.permissionPrompt !== undefined) {
       const permissionPrompt = peer.permissionPrompt;
-      for (const placement of ["direct", "bridge"] as const) {
+      for (const placement of placements) {
         cellIt(placement === "direct")(`${placement}: Stop with a permission dialog open: the dialog is answered 'cancelled' once, the turn ends 'cancelled'`, async () => {
           const cell = await open(peer, placement);
           try {
@@ -199,7 +207,7 @@ for (const peer of AGENT_PEERS) {
             if (placement === "direct") {
               cell.client.send({ jsonrpc: "2.0", id: dialog.id, result: { outcome: { outcome: "cancelled" } } });
             } else {
-              // The bridge tells the editor its dialog is cancelled; a polite editor then answers it.
+              // acp-cancel tells the editor its dialog is cancelled; a polite editor then answers it.
               await until(() => (cell.client.received("$/cancel_request").length > 0 ? true : undefined), "$/cancel_request for the dialog");
               cell.client.send({ jsonrpc: "2.0", id: dialog.id, result: { outcome: { outcome: "cancelled" } } });
             }

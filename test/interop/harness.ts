@@ -103,7 +103,8 @@ export function killAll(marker: string): void {
   }
 }
 
-export type Placement = "direct" | "bridge";
+/** direct: nothing of ours in the path; bridge: `acp-cancel bridge`; embedded: the engine inside the agent. */
+export type Placement = "direct" | "bridge" | "embedded";
 
 export interface AgentCommand {
   command: string;
@@ -134,12 +135,12 @@ export class WireClient {
     readonly traceFile = join(cwd, `trace-${randomUUID()}.jsonl`),
   ) {
     const [command, args] =
-      placement === "direct"
+      placement !== "bridge"
         ? [agent.command, agent.args]
         : [process.execPath, [CLI, "bridge", "--trace", this.traceFile, ...bridgeArgs, "--", agent.command, ...agent.args]];
     // Directly, the agent leads a process group of its own, so that a careful client (this one)
     // can stop what it started too; the bridge does the same for the agent it runs.
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env, cwd, detached: placement === "direct" });
+    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env, cwd, detached: placement !== "bridge" });
     this.exited = new Promise((resolve) => this.child.on("exit", (code, signal) => resolve({ code, signal })));
     this.child.stdin.on("error", () => {});
     this.child.stderr.on("data", (chunk: Buffer) => {
@@ -156,7 +157,7 @@ export class WireClient {
   /** Signals the direct agent's whole process group, or the bridge process. */
   signal(signal: NodeJS.Signals): void {
     try {
-      if (this.placement === "direct" && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
+      if (this.placement !== "bridge" && this.child.pid !== undefined) process.kill(-this.child.pid, signal);
       else this.child.kill(signal);
     } catch {
       // already gone

@@ -9,6 +9,8 @@ const require = createRequire(import.meta.url);
 export interface AgentPeer {
   name: string;
   agent: AgentCommand;
+  /** The same agent with acp-cancel embedded (SDK peers only). */
+  embedded?: AgentCommand;
   /** `authenticate` method id to call before `session/new` (with the fake key in the env). */
   auth?: string;
   /** A prompt that completes offline; undefined when every turn needs a model. */
@@ -17,6 +19,8 @@ export interface AgentPeer {
   longPrompt: string;
   /** True once the long turn is visibly under way. */
   turnStarted(client: WireClient, hole: ModelHole): boolean;
+  /** True once the agent itself reported its long turn stopped (undefined: it cannot say). */
+  turnStopped?: (client: WireClient) => boolean;
   /** A prompt that opens a permission dialog offline; undefined when that needs a model. */
   permissionPrompt?: string;
   /** Exits when its stdin closes (found directly; the bridge copes either way). */
@@ -34,9 +38,11 @@ export function sdkLine(line: "legacy" | "v1" | "zed04", label: string, slow: Ag
   return {
     name: label,
     agent: { command: process.execPath, args: [fixturePath("sdk-line-agent"), line] },
+    embedded: { command: process.execPath, args: [fixturePath("sdk-line-agent"), line, "--embedded"] },
     normalPrompt: "hello",
     longPrompt: "work",
     turnStarted: saidWorking,
+    turnStopped: (client) => client.received("session/update").some((m) => JSON.stringify(m).includes('"stopped"')),
     permissionPrompt: "permission",
     exitsOnEof: true,
     honoursCancelRequest: false,
