@@ -12,6 +12,7 @@ const { methods } = acp;
 function terminalEditor() {
   const processes = new Map<string, ChildProcess>();
   const released: string[] = [];
+  const extensionStops: string[] = [];
   let next = 0;
   const kill = (terminalId: string) => processes.get(terminalId)?.kill("SIGKILL");
   const editor = acp
@@ -35,13 +36,18 @@ function terminalEditor() {
       kill(params.terminalId);
       return {};
     })
+    .onRequest("*", ({ method }) => {
+      if (method !== "_acme/stop_job") throw acp.RequestError.methodNotFound(method);
+      extensionStops.push(method);
+      return {};
+    })
     .onRequest(methods.client.terminal.release, ({ params }) => {
       released.push(params.terminalId);
       kill(params.terminalId);
       processes.delete(params.terminalId);
       return {};
     });
-  return { editor, processes, released };
+  return { editor, processes, released, extensionStops };
 }
 
 type Running = SpawnedPeer & { close(): Promise<unknown> };
@@ -115,5 +121,35 @@ describe("cleanup after Stop: terminal/kill and terminal/release are never cance
         }
       });
     }
+  }
+});
+
+describe("cleanup after Stop: an extension method joins the table with --cleanup-method", () => {
+  for (const declared of [false, true]) {
+    it(`bridge, bare SDK agent: _acme/stop_job ${declared ? "reaches" : "does not reach"} the editor after Stop${declared ? " with --cleanup-method" : ""}`, async () => {
+      const bridge = spawnBridge(declared ? ["--cleanup-method", "_acme/stop_job"] : [], "terminal-agent", ["--bare", "--ext-stop"]);
+      const { editor, processes, extensionStops } = terminalEditor();
+      const log: WireRecord[] = [];
+      const stream = tap(acp.ndJsonStream(bridge.output, bridge.input) as acp.Stream & { readable: never }, log);
+      try {
+        await editor.connectWith(stream, async (agent) => {
+          const sessionId = await openSession(agent);
+          const turn = agent.request(methods.agent.session.prompt, textPrompt(sessionId, "run"));
+          await eventually(() => (requestsIn(log, "in", "terminal/wait_for_exit").length > 0 ? true : undefined), "the wait");
+          await agent.notify(methods.agent.session.cancel, { sessionId });
+          await turn;
+        });
+        assert.deepEqual(extensionStops, declared ? ["_acme/stop_job"] : []);
+        const fromAgent = bridge.hop("agent->bridge").filter((m) => m.method === "_acme/stop_job");
+        const answered = bridge.hop("bridge->agent").filter((m) => !("method" in m) && m.id === fromAgent[0]?.id);
+        assert.equal(answered.length, 1, "the agent's request answered once");
+        if (!declared) assert.equal(errorCode(answered[0]), -32800, "cancelled at birth without the flag");
+        assert.equal(requestsIn(log, "in", "terminal/release").length, 1, "the release goes out either way");
+        assertEachAnsweredOnce(log);
+      } finally {
+        for (const child of processes.values()) child.kill("SIGKILL");
+        await closeBridge(bridge);
+      }
+    });
   }
 });
