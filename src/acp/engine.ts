@@ -24,6 +24,7 @@ import {
 } from "./engine-options.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
+import { type AftermathStats, SESSION_UPDATE, TurnAftermath } from "./turn-aftermath.js";
 
 type Table = JobTable<JsonRpcId, RequestRecord>;
 
@@ -75,6 +76,8 @@ export class CancelEngine {
   private readonly deadlines: ReadonlyMap<string, number>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
+  /** Cancelled turns answered for the agent that the agent has not really ended yet. */
+  private readonly aftermath: TurnAftermath;
   readonly stats: EngineStats = {
     requests: 0,
     cancels: 0,
@@ -96,6 +99,15 @@ export class CancelEngine {
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? nowMs;
+    this.aftermath = new TurnAftermath(
+      {
+        now: () => this.now(),
+        forward: (job, request) => this.forwardHeldPrompt(job, request),
+        refuse: (job, response) => this.answer(job, response),
+        emit: (event) => this.emit(event),
+      },
+      options.turnEnd,
+    );
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -161,6 +173,24 @@ export class CancelEngine {
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, cancelledAnswer(job, detail));
     this.turns.clear();
+    this.aftermath.clear(); // [turn-aftermath] nothing will end those turns now
+  }
+
+  /**
+   * Side `side` was replaced by a fresh peer (the bridge restarted the agent): everything
+   * the old one owed or asked for is answered as on close, naming `detail`; then the side
+   * is open again, with nothing negotiated and no sessions known.
+   */
+  reopen(side: Side, detail: string): void {
+    if (this.closed[side] !== undefined) return;
+    this.close(side, detail);
+    this.closed[side] = undefined;
+    this.negotiated[side] = undefined;
+  }
+
+  /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
+  get aftermathStats(): Readonly<AftermathStats> {
+    return this.aftermath.stats;
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
@@ -211,6 +241,13 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
+    // [turn-aftermath] the agent asks for a turn already answered cancelled: refused at once.
+    if (from === "agent" && sessionId !== undefined && this.aftermath.size !== 0) {
+      if (this.aftermath.refusesRequest(sessionId)) {
+        this.refuseLateRequest(table.create(id, newRecord(id, method, sessionId, from)) as RequestJob);
+        return;
+      }
+    }
     const parent = this.parentFor(from, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
@@ -218,11 +255,19 @@ export class CancelEngine {
       return;
     }
     let outgoing: JsonRpcRequest = request;
+    let held = false;
     if (method === Method.initialize && from === "client") outgoing = this.negotiateClient(request);
-    else if (method === Method.prompt && sessionId !== undefined) this.turns.set(sessionId, job);
-    else if (method === Method.sessionClose && sessionId !== undefined) this.cancelSession(sessionId);
+    else if (method === Method.prompt && sessionId !== undefined) {
+      this.turns.set(sessionId, job);
+      // [turn-aftermath] behind a turn the agent has not really ended, a prompt waits.
+      held = from === "client" && this.aftermath.size !== 0 && this.aftermath.holds(job, request);
+      if (!held) this.aftermath.turnStarted(job);
+    } else if (method === Method.sessionClose && sessionId !== undefined) this.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
-    if (deadline !== undefined) job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
+    if (deadline !== undefined && !job.isSettled) {
+      job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
+    }
+    if (held) return;
     job.payload.delivered = true;
     this.send(otherSide(from), outgoing);
   }
@@ -246,6 +291,26 @@ export class CancelEngine {
     this.nested.set(params, job);
   }
 
+  /** [turn-aftermath] A request of a turn the client was already told is over: never shown. */
+  private refuseLateRequest(job: RequestJob): void {
+    job.cancel("session");
+    const { id, method, sessionId } = job.payload;
+    this.emit({ type: "late-request-refused", sessionId: sessionId ?? "", id, method });
+    this.answer(job, cancelledAnswer(job, "its turn was already answered cancelled"));
+  }
+
+  /** [turn-aftermath] The turn before it really ended: a held prompt goes to the agent now. */
+  private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
+    const gone = this.closed.agent;
+    if (gone !== undefined) {
+      this.answer(job, abandonedAnswer(job.payload.id, gone));
+      return;
+    }
+    job.payload.delivered = true;
+    this.aftermath.turnStarted(job);
+    this.send("agent", request);
+  }
+
   private cancelAtBirth(job: RequestJob, reason: CancelReason): void {
     this.stats.cancelledAtBirth++;
     job.cancel(reason);
@@ -260,10 +325,14 @@ export class CancelEngine {
     const issuer = otherSide(from);
     const job = this.tables[issuer].get(response.id);
     if (job === undefined) {
-      if (this.lateReplies[issuer].delete(response.id)) {
+      const late = this.lateReplies[issuer].delete(response.id);
+      if (late) {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
-      } else {
+      }
+      // [turn-aftermath] v1: the agent's late answer to a prompt answered for it ends the turn.
+      const endedTurn = from === "agent" && this.aftermath.size !== 0 && this.aftermath.lateAnswer(response.id);
+      if (!late && !endedTurn) {
         this.emit({
           type: "problem",
           side: from,
@@ -289,6 +358,10 @@ export class CancelEngine {
     if (method === Method.cancelRequest) {
       this.onCancelRequest(from, message);
       return;
+    }
+    // [turn-aftermath] updates of a turn already answered cancelled are not forwarded.
+    if (from === "agent" && this.aftermath.size !== 0 && method === SESSION_UPDATE) {
+      if (this.aftermath.suppressesUpdate(message.params)) return;
     }
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client") {
@@ -348,6 +421,11 @@ export class CancelEngine {
     this.stats.cancels++;
     record.cancelledAt = this.now();
     this.emit({ type: "cancel", side: issuer, id, method, reason });
+    // [turn-aftermath] a held prompt never reached the agent: nothing to stop, answer now.
+    if (!record.delivered && this.aftermath.release(job)) {
+      this.finishCancelled(job, cancelledAnswer(job));
+      return;
+    }
     this.stopHandler(job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
@@ -427,6 +505,17 @@ export class CancelEngine {
     if (record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
       this.turns.delete(record.sessionId);
     this.send(record.issuer, response);
+    // [turn-aftermath] answered for the agent, whose own turn goes on: track it to its real end.
+    if (
+      record.delivered &&
+      !record.handlerAnswered &&
+      record.method === Method.prompt &&
+      record.issuer === "client" &&
+      this.closed.agent === undefined &&
+      this.closed.client === undefined
+    ) {
+      this.aftermath.begin(job);
+    }
     const parent = job.parent;
     if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);
