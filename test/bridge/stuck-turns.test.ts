@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { type BridgeProcess, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { type BridgeProcess, CLI, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
 import { eventually } from "../support/wire-assertions.js";
 import {
   isRequest,
@@ -11,6 +14,34 @@ import {
   sameId,
   sleep,
 } from "../reliability/support.js";
+
+const acpSchema = createRequire(import.meta.url)("@agentclientprotocol/sdk/schema/v1/schema.json") as object;
+const ajv = new Ajv2020({ strict: false, validateFormats: false });
+ajv.addSchema(acpSchema, "acp-v1");
+
+/** Every answer the bridge wrote, to either side, validates against ACP v1's official schema. */
+function assertAnswersValid(bridge: BridgeProcess): void {
+  for (const [hop, definition] of [
+    ["bridge->editor", "AgentResponse"],
+    ["bridge->agent", "ClientResponse"],
+  ] as const) {
+    const validate = ajv.getSchema(`acp-v1#/$defs/${definition}`);
+    assert.ok(validate, definition);
+    for (const message of bridge.hop(hop).filter((m) => !("method" in m))) {
+      assert.ok(validate(message), `${hop} ${JSON.stringify(message)}: ${ajv.errorsText(validate.errors)}`);
+    }
+  }
+  // The generic response accepts any result (extension methods): check the ones we synthesise exactly.
+  const exactly = (hop: "bridge->editor" | "bridge->agent", idPrefix: string, definition: string) => {
+    const validate = ajv.getSchema(`acp-v1#/$defs/${definition}`);
+    assert.ok(validate, definition);
+    for (const m of bridge.hop(hop).filter((m) => "result" in m && String(m.id).startsWith(idPrefix))) {
+      assert.ok(validate(m.result), `${definition} ${JSON.stringify(m)}: ${ajv.errorsText(validate.errors)}`);
+    }
+  };
+  exactly("bridge->editor", "p", "PromptResponse");
+  exactly("bridge->agent", "perm-", "RequestPermissionResponse");
+}
 
 /** A bridge in front of a misbehaving agent, a raw editor on its stdio, and one open session. */
 async function stuckSetup(bridgeArgs: string[], fixture: string, agentArgs: string[] = []) {
@@ -90,6 +121,7 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
         }
         assert.ok(!editor.received.some((m) => m.id === null), "the agent's rejection never reaches the editor");
         assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+        assertAnswersValid(bridge);
       } finally {
         await closeBridge(bridge);
       }
@@ -121,6 +153,7 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
       assert.ok(!bridge.hop("bridge->agent").some((m) => m.id === "p2"), "the refused prompt never reached the agent");
       assert.ok(isAlive(shell), "fail kills nothing");
       assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+      assertAnswersValid(bridge);
       await closeBridge(bridge);
       await gone(shell, "the shell (with the agent's group, on exit)");
     } finally {
@@ -158,6 +191,7 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
         "the new turn's own update",
       );
       assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+      assertAnswersValid(bridge);
     } finally {
       await closeBridge(bridge);
     }
@@ -195,8 +229,30 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
       assert.deepEqual((await editor.answer("p3")).result, { stopReason: "end_turn" });
       assert.ok(!editor.received.some((m) => !isRequest(m) && typeof m.id === "string" && m.id.startsWith("acp-cancel/")));
       assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2", "new2", "p3"]);
+      assertAnswersValid(bridge);
     } finally {
       await closeBridge(bridge);
+    }
+  });
+
+  it("bad escalation flags exit 2 with a message naming the mistake", async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        child.on("exit", (code) => resolve({ code, stderr }));
+      });
+    const cases: [string[], RegExp][] = [
+      [["bridge", "--on-stuck", "pray", "--", "x"], /--on-stuck takes one of fail, kill-tools, restart, got 'pray'/],
+      [["bridge", "--turn-end-window-ms", "soon", "--", "x"], /--turn-end-window-ms takes a whole number/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(args);
+      assert.equal(result.code, 2, args.join(" "));
+      assert.match(result.stderr, message);
     }
   });
 });
