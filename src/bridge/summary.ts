@@ -26,7 +26,7 @@ function afterAnswers(engine: CancelEngine): string {
     engine.aftermathStats;
   if (turnsTracked === 0) return "";
   return (
-    `; ${turnsTracked} turns outlived their answer: ${lateUpdatesSuppressed} late updates suppressed, ` +
+    `; turns that outlived the bridge's answer: ${turnsTracked}, ${lateUpdatesSuppressed} late updates suppressed, ` +
     `${lateRequestsRefused} late requests refused, ${promptsHeld} prompts held, ${stuckEscalations} stuck escalations`
   );
 }

@@ -87,7 +87,11 @@ const STREAMING_AGENTS = [
 describe("bridge: a Stop that always works, with agents that ignore it (real processes)", () => {
   for (const agent of STREAMING_AGENTS) {
     it(`${agent.name} and streams for 1.5 s: answered cancelled after the grace, no late update reaches the editor, the next prompt is held and then succeeds`, async () => {
-      const { bridge, editor, sessionId } = await stuckSetup(["--grace-ms", "150"], agent.fixture, agent.args);
+      const { bridge, editor, sessionId } = await stuckSetup(
+        ["--grace-ms", "150", "--log-level", "debug"],
+        agent.fixture,
+        agent.args,
+      );
       try {
         await promptAtAgent(bridge, editor, "p1", sessionId, "stream");
         await eventually(() => editor.received.find(isUpdate), "the turn streaming");
@@ -122,6 +126,12 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
         assert.ok(!editor.received.some((m) => m.id === null), "the agent's rejection never reaches the editor");
         assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
         assertAnswersValid(bridge);
+        await closeBridge(bridge);
+        assert.match(
+          bridge.stderr(),
+          new RegExp(`turns that outlived the bridge's answer: 1, ${suppressed} late updates suppressed`),
+          "the summary counts them",
+        );
       } finally {
         await closeBridge(bridge);
       }
@@ -206,14 +216,17 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
       const oldAgent = await eventually(() => pidFrom(bridge.stderr(), "agent"), "the agent's pid");
       await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
       const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
+      editor.send({ jsonrpc: "2.0", id: "hang", method: "_test/hang", params: {} });
       editor.send(sessionCancel(sessionId));
       assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
       editor.send(prompt("p2", sessionId, "next"));
-      const refused = await editor.answer("p2");
-      const error = refused.error as { code: number; message: string };
-      assert.equal(error.code, -32800);
-      assert.match(error.message, /the agent was restarted/);
-      assert.match(error.message, new RegExp(`session ${sessionId}'s cancelled turn was stuck`));
+      // Everything pending for the old agent is answered, naming why: the held prompt and the request it never answered.
+      for (const id of ["p2", "hang"]) {
+        const error = (await editor.answer(id)).error as { code: number; message: string };
+        assert.equal(error.code, -32800, id);
+        assert.match(error.message, /the agent was restarted/);
+        assert.match(error.message, new RegExp(`session ${sessionId}'s cancelled turn was stuck for \\d+ ms`));
+      }
       const newAgent = await eventually(() => {
         const pids = [...bridge.stderr().matchAll(/agent pid (\d+)/g)].map((m) => Number(m[1]));
         return pids.length >= 2 ? pids[1] : undefined;
@@ -228,7 +241,7 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
       editor.send(prompt("p3", fresh, "again"));
       assert.deepEqual((await editor.answer("p3")).result, { stopReason: "end_turn" });
       assert.ok(!editor.received.some((m) => !isRequest(m) && typeof m.id === "string" && m.id.startsWith("acp-cancel/")));
-      assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2", "new2", "p3"]);
+      assertEachAnsweredOnce(editor, ["init", "new", "p1", "hang", "p2", "new2", "p3"]);
       assertAnswersValid(bridge);
     } finally {
       await closeBridge(bridge);
