@@ -138,6 +138,30 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
     });
   }
 
+  it("an agent that honours the cancel: no aftermath at all, the next prompt goes straight to the agent", async () => {
+    const { bridge, editor, sessionId } = await stuckSetup(["--grace-ms", "2000"], "stuck-agent", ["--on-cancel", "honour"]);
+    try {
+      await promptAtAgent(bridge, editor, "p1", sessionId, "stream");
+      await eventually(() => editor.received.find(isUpdate), "the turn streaming");
+      editor.send(sessionCancel(sessionId));
+      const first = await editor.answer("p1");
+      assert.deepEqual(first.result, { stopReason: "cancelled" });
+      assert.deepEqual(noted(bridge, "answered-for-peer"), [], "the agent answered itself");
+      editor.send(prompt("p2", sessionId, "next"));
+      assert.deepEqual((await editor.answer("p2")).result, { stopReason: "end_turn" });
+      for (const type of ["turn-outlives-answer", "late-update-suppressed", "prompt-held", "turn-ended"])
+        assert.deepEqual(noted(bridge, type), [], `no ${type}`);
+      // p2 left for the agent in the same step it arrived: nothing in between on the bridge's hops.
+      const hops = bridge.trace().filter((e) => e.hop !== undefined);
+      const arrived = hops.findIndex((e) => e.hop === "editor->bridge" && (e.message as Message).id === "p2");
+      assert.equal(hops[arrived + 1]?.hop, "bridge->agent");
+      assert.equal((hops[arrived + 1]?.message as Message).id, "p2");
+      assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+    } finally {
+      await closeBridge(bridge);
+    }
+  });
+
   it("stuck in a tool (a shell that ignores SIGTERM), --on-stuck fail: the held prompt gets the clear error within the window", async () => {
     const { bridge, editor, sessionId } = await stuckSetup(
       ["--grace-ms", "100", "--turn-end-window-ms", "500"],
