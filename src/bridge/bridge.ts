@@ -181,6 +181,8 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
       }
       restarts++;
       logger.info(`restarted the agent (pid ${agent.child.pid})`);
+      // The bridge began shutting down meanwhile: the new agent is not needed.
+      if (stopping !== undefined) agent.signalGroup("SIGKILL");
       agentEnd = connectAgent(agent);
       const queued = waiting ?? [];
       waiting = undefined;
