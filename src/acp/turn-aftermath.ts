@@ -73,7 +73,10 @@ interface HeldPrompt {
 /** One session's turn: answered for the peer, not yet ended by the agent. */
 interface Aftermath {
   readonly sessionId: string;
+  /** The first prompt answered for the agent: the one errors name. */
   readonly promptId: JsonRpcId;
+  /** Every prompt of the session answered for the agent and not yet answered by it. */
+  readonly open: Set<JsonRpcId>;
   readonly turnStartedAt: number;
   readonly answeredAt: number;
   suppressed: number;
@@ -137,11 +140,20 @@ export class TurnAftermath {
   /** The engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
   begin(job: RequestJob): void {
     const { sessionId, id } = job.payload;
-    if (this.options === undefined || sessionId === undefined || this.sessions.has(sessionId)) return;
+    if (this.options === undefined || sessionId === undefined) return;
+    const existing = this.sessions.get(sessionId);
+    if (existing !== undefined) {
+      // A second prompt the client sent into the same turn, also left running by the agent:
+      // the turn ends when the agent has answered both.
+      existing.open.add(id);
+      this.byPrompt.set(id, sessionId);
+      return;
+    }
     const now = this.host.now();
     const aftermath: Aftermath = {
       sessionId,
       promptId: id,
+      open: new Set([id]),
       turnStartedAt: this.started.get(job) ?? job.payload.cancelledAt ?? now,
       answeredAt: now,
       suppressed: 0,
@@ -179,11 +191,14 @@ export class TurnAftermath {
     }
   }
 
-  /** v1: an answer from the agent to a request already answered for it. True when it ended a turn. */
+  /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
   lateAnswer(id: JsonRpcId): boolean {
     const sessionId = this.byPrompt.get(id);
     if (sessionId === undefined) return false;
-    this.turnEnded(sessionId, "the agent's late answer to the prompt");
+    this.byPrompt.delete(id);
+    const aftermath = this.sessions.get(sessionId);
+    aftermath?.open.delete(id);
+    if (aftermath?.open.size === 0) this.turnEnded(sessionId, "the agent's late answer to the prompt");
     return true;
   }
 
@@ -241,7 +256,7 @@ export class TurnAftermath {
   private forget(aftermath: Aftermath): void {
     clearTimeout(aftermath.timer);
     this.sessions.delete(aftermath.sessionId);
-    this.byPrompt.delete(aftermath.promptId);
+    for (const id of aftermath.open) this.byPrompt.delete(id);
   }
 
   private arm(aftermath: Aftermath): void {

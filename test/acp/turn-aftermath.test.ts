@@ -144,6 +144,20 @@ describe("the real end of a turn (turn-aftermath), engine level", () => {
       assert.equal(h.eventsOf("late-reply-dropped").length, 1, "the late answer itself is still dropped");
     }));
 
+  it("two prompts of one session both answered for the agent: the turn ends when the agent has answered both", () =>
+    withEngine(TURN_END, (h) => {
+      h.client(prompt(1, "s"));
+      h.client(prompt(2, "s")); // a client that does not wait: both reach the agent
+      h.client(sessionCancel("s"));
+      h.client({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 1 } });
+      assert.deepEqual(h.tick(100), [to("client", cancelledTurn(2)), to("client", cancelledTurn(1))]);
+      assert.deepEqual(h.client(prompt(3, "s")), []);
+      assert.deepEqual(h.agent(endTurn(1)), [], "prompt 2 is still running at the agent");
+      assert.deepEqual(h.agent(update("s", "late")), []);
+      assert.deepEqual(h.agent(endTurn(2)), [to("agent", prompt(3, "s"))]);
+      h.agent(endTurn(3));
+    }));
+
   it("a late error answer ends the turn too", () =>
     withEngine(TURN_END, (h) => {
       stuckTurn(h);
