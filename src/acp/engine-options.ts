@@ -34,7 +34,9 @@ export type EngineEvent =
   | { type: "late-request-refused"; sessionId: string; id: JsonRpcId; method: string }
   | { type: "prompt-held"; sessionId: string; id: JsonRpcId; behind: JsonRpcId }
   | { type: "turn-ended"; sessionId: string; id: JsonRpcId; how: string; afterMs: number; suppressedUpdates: number }
-  | ({ type: "turn-stuck"; verdict: StuckVerdict } & StuckTurn);
+  | ({ type: "turn-stuck"; verdict: StuckVerdict } & StuckTurn)
+  /** The protocol version the agent's `initialize` answer put in force; `rules: "pass-through"` for one we do not know. */
+  | { type: "protocol-version"; version: unknown; rules: string };
 
 export interface EngineOptions {
   /** How long a cancelled request may stay unanswered before the engine answers it. Default 2000 ms. */
