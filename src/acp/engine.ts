@@ -24,7 +24,7 @@ import {
 } from "./engine-options.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
-import { SessionWork } from "./session-work.js";
+import { SessionWork, type WorkJob } from "./session-work.js";
 import { PASS_THROUGH_RULES } from "./versions/pass-through.js";
 import { rulesFor, type VersionRules, type WorkChange } from "./versions/rules.js";
 import { V1_RULES } from "./versions/v1.js";
@@ -82,6 +82,8 @@ export class CancelEngine {
   private readonly deadlines: ReadonlyMap<string, number>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
+  /** [turn-aftermath] Cancelled foreground work (v2) the agent has this long to end before the engine gives up. */
+  private readonly workGrace: GraceTimers<WorkJob>;
   /** Cancelled turns answered for the agent that the agent has not really ended yet. */
   private readonly aftermath: TurnAftermath;
   readonly stats: EngineStats = {
@@ -101,6 +103,7 @@ export class CancelEngine {
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
+    this.workGrace = new GraceTimers(this.graceMs, (work) => this.workGivenUp(work));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
@@ -178,6 +181,7 @@ export class CancelEngine {
       this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
+    for (const turn of this.turns.values()) if (isWorkJob(turn)) this.workGrace.stop(turn);
     this.turns.clear();
     this.aftermath.clear(); // [turn-aftermath] nothing will end those turns now
   }
@@ -314,6 +318,8 @@ export class CancelEngine {
       return;
     }
     job.payload.delivered = true;
+    const { sessionId } = job.payload;
+    if (sessionId !== undefined) this.startTurn(sessionId, job); // v2: the old work ended, new work opens
     this.aftermath.turnStarted(job);
     this.send("agent", request);
   }
@@ -368,7 +374,7 @@ export class CancelEngine {
     }
     // [turn-aftermath] updates of a turn already answered cancelled are not forwarded.
     if (from === "agent" && this.aftermath.size !== 0 && method === SESSION_UPDATE) {
-      if (this.aftermath.suppressesUpdate(message.params)) return;
+      if (this.lateWorkEnd(message.params) || this.aftermath.suppressesUpdate(message.params)) return;
     }
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
@@ -401,7 +407,11 @@ export class CancelEngine {
 
   private cancelSession(sessionId: string): void {
     const turn = this.turns.get(sessionId);
-    if (turn?.isRunning) this.cancelJob(turn, "session");
+    if (turn?.isRunning) {
+      this.cancelJob(turn, "session");
+      // [turn-aftermath] foreground work (v2) has no answer to give: a grace of its own bounds it.
+      if (this.aftermath.enabled && isWorkJob(turn)) this.workGrace.start(turn);
+    }
     if (!this.rules.promptIsTurn) {
       this.cancelUninsertedPrompts(sessionId);
       return;
@@ -434,7 +444,7 @@ export class CancelEngine {
   /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
   private startTurn(sessionId: string, prompt: RequestJob): void {
     if (this.rules.promptIsTurn) this.turns.set(sessionId, prompt);
-    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start");
+    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start", prompt.payload.id);
   }
 
   /**
@@ -442,15 +452,49 @@ export class CancelEngine {
    * one included: updates after `session/cancel` still belong to the work it cancelled.
    * The idle `state_update` ends it.
    */
-  private onWorkChange(sessionId: string | undefined, change: WorkChange): void {
+  private onWorkChange(sessionId: string | undefined, change: WorkChange, promptId: JsonRpcId = null): void {
     if (sessionId === undefined) return;
     const open = this.turns.get(sessionId);
     if (change === "start") {
-      if (open === undefined || open.isSettled) this.turns.set(sessionId, new Job(new SessionWork(sessionId)));
+      if (open === undefined || open.isSettled) {
+        const started = this.aftermath.enabled ? this.now() : undefined;
+        this.turns.set(sessionId, new Job(new SessionWork(sessionId, promptId, started)));
+      }
       return;
     }
+    if (isWorkJob(open)) this.workGrace.stop(open);
     open?.settle();
     this.turns.delete(sessionId);
+  }
+
+  /**
+   * [turn-aftermath] The grace after `session/cancel` passed and the agent has not reported
+   * the work idle: the client is told it is (the version's notice), and the agent's own work
+   * is tracked to its real end.
+   */
+  private workGivenUp(work: WorkJob): void {
+    const { sessionId, promptId, startedAt } = work.payload;
+    if (work.isSettled || this.turns.get(sessionId) !== work || this.closed.client !== undefined) return;
+    if (this.closed.agent !== undefined) return;
+    const notice = this.rules.cancelledWorkEnd(sessionId);
+    if (notice === undefined) return;
+    this.emit({ type: "emulated", side: "client", what: "idle state_update for cancelled work the agent did not end" });
+    this.send("client", notice);
+    this.aftermath.beginWork(sessionId, promptId, startedAt);
+  }
+
+  /**
+   * [turn-aftermath] An update that really ends a turn given up on (v2: the idle
+   * `state_update`): the work ends, held prompts go on. Not forwarded: the client already
+   * had the engine's idle for it. True when it was one.
+   */
+  private lateWorkEnd(params: unknown): boolean {
+    if (this.rules.workChange(params) !== "end") return false;
+    const sessionId = sessionIdOf(params);
+    if (sessionId === undefined || !this.aftermath.has(sessionId)) return false;
+    this.onWorkChange(sessionId, "end");
+    this.aftermath.turnEnded(sessionId, "the idle state_update");
+    return true;
   }
 
   private cancelJob(root: AnyJob, reason: CancelReason) {
@@ -620,4 +664,9 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
+}
+
+/** A session's foreground work (v2), as opposed to a prompt turn (v1). */
+function isWorkJob(job: AnyJob | undefined): job is WorkJob {
+  return job?.payload instanceof SessionWork;
 }

@@ -137,7 +137,7 @@ export class TurnAftermath {
     if (this.options !== undefined) this.started.set(job, this.host.now());
   }
 
-  /** The engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
+  /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
   begin(job: RequestJob): void {
     const { sessionId, id } = job.payload;
     if (this.options === undefined || sessionId === undefined) return;
@@ -149,12 +149,27 @@ export class TurnAftermath {
       this.byPrompt.set(id, sessionId);
       return;
     }
+    this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
+    this.byPrompt.set(id, sessionId);
+  }
+
+  /**
+   * v2 draft: the engine gave up on the session's cancelled foreground work for the agent
+   * (and told the client it is idle); the agent's own work goes on until its idle
+   * `state_update`. `promptId` is the prompt that opened the work (null: the agent's own).
+   */
+  beginWork(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): void {
+    if (this.options === undefined || this.sessions.has(sessionId)) return;
+    this.open(sessionId, promptId, startedAt);
+  }
+
+  private open(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): void {
     const now = this.host.now();
     const aftermath: Aftermath = {
       sessionId,
-      promptId: id,
-      open: new Set([id]),
-      turnStartedAt: this.started.get(job) ?? job.payload.cancelledAt ?? now,
+      promptId,
+      open: new Set([promptId]),
+      turnStartedAt: startedAt ?? now,
       answeredAt: now,
       suppressed: 0,
       held: [],
@@ -163,10 +178,9 @@ export class TurnAftermath {
       timer: undefined,
     };
     this.sessions.set(sessionId, aftermath);
-    this.byPrompt.set(id, sessionId);
     this.stats.turnsTracked++;
     this.arm(aftermath);
-    this.host.emit({ type: "turn-outlives-answer", sessionId, id, windowMs: this.windowMs });
+    this.host.emit({ type: "turn-outlives-answer", sessionId, id: promptId, windowMs: this.windowMs });
   }
 
   /**

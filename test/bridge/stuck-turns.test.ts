@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { type BridgeProcess, CLI, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
+import { ConformanceTracker } from "../support/schema-validator.js";
 import { eventually } from "../support/wire-assertions.js";
 import {
   isRequest,
@@ -290,6 +291,123 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
       const result = await run(args);
       assert.equal(result.code, 2, args.join(" "));
       assert.match(result.stderr, message);
+    }
+  });
+});
+
+/** A v2 editor's session: initialize in the v2 draft's words, then session/new. */
+async function openV2Session(editor: RawPeer): Promise<string> {
+  editor.send({
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: 2, info: { name: "raw-editor", version: "1.0.0" }, capabilities: {} },
+  });
+  const init = await editor.answer("init");
+  assert.equal((init.result as { protocolVersion?: unknown }).protocolVersion, 2);
+  editor.send({ jsonrpc: "2.0", id: "new", method: "session/new", params: { cwd: "/" } });
+  return ((await editor.answer("new")).result as { sessionId: string }).sessionId;
+}
+
+async function v2StuckSetup(bridgeArgs: string[], agentArgs: string[] = []) {
+  const bridge = spawnBridge(bridgeArgs, "stuck-agent", ["--v2", ...agentArgs]);
+  const editor = new RawPeer(bridge.input, bridge.child.stdin);
+  const sessionId = await openV2Session(editor);
+  return { bridge, editor, sessionId };
+}
+
+const stateOf = (m: Message) =>
+  (m.params as { update?: { sessionUpdate?: string; state?: string; stopReason?: string } } | undefined)?.update;
+const isIdle = (m: Message) => isUpdate(m) && stateOf(m)?.sessionUpdate === "state_update" && stateOf(m)?.state === "idle";
+
+/** Every message on every hop of the bridge, not only what it synthesised, validates against ACP v2's schema. */
+function assertWholeWireV2(bridge: BridgeProcess): void {
+  const tracker = new ConformanceTracker("v2 stuck turn, every hop");
+  for (const { hop, message } of bridge.trace()) {
+    if (hop === undefined || message === undefined) continue;
+    tracker.see(hop === "editor->bridge" || hop === "bridge->agent" ? "a" : "b", message);
+  }
+  assert.equal(tracker.firstProblem, undefined);
+}
+
+describe("bridge: a Stop that always works under the ACP v2 draft (the idle state_update is the turn's end)", () => {
+  it("a raw-wire v2 agent ignores every cancel and streams for 1.5 s: the editor gets an idle after the grace and no update of that turn after it; the next prompt is held until the agent's own idle, then succeeds", async () => {
+    const { bridge, editor, sessionId } = await v2StuckSetup(["--grace-ms", "150", "--log-level", "debug"]);
+    try {
+      await promptAtAgent(bridge, editor, "p1", sessionId, "stream");
+      // v2: the prompt's answer is the insertion ack, the agent's own, before the turn ends.
+      assert.ok(typeof ((await editor.answer("p1")).result as { messageId?: unknown }).messageId === "string");
+      await eventually(() => editor.received.find((m) => isUpdate(m) && /chunk/.test(textOf(m))), "the turn streaming");
+      editor.send(sessionCancel(sessionId));
+      const givenUp = await eventually(() => editor.received.find(isIdle), "the bridge's idle for the cancelled work");
+      assert.equal(stateOf(givenUp)?.stopReason, "cancelled");
+      assert.equal(noted(bridge, "turn-outlives-answer").length, 1, "the bridge gave up on the work for the agent");
+      const givenUpAt = editor.received.indexOf(givenUp);
+      editor.send(prompt("p2", sessionId, "next"));
+      const second = await editor.answer("p2");
+      assert.ok(!("error" in second), `the next prompt succeeded (no 'busy'): ${JSON.stringify(second)}`);
+      const newTurnIdle = await eventually(
+        () => editor.received.slice(editor.received.indexOf(second)).find(isIdle),
+        "the new turn's idle",
+      );
+      assert.equal(stateOf(newTurnIdle)?.stopReason, "end_turn");
+      // The agent's own idle for the old turn came before the next prompt reached it, and was its end.
+      const hops = bridge.trace();
+      const agentIdle = hops.findIndex((e) => e.hop === "agent->bridge" && isIdle(e.message as Message));
+      const forwarded = hops.findIndex((e) => e.hop === "bridge->agent" && (e.message as Message).id === "p2");
+      assert.ok(agentIdle !== -1 && agentIdle < forwarded, "p2 went to the agent only after the agent's idle for p1's work");
+      const ended = noted(bridge, "turn-ended");
+      assert.equal(ended.length, 1);
+      assert.match(ended[0]?.note ?? "", /the idle state_update/);
+      // After the bridge's idle, the editor saw only the new turn: nothing before p2's answer, chunks of "next".
+      const after = editor.received.slice(givenUpAt + 1);
+      const answeredAt = after.indexOf(second);
+      assert.deepEqual(after.slice(0, answeredAt).filter(isUpdate), [], "no update of the old turn after its idle");
+      for (const m of after.filter((m) => isUpdate(m) && stateOf(m)?.sessionUpdate !== "state_update"))
+        assert.match(textOf(m), /next/, `a late update of the old turn: ${textOf(m)}`);
+      assert.equal(editor.received.filter(isIdle).length, 2, "one idle per turn: the bridge's, then the new turn's");
+      const suppressed = noted(bridge, "late-update-suppressed").length;
+      assert.ok(suppressed > 0, "late updates were suppressed and traced");
+      // Not shown: the suppressed ones and the agent's own idle (its end); shown in its place: the bridge's idle.
+      const sent = bridge.hop("agent->bridge").filter(isUpdate).length;
+      assert.equal(sent - editor.received.filter(isUpdate).length, suppressed, "every update not shown is counted");
+      // The old turn's permission request never reached the editor; the agent got v2's cancelled outcome.
+      assert.deepEqual(editor.requestsFrom("session/request_permission"), []);
+      const refused = bridge.hop("bridge->agent").find((m) => String(m.id).startsWith("perm-"));
+      assert.deepEqual(refused?.result, { outcome: { outcome: "cancelled" } });
+      assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+      assertWholeWireV2(bridge);
+    } finally {
+      await closeBridge(bridge);
+    }
+  });
+
+  it("a v2 agent stuck in a tool, --on-stuck fail: the bridge's idle after the grace, then the held prompt gets the clear error within the window", async () => {
+    const { bridge, editor, sessionId } = await v2StuckSetup(["--grace-ms", "100", "--turn-end-window-ms", "500"]);
+    try {
+      await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
+      const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
+      await editor.answer("p1");
+      editor.send(sessionCancel(sessionId));
+      const givenUp = await eventually(() => editor.received.find(isIdle), "the bridge's idle");
+      assert.equal(stateOf(givenUp)?.stopReason, "cancelled");
+      editor.send(prompt("p2", sessionId, "next"));
+      const refused = await editor.answer("p2");
+      const error = refused.error as { code: number; message: string; data: Record<string, unknown> };
+      assert.equal(error.code, -32010);
+      assert.match(error.message, new RegExp(`Session ${sessionId} is stuck`));
+      assert.match(error.message, /prompt "p1"/);
+      assert.equal(error.data.stuckPromptId, "p1");
+      assert.ok((error.data.stuckForMs as number) >= 500, "named how long it has been stuck");
+      assert.match(noted(bridge, "turn-stuck")[0]?.note ?? "", /"verdict":"fail"/);
+      assert.ok(!bridge.hop("bridge->agent").some((m) => m.id === "p2"), "the refused prompt never reached the agent");
+      assert.ok(isAlive(shell), "fail kills nothing");
+      assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+      assertWholeWireV2(bridge);
+      await closeBridge(bridge);
+      await gone(shell, "the shell (with the agent's group, on exit)");
+    } finally {
+      await closeBridge(bridge);
     }
   });
 });

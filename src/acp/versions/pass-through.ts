@@ -14,6 +14,7 @@ export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
   promptIsTurn: false,
   realTurnEnd: undefined,
   workChange: () => undefined,
+  cancelledWorkEnd: () => undefined,
   // Only reached for a request whose issuer is gone (never delivered): plain JSON-RPC.
   cancelledAnswer: cancelledError,
   normaliseCancelled: (_job: unknown, response: JsonRpcResponse) => response,

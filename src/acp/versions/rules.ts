@@ -1,4 +1,4 @@
-import type { JsonRpcResponse } from "../../wire/index.js";
+import type { JsonRpcNotification, JsonRpcResponse } from "../../wire/index.js";
 import type { RequestJob } from "../request-record.js";
 import { V1_RULES } from "./v1.js";
 import { V2_RULES } from "./v2.js";
@@ -37,6 +37,12 @@ export interface VersionRules {
    * aftermath at all (pass-through).
    */
   readonly realTurnEnd: RealTurnEnd;
+  /**
+   * [turn-aftermath] The notification that tells the client a session's cancelled foreground
+   * work is over, sent when the engine gives up on it for the agent (its grace expired).
+   * Undefined where the prompt is the turn (v1: its cancelled answer tells the client).
+   */
+  cancelledWorkEnd(sessionId: string): JsonRpcNotification | undefined;
   /** What a `session/update` from the agent does to the session's foreground work (hot path: no allocation). */
   workChange(params: unknown): WorkChange;
   /** The answer a cancelled request gets when its handler gave none. */

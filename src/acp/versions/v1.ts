@@ -12,6 +12,7 @@ export const V1_RULES: VersionRules = Object.freeze({
   promptIsTurn: true,
   realTurnEnd: "prompt-answer",
   workChange: () => undefined,
+  cancelledWorkEnd: () => undefined,
   cancelledAnswer,
   normaliseCancelled,
 });

@@ -1,4 +1,4 @@
-import { type JsonRpcResponse, resultResponse } from "../../wire/index.js";
+import { type JsonRpcNotification, type JsonRpcResponse, notification, resultResponse } from "../../wire/index.js";
 import { cancelledError, normaliseCancelled, normaliseCancelledError } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
 import type { RequestJob } from "../request-record.js";
@@ -33,6 +33,14 @@ function workChangeV2(params: unknown): WorkChange {
   return state === "running" || state === "requires_action" ? "start" : undefined;
 }
 
+/** The idle `state_update` (stopReason `cancelled`) that ends a session's cancelled work for the client. */
+function cancelledWorkEndV2(sessionId: string): JsonRpcNotification {
+  return notification(Method.sessionUpdate, {
+    sessionId,
+    update: { sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" },
+  });
+}
+
 /**
  * The ACP v2 draft: the prompt answer acknowledges insertion, foreground work runs from the
  * prompt (or a running / requires_action `state_update`) to the idle `state_update`, and
@@ -45,6 +53,7 @@ export const V2_RULES: VersionRules = Object.freeze({
   promptIsTurn: false,
   realTurnEnd: "idle",
   workChange: workChangeV2,
+  cancelledWorkEnd: cancelledWorkEndV2,
   cancelledAnswer: cancelledAnswerV2,
   normaliseCancelled: normaliseCancelledV2,
 });
