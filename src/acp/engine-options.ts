@@ -1,6 +1,7 @@
 import type { CancelReason } from "../core/index.js";
 import type { JsonRpcId, JsonRpcMessage } from "../wire/index.js";
 import type { Side } from "./methods.js";
+import type { StuckTurn, StuckVerdict, TurnEndOptions } from "./turn-aftermath.js";
 
 /**
  * How far a side can be trusted with cancellation.
@@ -27,6 +28,13 @@ export type EngineEvent =
   | { type: "late-reply-dropped"; side: Side; id: JsonRpcId }
   | { type: "emulated"; side: Side; what: string; id?: JsonRpcId }
   | { type: "problem"; side: Side; detail: string }
+  // The real end of a turn (turn-aftermath.ts): only with `turnEnd` set.
+  | { type: "turn-outlives-answer"; sessionId: string; id: JsonRpcId; windowMs: number }
+  | { type: "late-update-suppressed"; sessionId: string; count: number }
+  | { type: "late-request-refused"; sessionId: string; id: JsonRpcId; method: string }
+  | { type: "prompt-held"; sessionId: string; id: JsonRpcId; behind: JsonRpcId }
+  | { type: "turn-ended"; sessionId: string; id: JsonRpcId; how: string; afterMs: number; suppressedUpdates: number }
+  | ({ type: "turn-stuck"; verdict: StuckVerdict } & StuckTurn)
   /** The protocol version the agent's `initialize` answer put in force; `rules: "pass-through"` for one we do not know. */
   | { type: "protocol-version"; version: unknown; rules: string };
 
@@ -44,6 +52,12 @@ export interface EngineOptions {
   client?: PortOptions;
   agent?: PortOptions;
   onEvent?: (event: EngineEvent) => void;
+  /**
+   * Track a cancelled turn the engine answered for the agent (grace expired) to its real
+   * end: suppress its late updates, refuse its late requests, hold the session's next
+   * prompt until it ends, escalate when the window passes. Off when undefined.
+   */
+  turnEnd?: TurnEndOptions;
   /** Clock for latency figures (default `performance.now`). */
   now?: () => number;
 }

@@ -25,10 +25,11 @@ import {
 } from "./engine-options.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
-import { SessionWork } from "./session-work.js";
+import { SessionWork, type WorkJob } from "./session-work.js";
 import { PASS_THROUGH_RULES } from "./versions/pass-through.js";
 import { rulesFor, type VersionRules, type WorkChange } from "./versions/rules.js";
 import { V1_RULES } from "./versions/v1.js";
+import { type AftermathStats, SESSION_UPDATE, TurnAftermath } from "./turn-aftermath.js";
 
 type Table = JobTable<JsonRpcId, RequestRecord>;
 
@@ -84,6 +85,10 @@ export class CancelEngine {
   private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
+  /** [turn-aftermath] Cancelled foreground work (v2) the agent has this long to end before the engine gives up. */
+  private readonly workGrace: GraceTimers<WorkJob>;
+  /** Cancelled turns answered for the agent that the agent has not really ended yet. */
+  private readonly aftermath: TurnAftermath;
   readonly stats: EngineStats = {
     requests: 0,
     cancels: 0,
@@ -101,11 +106,21 @@ export class CancelEngine {
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
+    this.workGrace = new GraceTimers(this.graceMs, (work) => this.workGivenUp(work));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? nowMs;
+    this.aftermath = new TurnAftermath(
+      {
+        now: () => this.now(),
+        forward: (job, request) => this.forwardHeldPrompt(job, request),
+        refuse: (job, response) => this.answer(job, response),
+        emit: (event) => this.emit(event),
+      },
+      options.turnEnd,
+    );
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -172,7 +187,26 @@ export class CancelEngine {
       this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
+    for (const turn of this.turns.values()) if (isWorkJob(turn)) this.workGrace.stop(turn);
     this.turns.clear();
+    this.aftermath.clear(); // [turn-aftermath] nothing will end those turns now
+  }
+
+  /**
+   * Side `side` was replaced by a fresh peer (the bridge restarted the agent): everything
+   * the old one owed or asked for is answered as on close, naming `detail`; then the side
+   * is open again, with nothing negotiated and no sessions known.
+   */
+  reopen(side: Side, detail: string): void {
+    if (this.closed[side] !== undefined) return;
+    this.close(side, detail);
+    this.closed[side] = undefined;
+    this.negotiated[side] = undefined;
+  }
+
+  /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
+  get aftermathStats(): Readonly<AftermathStats> {
+    return this.aftermath.stats;
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
@@ -223,6 +257,13 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
+    // [turn-aftermath] the agent asks for a turn already answered cancelled: refused at once.
+    if (from === "agent" && sessionId !== undefined && this.aftermath.size !== 0) {
+      if (this.aftermath.refusesRequest(sessionId)) {
+        this.refuseLateRequest(table.create(id, newRecord(id, method, sessionId, from)) as RequestJob);
+        return;
+      }
+    }
     const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
@@ -230,12 +271,20 @@ export class CancelEngine {
       return;
     }
     let outgoing: JsonRpcRequest = request;
+    let held = false;
     if (method === Method.initialize && from === "client") outgoing = this.negotiateClient(request);
-    else if (method === Method.prompt && sessionId !== undefined) this.startTurn(sessionId, job);
-    else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
+    else if (method === Method.prompt && sessionId !== undefined) {
+      this.startTurn(sessionId, job);
+      // [turn-aftermath] behind a turn the agent has not really ended, a prompt waits.
+      held = from === "client" && this.aftermath.size !== 0 && this.aftermath.holds(job, request);
+      if (!held) this.aftermath.turnStarted(job);
+    } else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
       this.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
-    if (deadline !== undefined) job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
+    if (deadline !== undefined && !job.isSettled) {
+      job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
+    }
+    if (held) return;
     job.payload.delivered = true;
     this.send(otherSide(from), outgoing);
   }
@@ -269,6 +318,28 @@ export class CancelEngine {
     this.nested.set(params, job);
   }
 
+  /** [turn-aftermath] A request of a turn the client was already told is over: never shown. */
+  private refuseLateRequest(job: RequestJob): void {
+    job.cancel("session");
+    const { id, method, sessionId } = job.payload;
+    this.emit({ type: "late-request-refused", sessionId: sessionId ?? "", id, method });
+    this.answer(job, this.rules.cancelledAnswer(job, "its turn was already answered cancelled"));
+  }
+
+  /** [turn-aftermath] The turn before it really ended: a held prompt goes to the agent now. */
+  private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
+    const gone = this.closed.agent;
+    if (gone !== undefined) {
+      this.answer(job, abandonedAnswer(job.payload.id, gone));
+      return;
+    }
+    job.payload.delivered = true;
+    const { sessionId } = job.payload;
+    if (sessionId !== undefined) this.startTurn(sessionId, job); // v2: the old work ended, new work opens
+    this.aftermath.turnStarted(job);
+    this.send("agent", request);
+  }
+
   private cancelAtBirth(job: RequestJob, reason: CancelReason): void {
     this.stats.cancelledAtBirth++;
     job.cancel(reason);
@@ -283,10 +354,14 @@ export class CancelEngine {
     const issuer = otherSide(from);
     const job = this.tables[issuer].get(response.id);
     if (job === undefined) {
-      if (this.lateReplies[issuer].delete(response.id)) {
+      const late = this.lateReplies[issuer].delete(response.id);
+      if (late) {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
-      } else {
+      }
+      // [turn-aftermath] v1: the agent's late answer to a prompt answered for it ends the turn.
+      const endedTurn = from === "agent" && this.aftermath.size !== 0 && this.aftermath.lateAnswer(response.id);
+      if (!late && !endedTurn) {
         this.emit({
           type: "problem",
           side: from,
@@ -312,6 +387,10 @@ export class CancelEngine {
     if (method === Method.cancelRequest) {
       this.onCancelRequest(from, message);
       return;
+    }
+    // [turn-aftermath] updates of a turn already answered cancelled are not forwarded.
+    if (from === "agent" && this.aftermath.size !== 0 && method === SESSION_UPDATE) {
+      if (this.lateWorkEnd(message.params) || this.aftermath.suppressesUpdate(message.params)) return;
     }
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
@@ -344,7 +423,11 @@ export class CancelEngine {
 
   private cancelSession(sessionId: string): void {
     const turn = this.turns.get(sessionId);
-    if (turn?.isRunning) this.cancelJob(turn, "session");
+    if (turn?.isRunning) {
+      this.cancelJob(turn, "session");
+      // [turn-aftermath] foreground work (v2) has no answer to give: a grace of its own bounds it.
+      if (this.aftermath.enabled && isWorkJob(turn)) this.workGrace.start(turn);
+    }
     if (!this.rules.promptIsTurn) {
       this.cancelUninsertedPrompts(sessionId);
       return;
@@ -378,7 +461,7 @@ export class CancelEngine {
   /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
   private startTurn(sessionId: string, prompt: RequestJob): void {
     if (this.rules.promptIsTurn) this.turns.set(sessionId, prompt);
-    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start");
+    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start", undefined, prompt.payload.id);
   }
 
   /**
@@ -386,12 +469,18 @@ export class CancelEngine {
    * one included: updates after `session/cancel` still belong to the work it cancelled.
    * The idle `state_update` ends it.
    */
-  private onWorkChange(sessionId: string | undefined, change: WorkChange, params?: unknown): void {
+  private onWorkChange(
+    sessionId: string | undefined,
+    change: WorkChange,
+    params?: unknown,
+    promptId: JsonRpcId = null,
+  ): void {
     if (sessionId === undefined) return;
     let open = this.turns.get(sessionId);
     if (change === "start") {
       if (open === undefined || open.isSettled) {
-        open = new Job(new SessionWork(sessionId));
+        const started = this.aftermath.enabled ? this.now() : undefined;
+        open = new Job(new SessionWork(sessionId, promptId, started));
         this.turns.set(sessionId, open);
       }
       if (params !== undefined && open.payload instanceof SessionWork) {
@@ -399,8 +488,39 @@ export class CancelEngine {
       }
       return;
     }
+    if (isWorkJob(open)) this.workGrace.stop(open);
     open?.settle();
     this.turns.delete(sessionId);
+  }
+
+  /**
+   * [turn-aftermath] The grace after `session/cancel` passed and the agent has not reported
+   * the work idle: the client is told it is (the version's notice), and the agent's own work
+   * is tracked to its real end.
+   */
+  private workGivenUp(work: WorkJob): void {
+    const { sessionId, promptId, startedAt } = work.payload;
+    if (work.isSettled || this.turns.get(sessionId) !== work || this.closed.client !== undefined) return;
+    if (this.closed.agent !== undefined) return;
+    const notice = this.rules.cancelledWorkEnd(sessionId);
+    if (notice === undefined) return;
+    this.emit({ type: "emulated", side: "client", what: "idle state_update for cancelled work the agent did not end" });
+    this.send("client", notice);
+    this.aftermath.beginWork(sessionId, promptId, startedAt);
+  }
+
+  /**
+   * [turn-aftermath] An update that really ends a turn given up on (v2: the idle
+   * `state_update`): the work ends, held prompts go on. Not forwarded: the client already
+   * had the engine's idle for it. True when it was one.
+   */
+  private lateWorkEnd(params: unknown): boolean {
+    if (this.rules.workChange(params) !== "end") return false;
+    const sessionId = sessionIdOf(params);
+    if (sessionId === undefined || !this.aftermath.has(sessionId)) return false;
+    this.onWorkChange(sessionId, "end");
+    this.aftermath.turnEnded(sessionId, "the idle state_update");
+    return true;
   }
 
   private cancelJob(root: AnyJob, reason: CancelReason) {
@@ -419,6 +539,11 @@ export class CancelEngine {
     this.stats.cancels++;
     record.cancelledAt = this.now();
     this.emit({ type: "cancel", side: issuer, id, method, reason });
+    // [turn-aftermath] a held prompt never reached the agent: nothing to stop, answer now.
+    if (!record.delivered && this.aftermath.release(job)) {
+      this.finishCancelled(job, this.rules.cancelledAnswer(job));
+      return;
+    }
     this.stopHandler(job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
@@ -501,6 +626,18 @@ export class CancelEngine {
     if (record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
       this.turns.delete(record.sessionId);
     this.send(record.issuer, response);
+    // [turn-aftermath] answered for the agent, whose own turn goes on: track it to its real end.
+    if (
+      record.delivered &&
+      !record.handlerAnswered &&
+      record.method === Method.prompt &&
+      this.rules.realTurnEnd === "prompt-answer" &&
+      record.issuer === "client" &&
+      this.closed.agent === undefined &&
+      this.closed.client === undefined
+    ) {
+      this.aftermath.begin(job);
+    }
     const parent = job.parent;
     if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);
@@ -553,4 +690,9 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
+}
+
+/** A session's foreground work (v2), as opposed to a prompt turn (v1). */
+function isWorkJob(job: AnyJob | undefined): job is WorkJob {
+  return job?.payload instanceof SessionWork;
 }

@@ -26,3 +26,11 @@ export type { RequestJob, RequestRecord } from "./request-record.js";
 export type { MessageStream } from "./sdk-stream.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
 export { type CancellableNdJsonStream, hasBuiltInEngine, type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";
+export {
+  type AftermathStats,
+  DEFAULT_TURN_END_WINDOW_MS,
+  type StuckTurn,
+  type StuckVerdict,
+  TURN_STUCK_ERROR_CODE,
+  type TurnEndOptions,
+} from "./turn-aftermath.js";

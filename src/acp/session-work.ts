@@ -1,4 +1,5 @@
 import type { Job } from "../core/index.js";
+import type { JsonRpcId } from "../wire/index.js";
 
 /**
  * A session's foreground work where the prompt answer does not end the turn (ACP v2): it
@@ -9,7 +10,13 @@ import type { Job } from "../core/index.js";
 export class SessionWork {
   /** The latest running / requires_action `state_update` of this work (its `background` list is read from it). */
   snapshot: unknown = undefined;
-  constructor(readonly sessionId: string) {}
+  constructor(
+    readonly sessionId: string,
+    /** [turn-aftermath] The prompt that opened the work; null when the agent started it. */
+    readonly promptId: JsonRpcId = null,
+    /** [turn-aftermath] When it began (the engine's clock), for the turn's age. */
+    readonly startedAt: number | undefined = undefined,
+  ) {}
 }
 
 export type WorkJob = Job<SessionWork>;

@@ -21,6 +21,13 @@ export interface BridgeOptions {
   exitGraceMs?: number;
   /** After SIGTERM, how long to wait before SIGKILL (ms). */
   killGraceMs?: number;
+  /**
+   * How long the agent has to really end a cancelled turn after the bridge answered it
+   * (ms). Meanwhile its late updates are dropped and the session's next prompt waits.
+   */
+  turnEndWindowMs?: number;
+  /** What to do when that window passes: see {@link OnStuck}. Default `fail`. */
+  onStuck?: OnStuck;
   trace?: string;
   logLevel?: LogLevel;
   logFile?: string;
@@ -29,8 +36,20 @@ export interface BridgeOptions {
   editorOutput?: Writable;
 }
 
+/**
+ * What the bridge does when an agent has not ended a cancelled turn within the window:
+ * - `fail`: answer the prompts waiting behind it with an error naming the stuck turn;
+ * - `kill-tools`: stop the processes the agent started during that turn (SIGTERM, then
+ *   SIGKILL after the kill grace), never the agent; then wait one more window, then fail;
+ * - `restart`: restart the agent; everything pending for the old one gets an error.
+ */
+export type OnStuck = "fail" | "kill-tools" | "restart";
+export const ON_STUCK_CHOICES: readonly OnStuck[] = ["fail", "kill-tools", "restart"];
+
 export const BRIDGE_DEFAULTS = {
   graceMs: 2000,
+  turnEndWindowMs: 10_000,
+  onStuck: "fail" as OnStuck,
   maxLineBytes: 64 * 1024 * 1024,
   exitGraceMs: 2000,
   killGraceMs: 2000,

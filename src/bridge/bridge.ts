@@ -1,5 +1,5 @@
-import { CancelEngine, type EngineEvent, type Side } from "../acp/index.js";
-import { describeProblem, framingErrorResponse, type JsonRpcMessage } from "../wire/index.js";
+import { CancelEngine, type EngineEvent, type Side, type StuckTurn, type StuckVerdict } from "../acp/index.js";
+import { describeProblem, framingErrorResponse, type JsonRpcMessage, type JsonRpcRequest } from "../wire/index.js";
 import {
   type AgentProcess,
   AgentSpawnError,
@@ -12,6 +12,7 @@ import { ExitCode } from "./exit-codes.js";
 import { Logger } from "./logger.js";
 import { NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { summarise } from "./summary.js";
+import { stopTurnTools } from "./stop-turn-tools.js";
 import { TraceWriter } from "./trace-writer.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -37,7 +38,6 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     await Promise.all([trace?.close(), logger.close()]);
     return status;
   }
-  agent.child.stderr.pipe(logger.sink, { end: false });
   logger.debug(`started agent ${options.command} (pid ${agent.child.pid})`);
 
   const emulated: string[] = [];
@@ -55,7 +55,31 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     client: { cancelSupport: settings.editorSupport ?? "auto" },
     agent: { cancelSupport: settings.agentSupport ?? "auto" },
     onEvent,
+    turnEnd: { windowMs: settings.turnEndWindowMs, onStuck },
   });
+
+  /** The window passed and the agent still has not ended a cancelled turn. */
+  function onStuck(stuck: StuckTurn): StuckVerdict {
+    const what = `session ${stuck.sessionId}: the agent has not ended its cancelled turn ${stuck.stuckForMs} ms after the bridge answered it`;
+    if (settings.onStuck === "kill-tools" && stuck.escalation === 1) {
+      logger.warn(`${what}: stopping the processes it started during the turn`);
+      const pid = agent.child.pid;
+      if (pid !== undefined) {
+        void stopTurnTools(pid, stuck.turnAgeMs, settings.killGraceMs).then((stopped) => {
+          trace?.note(`kill-tools: SIGTERM ${JSON.stringify(stopped.terminated)}, SIGKILL ${JSON.stringify(stopped.killed)}`);
+          logger.info(`kill-tools: SIGTERM to ${stopped.terminated.length}, SIGKILL to ${stopped.killed.length}`);
+        });
+      }
+      return "wait";
+    }
+    if (settings.onStuck === "restart") {
+      logger.warn(`${what}: restarting the agent`);
+      restartAgent(stuck);
+      return "fail";
+    }
+    logger.warn(`${what}: failing the prompts waiting behind it`);
+    return "fail";
+  }
 
   const editor = new NdjsonEndpoint(
     editorInput,
@@ -75,32 +99,102 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     },
     settings.maxLineBytes,
   );
-  const agentEnd = new NdjsonEndpoint(
-    agent.child.stdout,
-    agent.child.stdin,
-    {
-      value(value) {
-        trace?.message("agent->bridge", value);
-        engine.receive("agent", value);
+  /** Agents replaced by a restart: their last words and their exit change nothing. */
+  const retired = new Set<AgentProcess>();
+  /** The id of the `initialize` the bridge replays to a restarted agent (its answer is ours). */
+  let replayId: string | undefined;
+  const connectAgent = (proc: AgentProcess) => {
+    proc.child.stderr.pipe(logger.sink, { end: false });
+    return new NdjsonEndpoint(
+      proc.child.stdout,
+      proc.child.stdin,
+      {
+        value(value) {
+          if (retired.has(proc)) return;
+          trace?.message("agent->bridge", value);
+          if (replayId !== undefined && (value as { id?: unknown }).id === replayId && !("method" in (value as object))) {
+            replayId = undefined; // the restarted agent's answer to the replayed initialize
+            return;
+          }
+          engine.receive("agent", value);
+        },
+        problem(problem) {
+          // Stray output on the agent's stdout is not protocol: log it, never forward it.
+          logger.warn(`agent stdout: ${describeProblem(problem)}`);
+          trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
+        },
+        end() {},
       },
-      problem(problem) {
-        // Stray output on the agent's stdout is not protocol: log it, never forward it.
-        logger.warn(`agent stdout: ${describeProblem(problem)}`);
-        trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
-      },
-      end() {},
-    },
-    settings.maxLineBytes,
-  );
+      settings.maxLineBytes,
+    );
+  };
+  let agentEnd = connectAgent(agent);
+
+  /** With --on-stuck restart: the editor's initialize (as sent to the agent), to replay. */
+  const keepsInitialize = settings.onStuck === "restart";
+  let initialize: JsonRpcRequest | undefined;
+  /** While an agent restarts, what the engine sends it waits here. */
+  let waiting: JsonRpcMessage[] | undefined;
 
   function deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
       trace?.message("bridge->editor", message);
       editor.write(message, agentEnd.rawLineOf(message), agent.child.stdout);
-    } else {
-      trace?.message("bridge->agent", message);
-      agentEnd.write(message, editor.rawLineOf(message), editorInput);
+      return;
     }
+    if (keepsInitialize && (message as JsonRpcRequest).method === "initialize") initialize = message as JsonRpcRequest;
+    if (waiting !== undefined) {
+      waiting.push(message);
+      return;
+    }
+    trace?.message("bridge->agent", message);
+    agentEnd.write(message, editor.rawLineOf(message), editorInput);
+  }
+
+  let restarting: Promise<void> | undefined;
+  let restarts = 0;
+  /**
+   * Replaces a stuck agent: everything pending for it is answered with an error naming
+   * why; the new agent gets the editor's initialize again, then whatever came meanwhile.
+   * Its sessions are gone: an editor must open new ones (or session/load them).
+   */
+  function restartAgent(stuck: StuckTurn): void {
+    if (restarting !== undefined || stopping !== undefined) return;
+    const old = agent;
+    retired.add(old);
+    waiting = [];
+    const detail =
+      `the agent was restarted because session ${stuck.sessionId}'s cancelled turn was stuck for ` +
+      `${stuck.stuckForMs} ms; its sessions are gone (open a new one, or session/load it if the agent can)`;
+    trace?.note(`restart: ${detail}`);
+    engine.reopen("agent", detail);
+    restarting = (async () => {
+      old.child.stdin.end();
+      old.signalGroup("SIGTERM");
+      // What it left in its group (the stuck tool) goes too, SIGTERM or not.
+      void Promise.race([old.exited, sleep(settings.killGraceMs)]).then(() => old.signalGroup("SIGKILL"));
+      try {
+        agent = await spawnAgent(options.command, options.args);
+      } catch (error) {
+        logger.error(`restarting the agent: ${error instanceof Error ? error.message : String(error)}`);
+        waiting = undefined;
+        restarting = undefined;
+        return;
+      }
+      restarts++;
+      logger.info(`restarted the agent (pid ${agent.child.pid})`);
+      // The bridge began shutting down meanwhile: the new agent is not needed.
+      if (stopping !== undefined) agent.signalGroup("SIGKILL");
+      agentEnd = connectAgent(agent);
+      const queued = waiting ?? [];
+      waiting = undefined;
+      if (initialize !== undefined) {
+        replayId = `acp-cancel/restart-${restarts}`;
+        deliver("agent", { ...initialize, id: replayId });
+      }
+      for (const message of queued) deliver("agent", message);
+      restarting = undefined;
+    })();
   }
 
   let stopping: Promise<void> | undefined;
@@ -132,7 +226,15 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const exit = await agent.exited;
+  let current = agent;
+  let exit = await current.exited;
+  // A restarted agent's exit is expected: wait for its successor's.
+  while (retired.has(current)) {
+    await restarting;
+    if (current === agent) break; // the restart failed: the bridge ends with the old agent
+    current = agent;
+    exit = await current.exited;
+  }
   agentExited = true;
   const detail = describeExit(exit);
   logger.debug(detail);

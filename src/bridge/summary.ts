@@ -16,5 +16,17 @@ export function summarise(engine: CancelEngine, emulated: readonly string[]): st
     latencies.length === 0
       ? "no cancel latencies"
       : `cancel latency p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(latencies.at(-1) ?? 0)}`,
+    afterAnswers(engine),
   ].join(" ");
+}
+
+/** The turns that outlived the bridge's answer (nothing when every agent honoured its cancels). */
+function afterAnswers(engine: CancelEngine): string {
+  const { turnsTracked, lateUpdatesSuppressed, lateRequestsRefused, promptsHeld, stuckEscalations } =
+    engine.aftermathStats;
+  if (turnsTracked === 0) return "";
+  return (
+    `; turns that outlived the bridge's answer: ${turnsTracked}, ${lateUpdatesSuppressed} late updates suppressed, ` +
+    `${lateRequestsRefused} late requests refused, ${promptsHeld} prompts held, ${stuckEscalations} stuck escalations`
+  );
 }

@@ -15,6 +15,13 @@ bridge: run the agent behind a cancellation bridge (the editor talks to the brid
   --assume-support SIDE      treat SIDE (editor, agent, both) as fully supporting cancellation
   --exit-grace-ms N          after closing the agent's stdin, wait N ms before SIGTERM (default 2000)
   --kill-grace-ms N          after SIGTERM, wait N ms before SIGKILL (default 2000)
+  --turn-end-window-ms N     after answering a cancelled turn for an agent that ignored the cancel, wait up
+                             to N ms for the agent to really end it (default 10000); meanwhile its late
+                             updates are dropped and the session's next prompt waits
+  --on-stuck ACTION          when that window passes: fail (default: the waiting prompt gets an error
+                             naming the stuck turn), kill-tools (stop what the agent started during the
+                             turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
+                             (restart the agent; everything pending for it gets an error)
   --trace FILE               write every message with its hop and time to FILE (JSONL)
   --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
   --log-file FILE            write logs and the agent's stderr to FILE instead of stderr

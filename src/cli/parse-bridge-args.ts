@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { CancelSupport } from "../acp/index.js";
-import type { BridgeOptions } from "../bridge/bridge-options.js";
+import { type BridgeOptions, ON_STUCK_CHOICES, type OnStuck } from "../bridge/bridge-options.js";
 import { LOG_LEVELS, type LogLevel } from "../bridge/logger.js";
 
 /** A command-line mistake, reported with the usage text and exit status 2. */
@@ -57,6 +57,8 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "assume-support": { type: "string" },
       "exit-grace-ms": { type: "string" },
       "kill-grace-ms": { type: "string" },
+      "turn-end-window-ms": { type: "string" },
+      "on-stuck": { type: "string" },
       "trace": { type: "string" },
       "log-level": { type: "string" },
       "log-file": { type: "string" },
@@ -66,6 +68,10 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   const logLevel = values["log-level"] ?? "warn";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, got '${logLevel}'`);
+  }
+  const onStuck = values["on-stuck"];
+  if (onStuck !== undefined && !(ON_STUCK_CHOICES as readonly string[]).includes(onStuck)) {
+    throw new UsageError(`--on-stuck takes one of ${ON_STUCK_CHOICES.join(", ")}, got '${onStuck}'`);
   }
   const [command, ...args] = argv.slice(split + 1) as [string, ...string[]];
   if (command.trim() === "") throw new UsageError("the agent command after '--' is empty");
@@ -95,6 +101,9 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       throw new UsageError(`--cleanup-method takes a method name such as _myext/stop, got '${method}'`);
   }
   if (cleanupMethods.length > 0) options.cleanupMethods = cleanupMethods;
+  const turnEndWindowMs = ms("turn-end-window-ms", values["turn-end-window-ms"]);
+  if (turnEndWindowMs !== undefined) options.turnEndWindowMs = turnEndWindowMs;
+  if (onStuck !== undefined) options.onStuck = onStuck as OnStuck;
   if (values.trace !== undefined) options.trace = values.trace;
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
   return options;

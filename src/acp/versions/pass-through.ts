@@ -12,8 +12,10 @@ export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
   passThrough: true,
   capabilityField: undefined,
   promptIsTurn: false,
+  realTurnEnd: undefined,
   workChange: () => undefined,
   forBackground: () => false,
+  cancelledWorkEnd: () => undefined,
   // Only reached for a request whose issuer is gone (never delivered): plain JSON-RPC.
   cancelledAnswer: cancelledError,
   normaliseCancelled: (_job: unknown, response: JsonRpcResponse) => response,

@@ -1,4 +1,4 @@
-import type { JsonRpcResponse } from "../../wire/index.js";
+import type { JsonRpcNotification, JsonRpcResponse } from "../../wire/index.js";
 import type { RequestJob } from "../request-record.js";
 import type { SessionWork } from "../session-work.js";
 import { V1_RULES } from "./v1.js";
@@ -6,6 +6,9 @@ import { V2_RULES } from "./v2.js";
 
 /** What the idle / running `state_update` of a session means for its foreground work. */
 export type WorkChange = "start" | "end" | undefined;
+
+/** What really ends a turn the engine answered for the agent (see `VersionRules.realTurnEnd`). */
+export type RealTurnEnd = "prompt-answer" | "idle" | undefined;
 
 /**
  * Everything the engine decides differently per ACP protocol version, in one object chosen
@@ -28,6 +31,19 @@ export interface VersionRules {
    * work reported by `state_update` (v2).
    */
   readonly promptIsTurn: boolean;
+  /**
+   * [turn-aftermath] What really ends a turn the engine gave up on for the agent: `prompt-answer`
+   * (v1: the agent's own answer to the prompt, however late), `idle` (v2: the session's idle
+   * `state_update`; the prompt's answer only acknowledges insertion), or undefined: no
+   * aftermath at all (pass-through).
+   */
+  readonly realTurnEnd: RealTurnEnd;
+  /**
+   * [turn-aftermath] The notification that tells the client a session's cancelled foreground
+   * work is over, sent when the engine gives up on it for the agent (its grace expired).
+   * Undefined where the prompt is the turn (v1: its cancelled answer tells the client).
+   */
+  cancelledWorkEnd(sessionId: string): JsonRpcNotification | undefined;
   /** What a `session/update` from the agent does to the session's foreground work (hot path: no allocation). */
   workChange(params: unknown): WorkChange;
   /**

@@ -1,4 +1,4 @@
-import { type JsonRpcResponse, resultResponse } from "../../wire/index.js";
+import { type JsonRpcNotification, type JsonRpcResponse, notification, resultResponse } from "../../wire/index.js";
 import { cancelledError, normaliseCancelled, normaliseCancelledError } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
 import type { RequestJob } from "../request-record.js";
@@ -61,6 +61,14 @@ function forBackgroundV2(method: string, params: unknown, work: SessionWork): bo
   );
 }
 
+/** The idle `state_update` (stopReason `cancelled`) that ends a session's cancelled work for the client. */
+function cancelledWorkEndV2(sessionId: string): JsonRpcNotification {
+  return notification(Method.sessionUpdate, {
+    sessionId,
+    update: { sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" },
+  });
+}
+
 /**
  * The ACP v2 draft: the prompt answer acknowledges insertion, foreground work runs from the
  * prompt (or a running / requires_action `state_update`) to the idle `state_update`, and
@@ -71,8 +79,10 @@ export const V2_RULES: VersionRules = Object.freeze({
   passThrough: false,
   capabilityField: Object.freeze({ client: "capabilities", agent: "capabilities" }),
   promptIsTurn: false,
+  realTurnEnd: "idle",
   workChange: workChangeV2,
   forBackground: forBackgroundV2,
+  cancelledWorkEnd: cancelledWorkEndV2,
   cancelledAnswer: cancelledAnswerV2,
   normaliseCancelled: normaliseCancelledV2,
 });
