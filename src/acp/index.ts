@@ -25,3 +25,5 @@ export type { RequestJob, RequestRecord } from "./request-record.js";
 export type { MessageStream } from "./sdk-stream.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
 export { type CancellableNdJsonStream, hasBuiltInEngine, type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";
+// The seam to other bindings: the job of the request a scoped handler is handling.
+export { jobOf } from "../core/index.js";
