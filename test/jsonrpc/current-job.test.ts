@@ -9,7 +9,7 @@ describe("vscode-jsonrpc binding: currentJob() hands a handler's job to other bi
     const peer = spawnFixture("sdk-agent");
     const connection = createAcpMessageConnection(peer.child.stdout, peer.child.stdin);
     const children: Job<string>[] = [];
-    let outside: AnyJob | undefined = new Job("sentinel");
+    let outside: AnyJob | undefined;
     connection.onRequest("session/request_permission", async () => {
       const child = new Job("another binding's call", currentJob());
       children.push(child);
