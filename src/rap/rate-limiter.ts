@@ -1,0 +1,57 @@
+/** A token bucket per client: `burst` notices at once, refilled at `perSecond`. */
+export interface RateLimit {
+  readonly perSecond: number;
+  readonly burst: number;
+  /** Clients remembered at once; the least recently seen is forgotten first. Default 10,000. */
+  readonly maxClients?: number;
+}
+
+/**
+ * Default: 100 notices a second per client, bursts of 200. A runtime cancelling a busy
+ * thread sends one notice per call at once, so the burst is generous; a flood is not.
+ */
+export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200, maxClients: 10_000 };
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly maxClients: number;
+
+  constructor(private readonly limit: RateLimit) {
+    if (!(limit.perSecond > 0) || !(limit.burst >= 1)) throw new RangeError("rate limit needs perSecond > 0 and burst >= 1");
+    this.maxClients = limit.maxClients ?? 10_000;
+  }
+
+  /** Takes one token for `client`; false when its bucket is empty. */
+  take(client: string): boolean {
+    const now = performance.now();
+    let bucket = this.buckets.get(client);
+    if (bucket === undefined) {
+      bucket = { tokens: this.limit.burst, at: now };
+      if (this.buckets.size >= this.maxClients) {
+        const oldest = this.buckets.keys().next();
+        if (!oldest.done) this.buckets.delete(oldest.value);
+      }
+    } else {
+      // Re-inserting keeps the Map in least-recently-seen order.
+      this.buckets.delete(client);
+      bucket.tokens = Math.min(this.limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.limit.perSecond);
+      bucket.at = now;
+    }
+    this.buckets.set(client, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  }
+
+  /** Whole seconds until `client` has a token again (for Retry-After). */
+  retryAfter(client: string): number {
+    const bucket = this.buckets.get(client);
+    if (bucket === undefined || bucket.tokens >= 1) return 0;
+    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.limit.perSecond));
+  }
+}

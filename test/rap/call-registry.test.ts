@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import sinon from "sinon";
+import { Job } from "../../src/core/index.js";
+import { CallRegistry } from "../../src/rap/index.js";
+
+describe("RAP tool server: the call registry (track, cancel, bounded memory)", () => {
+  let clock: sinon.SinonFakeTimers;
+  beforeEach(() => {
+    clock = sinon.useFakeTimers({ toFake: ["Date"] });
+  });
+  afterEach(() => clock.restore());
+
+  it("is idempotent, keys calls by (thread_id, tool_call_id), and forgets a finished call when done", () => {
+    const registry = new CallRegistry();
+    const call = registry.track("t", "c");
+    assert.equal(registry.track("t", "c"), call);
+    const elsewhere = registry.track("u", "c");
+    assert.notEqual(elsewhere, call);
+    assert.equal(registry.cancel("t", "c"), "cancelled");
+    assert.equal(elsewhere.signal.aborted, false);
+    assert.equal(registry.cancel("t", "c"), "duplicate");
+    call.done();
+    call.done();
+    elsewhere.done();
+    assert.equal(registry.size, 0);
+    assert.equal(registry.cancel("t", "c"), "already-finished");
+    assert.equal(registry.remembered, 2);
+  });
+
+  it("remembers finished calls and early cancels for a bounded window and count", () => {
+    const registry = new CallRegistry({ rememberMs: 1_000, rememberMax: 3 });
+    for (let i = 0; i < 5; i++) assert.equal(registry.cancel("t", `early-${i}`), "remembered");
+    assert.equal(registry.remembered, 3, "the two oldest were forgotten");
+    assert.equal(registry.track("t", "early-0").signal.aborted, false, "forgotten: starts normally");
+    assert.equal(registry.track("t", "early-4").signal.aborted, true, "remembered: starts cancelled");
+    clock.tick(1_001);
+    assert.equal(registry.remembered, 0, "the window passed");
+    assert.equal(registry.track("t", "early-3").signal.aborted, false);
+  });
+
+  it("a tracked call can hang under a job of any binding, and is cancelled with it", () => {
+    const registry = new CallRegistry();
+    const request = new Job({ kind: "http-request" });
+    const call = registry.track("t", "c", { parent: request });
+    request.cancel("shutdown");
+    assert.equal(call.signal.aborted, true);
+    assert.equal(registry.cancel("t", "c"), "duplicate");
+    call.done();
+    assert.equal(request.childCount, 0);
+  });
+
+  it("refuses invalid ids from the server's own code with a message naming them", () => {
+    const registry = new CallRegistry();
+    assert.throws(() => registry.track("t", "x".repeat(257)), /tool_call_id must be at most 256 characters/);
+    assert.throws(() => registry.track("\u0007", "c"), /thread_id must not contain control characters/);
+    assert.equal(registry.size, 0);
+  });
+});

@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import type { ServerResponse } from "node:http";
+import {
+  bearerSigner,
+  type CancelNoticeOutcome,
+  CancelFanout,
+  cancelUrl,
+  combineSigners,
+  headerSigner,
+  INTERRUPTED_TEXT,
+  RapRuntime,
+  type RapRuntimeEvent,
+} from "../../src/rap/index.js";
+import { listen, type Listening, recordingServer, until } from "./http-support.js";
+
+describe("RAP runtime: cancel notices fanned out to every tool server over real HTTP", () => {
+  const open: Listening[] = [];
+  const held: ServerResponse[] = [];
+  afterEach(async () => {
+    for (const r of held.splice(0)) r.destroy();
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+
+  it("cancelling a thread returns at once; each reachable server gets exactly one POST per call, concurrently, never retried", async () => {
+    let slowAnswered = false;
+    const slow = await recordingServer((_arrival, response) => {
+      // Takes 10 s to answer the cancel.
+      held.push(response);
+      const timer = setTimeout(() => ((slowAnswered = true), response.end()), 10_000);
+      response.on("close", () => clearTimeout(timer));
+    });
+    const normal = await recordingServer((_a, response) => response.end());
+    const failing = await recordingServer((_a, response) => {
+      response.statusCode = 500;
+      response.end("boom");
+    });
+    const gone = await listen(() => undefined);
+    await gone.close(); // its port now refuses connections
+    open.push(slow, normal, failing);
+
+    const events: RapRuntimeEvent[] = [];
+    let slowTimedOutAt = Number.POSITIVE_INFINITY;
+    const runtime = new RapRuntime({
+      // The slow server first: a sequential sender would make everyone wait behind it.
+      servers: [{ baseUrl: slow.url, name: "slow" }, { baseUrl: normal.url, name: "normal" }, { baseUrl: gone.url, name: "refusing" }, { baseUrl: failing.url, name: "failing" }],
+      signer: bearerSigner("s3cret"),
+      timeoutMs: 1_000,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.type === "cancel-notice" && event.server === "slow") slowTimedOutAt = Math.min(slowTimedOutAt, performance.now());
+      },
+    });
+    const a = runtime.dispatch({ threadId: "thread-1", toolCallId: "call-a" });
+    const b = runtime.dispatch({ threadId: "thread-1", toolCallId: "call-b" });
+    const other = runtime.dispatch({ threadId: "thread-2", toolCallId: "call-c" });
+
+    assert.equal(runtime.cancelThread("thread-1"), 2);
+    // Returned before any POST had an outcome: the cancellation never waits on the network.
+    assert.deepEqual(events.filter((e) => e.type === "cancel-notice"), []);
+    assert.equal(runtime.size, 1, "the cancelled calls have left the registry");
+    for (const call of [a, b]) {
+      const outcome = await call.outcome;
+      assert.equal(outcome.interrupted, true);
+      assert.equal(outcome.result.text, INTERRUPTED_TEXT);
+      assert.equal(call.job.isSettled, true);
+    }
+    assert.equal(slowAnswered, false, "the synthetic results did not wait for the slow server");
+
+    await runtime.idle();
+    // Exactly one POST per call at every reachable server.
+    for (const server of [slow, normal, failing]) {
+      assert.deepEqual(
+        server.arrivals.map((x) => JSON.parse(x.body)).sort((x, y) => x.tool_call_id.localeCompare(y.tool_call_id)),
+        [
+          { thread_id: "thread-1", tool_call_id: "call-a" },
+          { thread_id: "thread-1", tool_call_id: "call-b" },
+        ],
+      );
+      for (const arrival of server.arrivals) {
+        assert.equal(arrival.method, "POST");
+        assert.equal(arrival.url, "/cancel_tool_call");
+        assert.equal(arrival.headers["content-type"], "application/json");
+        assert.equal(arrival.headers.authorization, "Bearer s3cret");
+      }
+    }
+    // Concurrent: the others were reached while the slow server still held both its POSTs.
+    assert.equal(slow.arrivals.length, 2);
+    for (const arrival of [...normal.arrivals, ...failing.arrivals]) assert.ok(arrival.at < slowTimedOutAt);
+    // One outcome per (server, call), each saying what happened.
+    const outcomes = events.filter((e): e is CancelNoticeOutcome => e.type === "cancel-notice");
+    assert.equal(outcomes.length, 8);
+    const byServer = (name: string) => outcomes.filter((o) => o.server === name).map((o) => [o.result, o.status ?? o.detail]);
+    assert.deepEqual(byServer("slow"), [["timeout", "no answer within 1000 ms"], ["timeout", "no answer within 1000 ms"]]);
+    assert.deepEqual(byServer("normal"), [["ok", 200], ["ok", 200]]);
+    assert.deepEqual(byServer("refusing"), [["network-error", "ECONNREFUSED"], ["network-error", "ECONNREFUSED"]]);
+    assert.deepEqual(byServer("failing"), [["http-error", 500], ["http-error", 500]]);
+    // Nothing retried after the outcomes were in.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(normal.arrivals.length + failing.arrivals.length + slow.arrivals.length, 6);
+
+    // The other thread's call was untouched, and finishes normally.
+    assert.equal(runtime.deliver({ type: "tool_result", group_id: "thread-2", id: "call-c", text: "done" }), "accepted");
+    assert.deepEqual(await other.outcome, { result: { type: "tool_result", group_id: "thread-2", id: "call-c", text: "done" }, interrupted: false });
+    assert.equal(runtime.size, 0);
+    assert.equal(runtime.fanout.pending, 0);
+  });
+
+  it("the path hangs off the base URL: prefixes kept, trailing slashes and queries ignored", async () => {
+    const server = await recordingServer((_a, response) => response.end());
+    open.push(server);
+    assert.equal(cancelUrl("https://tools.example/").href, "https://tools.example/cancel_tool_call");
+    assert.equal(cancelUrl("https://tools.example/a/b//?x=1#f").href, "https://tools.example/a/b/cancel_tool_call");
+    assert.throws(() => cancelUrl("ftp://tools.example/"), /must be http or https/);
+    const fanout = new CancelFanout({ servers: [`${server.url}/tools`, `${server.url}/tools/`, `${server.url}/`, server.url] });
+    fanout.notify("t", "c");
+    await fanout.idle();
+    assert.deepEqual(server.arrivals.map((a) => a.url).sort(), ["/cancel_tool_call", "/cancel_tool_call", "/tools/cancel_tool_call", "/tools/cancel_tool_call"]);
+  });
+
+  it("bounds the POSTs in flight, and a signer that fails costs only its own POST", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const servers: (Listening & { arrivals: { headers: Record<string, unknown> }[] })[] = [];
+    for (let i = 0; i < 6; i++) {
+      servers.push(
+        await recordingServer((_a, response) => {
+          most = Math.max(most, ++inFlight);
+          setTimeout(() => {
+            inFlight--;
+            response.end();
+          }, 20);
+        }),
+      );
+    }
+    open.push(...servers);
+    const outcomes: CancelNoticeOutcome[] = [];
+    let signed = 0;
+    const fanout = new CancelFanout({
+      servers: servers.map((s) => s.url),
+      concurrency: 2,
+      signer: combineSigners(headerSigner({ "x-api-key": "k" }), () => {
+        if (++signed === 3) throw new Error("credentials expired");
+      }),
+      onOutcome: (o) => outcomes.push(o),
+    });
+    fanout.notify("t", "c");
+    assert.ok(fanout.pending > 0);
+    await fanout.idle();
+    assert.equal(most, 2);
+    assert.deepEqual(outcomes.map((o) => o.result).sort(), ["ok", "ok", "ok", "ok", "ok", "signer-error"]);
+    assert.equal(outcomes.find((o) => o.result === "signer-error")?.detail, "credentials expired");
+    const arrivals = servers.flatMap((s) => s.arrivals);
+    assert.equal(arrivals.length, 5);
+    for (const arrival of arrivals) assert.equal(arrival.headers["x-api-key"], "k");
+    await until(() => inFlight === 0, "servers idle");
+  });
+
+  it("rejects bad configuration with a message naming it", () => {
+    assert.throws(() => new CancelFanout({ servers: [], timeoutMs: 0 }), /timeoutMs must be a positive number/);
+    assert.throws(() => new CancelFanout({ servers: [], concurrency: -1 }), /concurrency must be a positive number/);
+    assert.throws(() => new CancelFanout({ servers: ["not a url"] }), /Invalid URL/);
+  });
+});
