@@ -1,0 +1,277 @@
+/**
+ * The app side of ABP: `window.abp` initialize / call / cancel / shutdown over an app's capability
+ * handlers, following the spec's cancellation edge-case table. One AbortController per running
+ * call, handed to its handler. Runs in the page; imports nothing but its own folder.
+ */
+import {
+  type AbpError,
+  CANCEL_REASONS_TEXT,
+  type CallOptions,
+  type CallResult,
+  type CancelResult,
+  ERROR_CODES,
+  type InitializeParams,
+  type InitializeResult,
+  PROTOCOL_VERSION,
+  type ProgressPayload,
+  type ShutdownPayload,
+} from "./protocol.js";
+import { RememberedCalls } from "./remembered-calls.js";
+
+export interface CapabilityContext {
+  /** Aborts when the call is cancelled, times out, or the session shuts down. */
+  signal: AbortSignal;
+  callId: string;
+  /** Reports progress (sent only when the agent gave a progressToken). */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+export type CapabilityHandler = (params: Record<string, unknown>, context: CapabilityContext) => unknown;
+
+export interface AbpAppOptions {
+  app: { id: string; name: string; version: string };
+  capabilities: Record<string, CapabilityHandler>;
+  /** Calls running at once; the rest wait in order (a cancel while waiting skips them). Default: unlimited. */
+  maxConcurrent?: number;
+  /** How many finished or cancelled call ids to remember for later cancels. Default 1024. */
+  rememberIds?: number;
+  features?: Record<string, unknown>;
+}
+
+/** The call options `window.abp.call` accepts (an AbortSignal cannot cross into the page). */
+export interface AppCallOptions extends CallOptions {
+  callId?: string;
+}
+
+/** What the page holds right now: the leak counters. */
+export interface AppStats {
+  /** Calls with a record (waiting, running, or cancelled but whose handler has not returned). */
+  records: number;
+  queued: number;
+  running: number;
+  /** AbortControllers handed out and not yet released. */
+  controllers: number;
+  /** Timeout timers armed and not yet cleared. */
+  timers: number;
+  remembered: number;
+  /** Handlers ever started, and calls skipped because they were cancelled before starting. */
+  started: number;
+  skipped: number;
+}
+
+type State = "queued" | "running" | "cancelled";
+
+interface CallRecord {
+  callId: string;
+  handler: CapabilityHandler;
+  params: Record<string, unknown>;
+  options: AppCallOptions;
+  onProgress: ((payload: ProgressPayload) => void) | undefined;
+  state: State;
+  answer: (result: CallResult) => void;
+  controller: AbortController | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+const CANCELLED: CallResult = Object.freeze({ success: false, cancelled: true });
+
+export class AbpApp {
+  private sessionId: string | undefined = undefined;
+  private readonly records = new Map<string, CallRecord>();
+  private readonly queue: CallRecord[] = [];
+  private readonly remembered: RememberedCalls;
+  private running = 0;
+  private controllers = 0;
+  private timers = 0;
+  private started = 0;
+  private skipped = 0;
+  private sessions = 0;
+  private localIds = 0;
+
+  constructor(private readonly options: AbpAppOptions) {
+    this.remembered = new RememberedCalls(options.rememberIds ?? 1024);
+  }
+
+  get initialized(): boolean {
+    return this.sessionId !== undefined;
+  }
+
+  initialize(params: InitializeParams): InitializeResult {
+    const requested = params.requestedCapabilities;
+    this.sessionId ??= `${this.options.app.id}-session-${++this.sessions}`;
+    const names = requested ?? Object.keys(this.options.capabilities);
+    return {
+      sessionId: this.sessionId,
+      protocolVersion: PROTOCOL_VERSION,
+      app: { ...this.options.app },
+      capabilities: names.map((name) => ({ name, available: Object.hasOwn(this.options.capabilities, name) })),
+      features: { cancellation: true, ...this.options.features },
+    };
+  }
+
+  /** `onProgress` is where this call's progress goes (the transport that carried the call). */
+  call(
+    capability: string,
+    params: Record<string, unknown> = {},
+    options: AppCallOptions = {},
+    onProgress?: (payload: ProgressPayload) => void,
+  ): Promise<CallResult> {
+    if (!this.initialized) return Promise.resolve(failure(notInitialized()));
+    const handler = Object.hasOwn(this.options.capabilities, capability) ? this.options.capabilities[capability] : undefined;
+    if (handler === undefined) {
+      return Promise.resolve(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
+    }
+    const callId = options.callId ?? `local-${++this.localIds}`;
+    if (this.records.has(callId) || this.remembered.get(callId) !== undefined) {
+      return Promise.resolve(failure({ code: ERROR_CODES.duplicateCallId, message: `callId "${callId}" was already used`, retryable: false }));
+    }
+    return new Promise((answer) => {
+      const record: CallRecord = {
+        callId, handler, params, options, onProgress, state: "queued", answer, controller: undefined, timer: undefined,
+      };
+      this.records.set(callId, record);
+      if (options.timeout !== undefined) {
+        this.timers++;
+        // A timeout ends the call exactly as a cancel does: the app cannot tell them apart.
+        record.timer = setTimeout(() => {
+          record.timer = undefined;
+          this.timers--;
+          this.abort(record, "timeout");
+        }, options.timeout);
+      }
+      if (this.running < (this.options.maxConcurrent ?? Number.POSITIVE_INFINITY)) this.start(record);
+      else this.queue.push(record);
+    });
+  }
+
+  cancel(callId: string, reason?: string): CancelResult {
+    if (!this.initialized) return { callId, cancelled: false, error: notInitialized() };
+    const record = this.records.get(callId);
+    if (record !== undefined) {
+      this.abort(record, reason ?? "cancelled by the agent");
+      return { callId, cancelled: true };
+    }
+    switch (this.remembered.get(callId)) {
+      case "cancelled":
+        return { callId, cancelled: true };
+      case "completed":
+        return { callId, cancelled: false, reason: CANCEL_REASONS_TEXT.alreadyCompleted };
+      default:
+        return { callId, cancelled: false, reason: CANCEL_REASONS_TEXT.notFound };
+    }
+  }
+
+  /** Ends the session: every call is cancelled (and answered so), and remembered ids are forgotten. */
+  shutdown(_params: ShutdownPayload = {}): void {
+    if (!this.initialized) return;
+    for (const record of [...this.records.values()]) this.abort(record, "session shut down");
+    this.sessionId = undefined;
+    this.remembered.clear();
+  }
+
+  stats(): AppStats {
+    return {
+      records: this.records.size,
+      queued: this.queue.length,
+      running: this.running,
+      controllers: this.controllers,
+      timers: this.timers,
+      remembered: this.remembered.size,
+      started: this.started,
+      skipped: this.skipped,
+    };
+  }
+
+  private start(record: CallRecord): void {
+    record.state = "running";
+    this.running++;
+    this.started++;
+    const controller = new AbortController();
+    record.controller = controller;
+    this.controllers++;
+    const { progressToken } = record.options;
+    const context: CapabilityContext = {
+      signal: controller.signal,
+      callId: record.callId,
+      progress: (progress, total, message) => {
+        if (progressToken === undefined || record.state !== "running") return;
+        record.onProgress?.({
+          progressToken,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        });
+      },
+    };
+    let outcome: unknown;
+    try {
+      outcome = record.handler(record.params, context);
+    } catch (error) {
+      this.finish(record, failure(handlerError(error)));
+      return;
+    }
+    Promise.resolve(outcome).then(
+      (data) => this.finish(record, data === undefined ? { success: true } : { success: true, data }),
+      (error: unknown) => this.finish(record, failure(handlerError(error))),
+    );
+  }
+
+  /** The handler has returned: answer (unless it was cancelled meanwhile) and free its record. */
+  private finish(record: CallRecord, result: CallResult): void {
+    this.running--;
+    record.controller = undefined;
+    this.controllers--;
+    this.records.delete(record.callId);
+    if (record.state === "running") {
+      this.clearTimer(record);
+      this.remembered.remember(record.callId, "completed");
+      record.answer(result);
+    }
+    this.pump();
+  }
+
+  /** Cancel or timeout: a waiting call is skipped, a running one aborted; either answers cancelled at once. */
+  private abort(record: CallRecord, reason: string): void {
+    if (record.state === "cancelled") return;
+    this.clearTimer(record);
+    if (record.state === "queued") {
+      this.queue.splice(this.queue.indexOf(record), 1);
+      this.records.delete(record.callId);
+      this.skipped++;
+    }
+    record.state = "cancelled";
+    this.remembered.remember(record.callId, "cancelled");
+    record.answer(CANCELLED);
+    // No partial data: whatever the handler returns from now on is dropped in finish().
+    record.controller?.abort(new DOMException(reason, "AbortError"));
+  }
+
+  private pump(): void {
+    const limit = this.options.maxConcurrent ?? Number.POSITIVE_INFINITY;
+    while (this.running < limit) {
+      const next = this.queue.shift();
+      if (next === undefined) return;
+      this.start(next);
+    }
+  }
+
+  private clearTimer(record: CallRecord): void {
+    if (record.timer === undefined) return;
+    clearTimeout(record.timer);
+    record.timer = undefined;
+    this.timers--;
+  }
+}
+
+function failure(error: AbpError): CallResult {
+  return { success: false, error };
+}
+
+function notInitialized(): AbpError {
+  return { code: ERROR_CODES.notInitialized, message: "no active session: call initialize first", retryable: false };
+}
+
+function handlerError(error: unknown): AbpError {
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: ERROR_CODES.handlerFailed, message, retryable: false };
+}

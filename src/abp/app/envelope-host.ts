@@ -1,0 +1,72 @@
+/**
+ * Serves an AbpApp over any envelope channel (postMessage, WebSocket): checks each message,
+ * dispatches it, and sends the `-result` with the request's envelope id. Bad input is answered
+ * with a `notification` `{event: "error", error, inReplyTo?}` and changes nothing.
+ */
+import type { AbpApp } from "./abp-app.js";
+import { type Envelope, LIMITS, type MessageType, type NotificationPayload } from "./protocol.js";
+import { checkAgentMessage } from "./validate.js";
+
+export type Reply = (envelope: Envelope) => void;
+
+export interface Rejection {
+  code: string;
+  message: string;
+}
+
+export interface EnvelopeHostOptions {
+  maxMessageBytes?: number;
+  /** Told of every message refused (bad envelope, wrong origin…), for logs and tests. */
+  onReject?: (rejection: Rejection) => void;
+}
+
+export class EnvelopeHost {
+  /** Messages refused so far. */
+  rejected = 0;
+
+  constructor(
+    private readonly app: AbpApp,
+    private readonly options: EnvelopeHostOptions = {},
+  ) {}
+
+  receive(data: unknown, reply: Reply): void {
+    const checked = checkAgentMessage(data, this.options.maxMessageBytes ?? LIMITS.maxMessageBytes);
+    if (!checked.ok) {
+      this.reject({ code: checked.code, message: checked.message });
+      const payload: NotificationPayload = { event: "error", error: { code: checked.code, message: checked.message } };
+      if (checked.id !== undefined) payload.inReplyTo = checked.id;
+      reply(envelope("notification", undefined, payload));
+      return;
+    }
+    const { message } = checked;
+    switch (message.type) {
+      case "initialize":
+        reply(envelope("initialize-result", message.id, this.app.initialize(message.payload)));
+        return;
+      case "capabilities/call": {
+        const { capability, callId, params, options } = message.payload;
+        const id = message.id;
+        void this.app
+          .call(capability, params, { ...options, callId }, (progress) => reply(envelope("progress", undefined, progress)))
+          .then((result) => reply(envelope("capabilities/call-result", id, result)));
+        return;
+      }
+      case "capabilities/cancel":
+        reply(envelope("capabilities/cancel-result", message.id, this.app.cancel(message.payload.callId, message.payload.reason)));
+        return;
+      case "shutdown":
+        this.app.shutdown(message.payload);
+        return;
+    }
+  }
+
+  /** Counts and reports a refused message (one the host cannot even answer, such as a wrong origin). */
+  reject(rejection: Rejection): void {
+    this.rejected++;
+    this.options.onReject?.(rejection);
+  }
+}
+
+export function envelope(type: MessageType, id: string | undefined, payload: unknown): Envelope {
+  return id === undefined ? { type, timestamp: Date.now(), payload } : { type, id, timestamp: Date.now(), payload };
+}

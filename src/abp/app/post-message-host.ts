@@ -1,0 +1,46 @@
+/**
+ * Serves an AbpApp to agents in other windows, iframes or workers over postMessage. Only the
+ * listed origins are heard, and each answer is posted to its sender's window with its exact
+ * origin as the target, never "*".
+ */
+import type { AbpApp } from "./abp-app.js";
+import { EnvelopeHost, type EnvelopeHostOptions } from "./envelope-host.js";
+
+/** A window, a worker's global scope, a MessagePort: anything that receives `message` events. */
+export interface MessageReceiver {
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  postMessage?: (message: unknown) => void;
+}
+
+export interface PostMessageHostOptions extends EnvelopeHostOptions {
+  /** Exact origins allowed to call, e.g. "https://agent.example". Workers' messages have origin "". */
+  allowedOrigins: readonly string[];
+  /** Where to listen; default `globalThis` (the page's window, or a worker's scope). */
+  receiver?: MessageReceiver;
+}
+
+export interface ServedApp {
+  readonly host: EnvelopeHost;
+  /** Stops listening. */
+  close(): void;
+}
+
+export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): ServedApp {
+  const receiver = options.receiver ?? (globalThis as unknown as MessageReceiver);
+  const host = new EnvelopeHost(app, options);
+  const listener = (event: MessageEvent) => {
+    if (!options.allowedOrigins.includes(event.origin)) {
+      // Answering an unknown origin would leak that we exist: refuse it here and say so locally.
+      host.reject({ code: "WRONG_ORIGIN", message: `message from origin "${event.origin}" is not allowed` });
+      return;
+    }
+    const source = event.source as { postMessage(message: unknown, targetOrigin: string): void } | null;
+    const reply = source !== null && event.origin !== ""
+      ? (envelope: unknown) => source.postMessage(envelope, event.origin)
+      : (envelope: unknown) => receiver.postMessage?.(envelope); // a worker answers its owner
+    host.receive(event.data, reply);
+  };
+  receiver.addEventListener("message", listener);
+  return { host, close: () => receiver.removeEventListener("message", listener) };
+}

@@ -1,0 +1,118 @@
+/**
+ * Hand-written checks for what the page receives from an agent: every field is untrusted.
+ * (The agent side validates with zod; the page stays free of dependencies.)
+ */
+import {
+  type CallRequest,
+  type CancelRequest,
+  type Envelope,
+  ERROR_CODES,
+  type InitializeParams,
+  LIMITS,
+  MESSAGE_TYPES,
+  type MessageType,
+  messageSize,
+  type ShutdownPayload,
+} from "./protocol.js";
+
+/** What an app accepts from an agent. */
+export type AgentMessage =
+  | (Envelope<InitializeParams> & { type: "initialize"; id: string })
+  | (Envelope<CallRequest> & { type: "capabilities/call"; id: string })
+  | (Envelope<CancelRequest> & { type: "capabilities/cancel"; id: string })
+  | (Envelope<ShutdownPayload> & { type: "shutdown" });
+
+export type Checked =
+  | { ok: true; message: AgentMessage }
+  | { ok: false; code: string; message: string; id?: string };
+
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isId = (value: unknown): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= LIMITS.maxIdLength;
+
+const isText = (value: unknown): value is string =>
+  typeof value === "string" && value.length <= LIMITS.maxTextLength;
+
+/** Parses (when a string), measures and checks one envelope from an agent. */
+export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMessageBytes): Checked {
+  const size = messageSize(data);
+  if (size > maxBytes) {
+    return fail(ERROR_CODES.messageTooLarge, `message of ${size} bytes is over the limit of ${maxBytes}`);
+  }
+  let value = data;
+  if (typeof data === "string") {
+    try {
+      value = JSON.parse(data);
+    } catch {
+      return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
+    }
+  }
+  if (!isObject(value)) return fail(ERROR_CODES.invalidMessage, "envelope must be an object");
+  const id = isId(value.id) ? value.id : undefined;
+  if (value.id !== undefined && id === undefined) {
+    return fail(ERROR_CODES.invalidMessage, `envelope id must be a string of 1 to ${LIMITS.maxIdLength} characters`);
+  }
+  if (typeof value.type !== "string") return fail(ERROR_CODES.invalidMessage, "envelope type must be a string", id);
+  if (!(MESSAGE_TYPES as readonly string[]).includes(value.type)) {
+    return fail(ERROR_CODES.unknownType, `unknown message type "${value.type.slice(0, 100)}"`, id);
+  }
+  if (typeof value.timestamp !== "number" || !Number.isFinite(value.timestamp)) {
+    return fail(ERROR_CODES.invalidMessage, "envelope timestamp must be a number", id);
+  }
+  if (!isObject(value.payload)) return fail(ERROR_CODES.invalidMessage, "envelope payload must be an object", id);
+  const problem = checkPayload(value.type as MessageType, value.payload, id);
+  if (problem !== undefined) return fail(ERROR_CODES.invalidMessage, problem, id);
+  return { ok: true, message: value as unknown as AgentMessage };
+}
+
+function checkPayload(type: MessageType, p: Fields, id: string | undefined): string | undefined {
+  switch (type) {
+    case "initialize": {
+      if (id === undefined) return "initialize needs an envelope id";
+      if (!isObject(p.agent) || !isText(p.agent.name) || !isText(p.agent.version)) {
+        return "initialize payload.agent must be {name, version} strings";
+      }
+      if (!isText(p.protocolVersion)) return "initialize payload.protocolVersion must be a string";
+      const requested = p.requestedCapabilities;
+      if (requested !== undefined && !(Array.isArray(requested) && requested.every(isId))) {
+        return "initialize payload.requestedCapabilities must be an array of names";
+      }
+      if (p.features !== undefined && !isObject(p.features)) return "initialize payload.features must be an object";
+      return undefined;
+    }
+    case "capabilities/call":
+      if (id === undefined) return "capabilities/call needs an envelope id";
+      if (!isId(p.capability)) return "capabilities/call payload.capability must be a non-empty string";
+      if (!isId(p.callId)) return `capabilities/call payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
+      if (p.params !== undefined && !isObject(p.params)) return "capabilities/call payload.params must be an object";
+      if (p.options !== undefined) {
+        if (!isObject(p.options)) return "capabilities/call payload.options must be an object";
+        const { timeout, progressToken } = p.options;
+        if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= 2 ** 31 - 1)) {
+          return "capabilities/call options.timeout must be a positive number of milliseconds";
+        }
+        if (progressToken !== undefined && !isId(progressToken) && !Number.isFinite(progressToken)) {
+          return "capabilities/call options.progressToken must be a string or a number";
+        }
+      }
+      return undefined;
+    case "capabilities/cancel":
+      if (id === undefined) return "capabilities/cancel needs an envelope id";
+      if (!isId(p.callId)) return `capabilities/cancel payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
+      if (p.reason !== undefined && !isText(p.reason)) return "capabilities/cancel payload.reason must be a short string";
+      return undefined;
+    case "shutdown":
+      if (p.reason !== undefined && !isText(p.reason)) return "shutdown payload.reason must be a short string";
+      return undefined;
+    default:
+      return `message type "${type}" is not sent to an app`;
+  }
+}
+
+function fail(code: string, message: string, id?: string): Checked {
+  return id === undefined ? { ok: false, code, message } : { ok: false, code, message, id };
+}

@@ -1,0 +1,220 @@
+/**
+ * The agent side of an envelope channel (postMessage, WebSocket): sends requests with fresh
+ * envelope ids, matches each `-result` to its request by that id, validates everything that comes
+ * back, and rejects whatever is pending when the channel goes away. A transport adapter only
+ * supplies `send` and feeds `receive` / `fail`.
+ */
+import type { z } from "zod";
+import {
+  type CallRequest,
+  type CallResult,
+  type CancelRequest,
+  type CancelResult,
+  type Envelope,
+  type InitializeParams,
+  type InitializeResult,
+  LIMITS,
+  type MessageType,
+  messageSize,
+  type ProgressPayload,
+  RESULT_TYPE,
+  type RequestType,
+  type ShutdownPayload,
+} from "./app/protocol.js";
+import { AbpClosedError, AbpProtocolError } from "./errors.js";
+import {
+  CallResultSchema,
+  CancelResultSchema,
+  describeIssue,
+  EnvelopeSchema,
+  InitializeResultSchema,
+  NotificationSchema,
+  ProgressSchema,
+} from "./schemas.js";
+import type { AbpTransport } from "./transport.js";
+
+export interface EnvelopeChannelOptions {
+  maxMessageBytes?: number;
+  /** Told of input that was refused and of notifications nobody waits for; the channel carries on. */
+  onError?: (error: AbpProtocolError) => void;
+  onNotification?: (payload: z.infer<typeof NotificationSchema>) => void;
+}
+
+interface Pending {
+  type: RequestType;
+  resolve(payload: unknown): void;
+  reject(error: Error): void;
+  progressToken?: string | number;
+}
+
+const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
+  "initialize": InitializeResultSchema,
+  "capabilities/call": CallResultSchema,
+  "capabilities/cancel": CancelResultSchema,
+};
+
+let channels = 0;
+
+export class EnvelopeChannel implements AbpTransport {
+  readonly closed: Promise<AbpClosedError>;
+  private readonly pending = new Map<string, Pending>();
+  private readonly progress = new Map<string | number, (progress: ProgressPayload) => void>();
+  private readonly prefix = `c${++channels}-`;
+  private nextId = 0;
+  private closedWith: AbpClosedError | undefined = undefined;
+  private markClosed!: (error: AbpClosedError) => void;
+
+  constructor(
+    private readonly send: (envelope: Envelope) => void,
+    private readonly options: EnvelopeChannelOptions = {},
+    private readonly onClose: () => void = () => {},
+  ) {
+    this.closed = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
+  }
+
+  /** Requests waiting for an answer (for tests and leak checks). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  initialize(params: InitializeParams): Promise<InitializeResult> {
+    return this.request("initialize", params) as Promise<InitializeResult>;
+  }
+
+  call(request: CallRequest, onProgress?: (progress: ProgressPayload) => void): Promise<CallResult> {
+    const token = request.options?.progressToken;
+    return this.request("capabilities/call", request, token !== undefined && onProgress ? [token, onProgress] : undefined) as Promise<CallResult>;
+  }
+
+  cancel(request: CancelRequest): Promise<CancelResult> {
+    return this.request("capabilities/cancel", request) as Promise<CancelResult>;
+  }
+
+  async shutdown(payload: ShutdownPayload): Promise<void> {
+    if (this.closedWith !== undefined) throw this.closedWith;
+    this.send({ type: "shutdown", timestamp: Date.now(), payload });
+  }
+
+  async close(): Promise<void> {
+    this.fail("the agent closed the channel");
+    this.onClose();
+  }
+
+  /** The adapter hands over each message that arrived (a JSON string or a cloned object). */
+  receive(data: unknown): void {
+    if (this.closedWith !== undefined) return;
+    const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
+    const size = messageSize(data);
+    if (size > max) return this.refuse("MESSAGE_TOO_LARGE", `message of ${size} bytes from the app is over the limit of ${max}`);
+    let value = data;
+    if (typeof data === "string") {
+      try {
+        value = JSON.parse(data);
+      } catch {
+        return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
+      }
+    }
+    const parsed = EnvelopeSchema.safeParse(value);
+    if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, idOf(value));
+    const envelope = parsed.data;
+    switch (envelope.type) {
+      case "initialize-result":
+      case "capabilities/call-result":
+      case "capabilities/cancel-result":
+        return this.answer(envelope.type, envelope.id, envelope.payload);
+      case "progress": {
+        const progress = ProgressSchema.safeParse(envelope.payload);
+        if (!progress.success) return this.refuse("INVALID_MESSAGE", `invalid progress from the app: ${describeIssue(progress.error)}`);
+        this.progress.get(progress.data.progressToken)?.(progress.data as ProgressPayload);
+        return;
+      }
+      case "notification": {
+        const note = NotificationSchema.safeParse(envelope.payload);
+        if (!note.success) return this.refuse("INVALID_MESSAGE", `invalid notification from the app: ${describeIssue(note.error)}`);
+        const { error, inReplyTo } = note.data;
+        const waiting = inReplyTo === undefined ? undefined : this.pending.get(inReplyTo);
+        if (error !== undefined && waiting !== undefined && inReplyTo !== undefined) {
+          this.settle(inReplyTo, waiting);
+          waiting.reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
+          return;
+        }
+        this.options.onNotification?.(note.data);
+        return;
+      }
+      default:
+        return this.refuse("UNEXPECTED_TYPE", `the app sent "${envelope.type}", which only an agent sends`);
+    }
+  }
+
+  /** The adapter says the channel is gone; everything pending rejects with `reason`. */
+  fail(reason: string): void {
+    if (this.closedWith !== undefined) return;
+    const error = new AbpClosedError(reason);
+    this.closedWith = error;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    this.progress.clear();
+    for (const waiting of pending) waiting.reject(error);
+    this.markClosed(error);
+  }
+
+  private request(
+    type: RequestType,
+    payload: unknown,
+    progress?: [string | number, (p: ProgressPayload) => void],
+  ): Promise<unknown> {
+    if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    const id = `${this.prefix}${++this.nextId}`;
+    return new Promise((resolve, reject) => {
+      const waiting: Pending = { type, resolve, reject };
+      if (progress !== undefined) {
+        waiting.progressToken = progress[0];
+        this.progress.set(progress[0], progress[1]);
+      }
+      this.pending.set(id, waiting);
+      try {
+        this.send({ type, id, timestamp: Date.now(), payload });
+      } catch (error) {
+        this.settle(id, waiting);
+        reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    });
+  }
+
+  private answer(type: MessageType, id: string | undefined, payload: unknown): void {
+    const waiting = id === undefined ? undefined : this.pending.get(id);
+    // Answers to calls already settled here (after a grace period or a shutdown) are dropped.
+    if (waiting === undefined || id === undefined) return;
+    if (RESULT_TYPE[waiting.type] !== type) {
+      return this.refuse("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`, id);
+    }
+    const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
+    if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`, id);
+    this.settle(id, waiting);
+    waiting.resolve(parsed.data);
+  }
+
+  private settle(id: string, waiting: Pending): void {
+    this.pending.delete(id);
+    if (waiting.progressToken !== undefined) this.progress.delete(waiting.progressToken);
+  }
+
+  /** Bad input from the app: the request it concerns (if any) fails with the reason, the channel survives. */
+  private refuse(code: string, message: string, id?: string): void {
+    const error = new AbpProtocolError(code, message);
+    const waiting = id === undefined ? undefined : this.pending.get(id);
+    if (waiting !== undefined && id !== undefined) {
+      this.settle(id, waiting);
+      waiting.reject(error);
+      return;
+    }
+    this.options.onError?.(error);
+  }
+}
+
+function idOf(value: unknown): string | undefined {
+  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+  return typeof id === "string" ? id : undefined;
+}

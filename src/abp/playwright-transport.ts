@@ -1,0 +1,139 @@
+/**
+ * ABP through Playwright: every request is a `page.evaluate` into `window.abp`, and a cancel is a
+ * second evaluate that runs while the first is still waiting. Closing the page or navigating away
+ * rejects every pending request with an error that says which.
+ *
+ * Progress does not cross `page.evaluate`; use postMessage or WebSocket when you need it.
+ */
+import type { Page } from "playwright-core";
+import type {
+  CallRequest,
+  CallResult,
+  CancelRequest,
+  CancelResult,
+  InitializeParams,
+  InitializeResult,
+  ShutdownPayload,
+} from "./app/protocol.js";
+import { LIMITS, messageSize } from "./app/protocol.js";
+import { AbpClosedError, AbpProtocolError } from "./errors.js";
+import { CallResultSchema, CancelResultSchema, describeIssue, InitializeResultSchema } from "./schemas.js";
+import type { AbpTransport } from "./transport.js";
+
+export interface PlaywrightTransportOptions {
+  maxMessageBytes?: number;
+}
+
+type AbpMethod = "initialize" | "call" | "cancel" | "shutdown";
+
+/**
+ * What runs in the page. It is serialized into the page by `page.evaluate`, so it must not use
+ * anything of this module.
+ */
+const invoke = ({ method, args }: { method: AbpMethod; args: unknown[] }): unknown => {
+  const abp = (globalThis as { abp?: Record<AbpMethod, (...a: unknown[]) => unknown> }).abp;
+  if (abp === undefined) throw new Error("window.abp is missing");
+  return abp[method](...args);
+};
+
+export class PlaywrightTransport implements AbpTransport {
+  readonly closed: Promise<AbpClosedError>;
+  private readonly pending = new Set<(error: Error) => void>();
+  private closedWith: AbpClosedError | undefined = undefined;
+  private markClosed!: (error: AbpClosedError) => void;
+  private readonly onPageClose = () => this.fail("the page was closed");
+
+  constructor(
+    private readonly page: Page,
+    private readonly options: PlaywrightTransportOptions = {},
+  ) {
+    this.closed = new Promise((resolve) => {
+      this.markClosed = resolve;
+    });
+    page.on("close", this.onPageClose);
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  async initialize(params: InitializeParams): Promise<InitializeResult> {
+    const result = await this.evaluate("initialize", "initialize", [params]);
+    return this.check("initialize", InitializeResultSchema, result) as InitializeResult;
+  }
+
+  async call(request: CallRequest): Promise<CallResult> {
+    const { capability, params, callId, options } = request;
+    const result = await this.evaluate(
+      "capabilities/call",
+      "call",
+      [capability, params ?? {}, { ...options, callId }],
+    );
+    return this.check("capabilities/call", CallResultSchema, result) as CallResult;
+  }
+
+  async cancel(request: CancelRequest): Promise<CancelResult> {
+    const result = await this.evaluate("capabilities/cancel", "cancel", request.reason === undefined ? [request.callId] : [request.callId, request.reason]);
+    return this.check("capabilities/cancel", CancelResultSchema, result) as CancelResult;
+  }
+
+  async shutdown(payload: ShutdownPayload): Promise<void> {
+    await this.evaluate("shutdown", "shutdown", [payload]);
+  }
+
+  async close(): Promise<void> {
+    this.fail("the agent closed the transport");
+  }
+
+  /** Runs `fn` in the page; rejects at once (with why) if the page closes or navigates first. */
+  private evaluate(what: string, method: AbpMethod, args: unknown[]): Promise<unknown> {
+    if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    return new Promise((resolve, reject) => {
+      const abandon = (error: Error) => reject(error);
+      this.pending.add(abandon);
+      this.page.evaluate(invoke, { method, args }).then(
+        (value) => {
+          this.pending.delete(abandon);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.pending.delete(abandon);
+          reject(this.explain(what, error));
+        },
+      );
+    });
+  }
+
+  private check(what: string, schema: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: import("zod").ZodError } }, value: unknown): unknown {
+    const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
+    const size = messageSize(value);
+    if (size > max) throw new AbpProtocolError("MESSAGE_TOO_LARGE", `${what} answer of ${size} bytes from the page is over the limit of ${max}`);
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new AbpProtocolError("INVALID_MESSAGE", `invalid ${what} answer from the page: ${describeIssue(parsed.error)}`);
+    return parsed.data;
+  }
+
+  private explain(what: string, error: unknown): Error {
+    if (this.closedWith !== undefined) return this.closedWith;
+    const message = error instanceof Error ? error.message : String(error);
+    if (/window\.abp is missing/.test(message)) return new AbpProtocolError("NO_ABP", `${what}: the page has no window.abp`);
+    if (/Execution context was destroyed|navigat/i.test(message)) {
+      return new AbpClosedError(`the page navigated away (now at ${this.page.url()}) while ${what} was pending`);
+    }
+    if (/closed/i.test(message)) return new AbpClosedError(`the page was closed while ${what} was pending`);
+    return new AbpProtocolError("EVALUATE_FAILED", `${what} failed in the page: ${message.split("\n")[0]}`);
+  }
+
+  private fail(reason: string): void {
+    if (this.closedWith !== undefined) return;
+    this.closedWith = new AbpClosedError(reason);
+    this.page.off("close", this.onPageClose);
+    for (const abandon of [...this.pending]) abandon(this.closedWith);
+    this.pending.clear();
+    this.markClosed(this.closedWith);
+  }
+}
+
+export function playwrightTransport(page: Page, options: PlaywrightTransportOptions = {}): PlaywrightTransport {
+  return new PlaywrightTransport(page, options);
+}

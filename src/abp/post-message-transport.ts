@@ -1,0 +1,70 @@
+/**
+ * ABP over postMessage, from an agent running in a browser (a parent window, an extension page, a
+ * worker's owner) to an app in another window, iframe or worker. Only messages from the app's
+ * window and exact origin are heard; requests are posted with that origin as the target, never "*".
+ */
+import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
+import { MESSAGE_TYPES } from "./app/protocol.js";
+import { AbpProtocolError } from "./errors.js";
+
+export interface PostMessageTarget {
+  postMessage(message: unknown, targetOrigin: string): void;
+}
+
+export interface WorkerTarget {
+  postMessage(message: unknown): void;
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+}
+
+export type PostMessageTransportOptions = EnvelopeChannelOptions
+  & (
+    | {
+      /** The app's window (an iframe's contentWindow, a popup). */
+      target: PostMessageTarget;
+      /** The app's exact origin: requests go only there, answers are heard only from there. */
+      targetOrigin: string;
+      /** Where the answers arrive; default this window. */
+      receiver?: Pick<WorkerTarget, "addEventListener" | "removeEventListener">;
+    }
+    | {
+      /** A dedicated worker: its messages carry no origin, the object itself is the check. */
+      worker: WorkerTarget;
+    }
+  );
+
+export function postMessageTransport(options: PostMessageTransportOptions): EnvelopeChannel {
+  if ("worker" in options) {
+    const { worker } = options;
+    const listener = (event: MessageEvent) => channel.receive(event.data);
+    const channel = new EnvelopeChannel((envelope) => worker.postMessage(envelope), options, () =>
+      worker.removeEventListener("message", listener),
+    );
+    worker.addEventListener("message", listener);
+    return channel;
+  }
+  const { target, targetOrigin } = options;
+  if (targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
+  const receiver = options.receiver ?? (globalThis as unknown as WorkerTarget);
+  const listener = (event: MessageEvent) => {
+    if (event.origin !== targetOrigin) {
+      // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.
+      if (looksLikeAbp(event.data)) {
+        options.onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${event.origin}" ignored (expected "${targetOrigin}")`));
+      }
+      return;
+    }
+    if (event.source !== target) return; // another frame of the same origin
+    channel.receive(event.data);
+  };
+  const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
+    receiver.removeEventListener("message", listener),
+  );
+  receiver.addEventListener("message", listener);
+  return channel;
+}
+
+function looksLikeAbp(data: unknown): boolean {
+  const type = typeof data === "object" && data !== null ? (data as { type?: unknown }).type : undefined;
+  return typeof type === "string" && (MESSAGE_TYPES as readonly string[]).includes(type);
+}

@@ -1,0 +1,26 @@
+/**
+ * An agent running in a browser page, reaching the demo app in a cross-origin iframe over
+ * postMessage. The test drives it through `window.agent` (a CallHarness).
+ *   agent.html?app=<app page URL>&stranger=<URL of a page of a third origin>
+ */
+import { AbpClient, postMessageTransport } from "../../../src/abp/index.js";
+import { CallHarness } from "./call-harness.js";
+
+const query = new URLSearchParams(location.search);
+const appUrl = new URL(query.get("app") ?? "", location.href);
+const frame = document.querySelector<HTMLIFrameElement>("#app");
+const stranger = document.querySelector<HTMLIFrameElement>("#stranger");
+if (frame === null || stranger === null) throw new Error("agent.html is missing its frames");
+
+const loaded = new Promise((resolve) => frame.addEventListener("load", resolve, { once: true }));
+frame.src = appUrl.href;
+const strangerUrl = query.get("stranger");
+if (strangerUrl !== null) stranger.src = strangerUrl;
+await loaded;
+const target = frame.contentWindow;
+if (target === null) throw new Error("the app frame has no window");
+
+const errors: string[] = [];
+const transport = postMessageTransport({ target, targetOrigin: appUrl.origin, onError: (error) => errors.push(`${error.name}: ${error.message}`) });
+const harness = new CallHarness(new AbpClient(transport, { agent: { name: "agent-page", version: "1.0.0" }, onError: (e) => errors.push(e.message) }));
+Object.assign(globalThis, { agent: harness, agentErrors: errors, agentTransport: transport, agentReady: true });
