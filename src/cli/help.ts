@@ -3,6 +3,7 @@ export const HELP = `acp-cancel: cancellation that actually stops work in the Ag
 Usage:
   acp-cancel bridge [options] -- <agent command> [args...]
   acp-cancel trace <trace.jsonl> [--mermaid]
+  acp-cancel guardian --rules FILE --port N [--host 127.0.0.1]
   acp-cancel --help | --version
 
 bridge: run the agent behind a cancellation bridge (the editor talks to the bridge on stdio)
@@ -18,6 +19,10 @@ bridge: run the agent behind a cancellation bridge (the editor talks to the brid
   --log-file FILE            write logs and the agent's stderr to FILE instead of stderr
 
 trace: render a trace written by --trace as a timeline, or with --mermaid as a sequence diagram
+
+guardian: run the reference AOS guardian for A2A cancels (docs/a2a.md), logging each decision
+  as a JSON line on stdout; stops on SIGINT/SIGTERM. Exit 65: invalid rules; 66: rules file
+  missing or unreadable; 69: cannot listen on the port.
 
 Exit status: the agent's own status; 128+N when the agent was killed by signal N, or when the
 bridge itself was stopped by signal N; 126 agent not executable; 127 agent not found; 2 usage.

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
+import { runGuardianCommand } from "./guardian-command.js";
 import { HELP } from "./help.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline } from "./render-trace.js";
@@ -30,6 +31,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     return runBridge(parseBridgeArgs(rest));
   }
+  if (command === "guardian") return runGuardianCommand(rest);
   if (command === "trace") {
     const file = rest.find((arg) => !arg.startsWith("--"));
     if (file === undefined)

@@ -1,0 +1,101 @@
+import { z } from "zod";
+
+/**
+ * The Agent Observability Standard (AOS) shapes this binding speaks, built from the examples of
+ * its `tasks/cancel` hooks (the field tables contradict them; see docs/a2a.md).
+ */
+
+/** An agent as AOS describes it in `context.from/to.agent`: its card, or at least a name. */
+export interface AosAgent {
+  name: string;
+  url?: string;
+  version?: string;
+  [field: string]: unknown;
+}
+
+export type AosRole = "client" | "server";
+
+export interface AosParty {
+  agent: AosAgent;
+  role: AosRole;
+}
+
+/** The A2A JSON-RPC message a guard is asked about, in the wire shape of its connection. */
+export interface A2aCancelMessage {
+  jsonrpc: "2.0";
+  id: string | number;
+  method: "tasks/cancel" | "CancelTask";
+  params: { id: string; metadata?: Record<string, unknown>; tenant?: string };
+}
+
+/** `params` of an AOS guard request. */
+export interface AosGuardParams {
+  payload: A2aCancelMessage;
+  reasoning?: string;
+  context: { from: AosParty; to: AosParty };
+}
+
+export interface AosGuardRequest {
+  jsonrpc: "2.0";
+  id: string;
+  method: "tasks/cancel";
+  params: AosGuardParams;
+}
+
+/** The decisions AOS defines; only allow and deny have a meaning for a cancel. */
+export const AOS_DECISIONS = ["allow", "deny", "modify"] as const;
+
+/** `result` of an AOSSuccessResponse. `decision` is kept a string so an unknown one can be reported. */
+export const AosResultSchema = z.object({
+  decision: z.string().min(1),
+  message: z.string().optional(),
+  reasoning: z.string().optional(),
+  reasonCode: z.array(z.union([z.string(), z.number()])).optional(),
+  data: z.unknown().optional(),
+  modifiedRequest: z.unknown().optional(),
+});
+export type AosResult = z.infer<typeof AosResultSchema>;
+
+const JsonRpcId = z.union([z.string(), z.number(), z.null()]);
+
+/** A guardian's answer: a JSON-RPC 2.0 response with an error or a result (checked per method). */
+export const GuardianResponseSchema = z.union([
+  z.object({
+    jsonrpc: z.literal("2.0"),
+    id: JsonRpcId,
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  }),
+  z.object({ jsonrpc: z.literal("2.0"), id: JsonRpcId, result: z.unknown() }),
+]);
+
+/** The answer to AOS `ping`. */
+export const PingResultSchema = z.object({
+  status: z.string(),
+  version: z.string(),
+  timestamp: z.string(),
+});
+export type PingResult = z.infer<typeof PingResultSchema>;
+
+const AgentSchema = z.looseObject({
+  name: z.string().min(1).max(1024),
+  url: z.string().max(4096).optional(),
+  version: z.string().max(256).optional(),
+});
+
+const PartySchema = z.object({ agent: AgentSchema, role: z.enum(["client", "server"]) });
+
+/** What a guardian accepts as `params` of `tasks/cancel`: every field untrusted, sizes bounded. */
+export const AosGuardParamsSchema = z.object({
+  payload: z.object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string().max(1024), z.number()]),
+    method: z.enum(["tasks/cancel", "CancelTask"]),
+    params: z.looseObject({
+      id: z.string().min(1).max(1024),
+      metadata: z.record(z.string(), z.unknown()).optional(),
+      tenant: z.string().max(1024).optional(),
+    }),
+  }),
+  reasoning: z.string().max(16_384).optional(),
+  context: z.object({ from: PartySchema, to: PartySchema }),
+});

@@ -1,0 +1,43 @@
+import type { A2aCancelMessage } from "./aos.js";
+
+/** The A2A protocol version a connection speaks, as the `A2A-Version` header names it. */
+export type A2aVersion = "0.3" | "1.0";
+
+/** The fields of a cancel that matter to a guard, whichever SDK type carried them. */
+export interface CancelInput {
+  id: string;
+  metadata?: Record<string, unknown> | undefined;
+  tenant?: string | undefined;
+}
+
+/** Reads the version from a header value; v0.3 is what an absent header means (A2A's rule). */
+export function a2aVersion(header: string | undefined): A2aVersion {
+  return header === undefined || header === "" || header.startsWith("0.") ? "0.3" : "1.0";
+}
+
+/**
+ * Rebuilds the JSON-RPC message the cancel is (or was) on the wire as. The SDK hands hooks the
+ * decoded input, never the raw message, so `rpcId` is whatever the caller knows of it.
+ */
+export function cancelMessage(version: A2aVersion, input: CancelInput, rpcId: string | number): A2aCancelMessage {
+  const metadata = input.metadata ?? {};
+  if (version === "0.3") {
+    return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: input.id, metadata } };
+  }
+  const params: A2aCancelMessage["params"] = { id: input.id, metadata };
+  if (input.tenant !== undefined && input.tenant !== "") params.tenant = input.tenant;
+  return { jsonrpc: "2.0", id: rpcId, method: "CancelTask", params };
+}
+
+/** Checks what a hook is about to guard; a message naming the first bad field, or undefined. */
+export function cancelInputProblem(input: unknown): string | undefined {
+  if (typeof input !== "object" || input === null) return "the cancel needs params, got none";
+  const { id, metadata, tenant } = input as Record<string, unknown>;
+  if (typeof id !== "string" || id.trim() === "") return "the cancel needs a task id (a non-empty string)";
+  if (id.length > 1024) return "the task id is longer than 1024 characters";
+  if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) {
+    return "the cancel's metadata must be an object";
+  }
+  if (tenant !== undefined && typeof tenant !== "string") return "the cancel's tenant must be a string";
+  return undefined;
+}

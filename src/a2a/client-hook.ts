@@ -1,0 +1,66 @@
+import type { AgentCard } from "@a2a-js/sdk";
+import type { CallInterceptor, ClientCallContext } from "@a2a-js/sdk/client";
+import { aosAgent } from "./agent-ref.js";
+import type { AosAgent } from "./aos.js";
+import { a2aVersion, type CancelInput, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
+import { CancelDeniedError, GuardInputError } from "./guard-errors.js";
+import type { GuardianClient } from "./guardian-client.js";
+
+/** The key under which a call's `options.context` carries the reasoning for one cancel. */
+export const AOS_REASONING: unique symbol = Symbol.for("acp-cancel/a2a/aos-reasoning");
+
+/**
+ * A call context that gives one `cancelTask` call its AOS `reasoning`:
+ * `client.cancelTask({ tenant: "", id, metadata: {} }, { context: cancelReasoning("too slow") })`.
+ */
+export function cancelReasoning(reasoning: string, context?: ClientCallContext): ClientCallContext {
+  return { ...context, [AOS_REASONING]: reasoning };
+}
+
+export interface CancelGuardOptions {
+  guardian: GuardianClient;
+  /** The observed agent's own card: the client hook sends it in full as `context.from`. */
+  self: AosAgent | AgentCard;
+  /** Reasoning for a cancel whose call gives none. */
+  reasoning?: string;
+}
+
+/**
+ * The AOS client hook as an `@a2a-js/sdk` CallInterceptor: before `cancelTask` leaves, the
+ * guardian is asked; on deny nothing is sent and the call rejects with CancelDeniedError.
+ * Every other call passes untouched.
+ */
+export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterceptor {
+  const self = isA2aCard(options.self) ? aosAgent(options.self, true) : options.self;
+  let nextId = 0;
+  return {
+    async before(args) {
+      if (args.input?.method !== "cancelTask") return;
+      const input = args.input.value as unknown;
+      const problem = cancelInputProblem(input);
+      if (problem !== undefined) throw new GuardInputError(problem);
+      const version = a2aVersion(headerOf(args.options?.serviceParameters, "a2a-version"));
+      const given = args.options?.context?.[AOS_REASONING];
+      const reasoning = typeof given === "string" ? given : options.reasoning;
+      const decision = await options.guardian.check({
+        hook: "client",
+        payload: cancelMessage(version, input as CancelInput, ++nextId),
+        reasoning,
+        from: self,
+        to: aosAgent(args.agentCard, false),
+      });
+      if (decision.decision === "deny") throw new CancelDeniedError(decision);
+    },
+    async after() {},
+  };
+}
+
+function headerOf(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (headers === undefined) return undefined;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return undefined;
+}
+
+function isA2aCard(card: AosAgent | AgentCard): card is AgentCard {
+  return Array.isArray((card as AgentCard).supportedInterfaces);
+}

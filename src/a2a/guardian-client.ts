@@ -1,0 +1,282 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import https from "node:https";
+import {
+  type A2aCancelMessage,
+  type AosAgent,
+  type AosGuardRequest,
+  type AosResult,
+  AosResultSchema,
+  GuardianResponseSchema,
+  type PingResult,
+  PingResultSchema,
+} from "./aos.js";
+import { cancelInputProblem } from "./cancel-payload.js";
+import type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
+import { GuardInputError } from "./guard-errors.js";
+
+export interface GuardianClientOptions {
+  /** The guardian's JSON-RPC endpoint, http: or https:. */
+  url: string | URL;
+  /** How long to wait for the whole answer (default 2000 ms). */
+  timeoutMs?: number;
+  /** What to do without a usable answer: "deny" (fail-closed, the default) or "allow" (fail-open). */
+  failPolicy?: FailPolicy;
+  /** Extra HTTP headers, e.g. `authorization` for a guardian that wants a token. */
+  headers?: Record<string, string>;
+  /** A longer answer is an invalid answer (default 65536 bytes). */
+  maxResponseBytes?: number;
+  /** Called with every decision, for an audit log. */
+  onDecision?: DecisionListener;
+}
+
+/** What a hook asks the guardian about one cancel. */
+export interface GuardQuestion {
+  hook: GuardHook;
+  /** The A2A cancel message as its connection puts it on the wire. */
+  payload: A2aCancelMessage;
+  reasoning?: string | undefined;
+  from: AosAgent;
+  to: AosAgent;
+}
+
+class GuardianFailure extends Error {
+  constructor(
+    readonly failure: GuardFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 2000;
+const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
+
+/**
+ * Asks an AOS guardian whether a cancel may go ahead. `check` never rejects because of the
+ * guardian: when it is down, slow, or talking nonsense, the fail policy decides, and the
+ * decision says so. It rejects only for a question that is not a valid cancel.
+ */
+export class GuardianClient {
+  readonly url: URL;
+  readonly timeoutMs: number;
+  readonly failPolicy: FailPolicy;
+  private readonly headers: Record<string, string>;
+  private readonly maxResponseBytes: number;
+  private readonly listeners = new Set<DecisionListener>();
+  private readonly agent: http.Agent;
+
+  constructor(options: GuardianClientOptions) {
+    this.url = new URL(options.url);
+    if (this.url.protocol !== "http:" && this.url.protocol !== "https:") {
+      throw new GuardInputError(`the guardian URL must be http: or https:, got '${this.url.protocol}'`);
+    }
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(this.timeoutMs > 0)) throw new GuardInputError(`timeoutMs must be positive, got ${this.timeoutMs}`);
+    this.failPolicy = options.failPolicy ?? "deny";
+    if (this.failPolicy !== "deny" && this.failPolicy !== "allow") {
+      throw new GuardInputError(`failPolicy must be "deny" or "allow", got '${String(this.failPolicy)}'`);
+    }
+    this.headers = options.headers ?? {};
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (options.onDecision !== undefined) this.listeners.add(options.onDecision);
+    // Keep-alive: a guard sits on the cancel's path, so no new connection per question.
+    this.agent = this.url.protocol === "https:"
+      ? new https.Agent({ keepAlive: true })
+      : new http.Agent({ keepAlive: true });
+  }
+
+  /** Subscribes to every decision; returns the unsubscribe function. */
+  onDecision(listener: DecisionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Asks about one cancel. Resolves to the decision (also emitted to every listener). */
+  async check(question: GuardQuestion): Promise<GuardDecision> {
+    const problem = questionProblem(question);
+    if (problem !== undefined) throw new GuardInputError(problem);
+    const request: AosGuardRequest = {
+      jsonrpc: "2.0",
+      id: randomUUID(),
+      method: "tasks/cancel",
+      params: {
+        payload: question.payload,
+        ...(question.reasoning !== undefined ? { reasoning: question.reasoning } : {}),
+        context: {
+          from: { agent: question.from, role: "client" },
+          to: { agent: question.to, role: "server" },
+        },
+      },
+    };
+    const started = performance.now();
+    const base = { hook: question.hook, taskId: question.payload.params.id, requestId: request.id };
+    let decision: GuardDecision;
+    try {
+      const result = AosResultSchema.safeParse(await this.call(request));
+      if (!result.success) throw new GuardianFailure("invalid-answer", "the result is not an AOS decision");
+      decision = { ...base, ...this.fromResult(result.data), durationMs: 0, at: "" };
+    } catch (error) {
+      const failure = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
+      decision = {
+        ...base,
+        decision: this.failPolicy,
+        source: "policy",
+        failure: failure.failure,
+        message: `guardian ${failure.failure} (${failure.message}); fail policy ${this.failPolicy}`,
+        reasonCode: [`guardian-${failure.failure}`],
+        durationMs: 0,
+        at: "",
+      };
+    }
+    decision.durationMs = performance.now() - started;
+    decision.at = new Date().toISOString();
+    for (const listener of this.listeners) {
+      try {
+        listener(decision);
+      } catch {
+        // An audit listener that throws must not change the decision.
+      }
+    }
+    return decision;
+  }
+
+  /** AOS `ping`: the guardian's status, version and time. Rejects when it cannot answer. */
+  async ping(): Promise<PingResult> {
+    const request = { jsonrpc: "2.0", id: randomUUID(), method: "ping" };
+    const parsed = PingResultSchema.safeParse(await this.call(request));
+    if (!parsed.success) throw new GuardianFailure("invalid-answer", "ping answer has no status/version/timestamp");
+    return parsed.data;
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private fromResult(result: AosResult): Pick<
+    GuardDecision,
+    "decision" | "source" | "message" | "reasonCode" | "reasoning" | "guardianDecision" | "failure"
+  > {
+    const common = {
+      reasonCode: (result.reasonCode ?? []).map(String),
+      ...(result.reasoning !== undefined ? { reasoning: result.reasoning } : {}),
+    };
+    if (result.decision === "allow" || result.decision === "deny") {
+      return { decision: result.decision, source: "guardian", message: result.message ?? result.decision, ...common };
+    }
+    if (result.decision === "modify") {
+      // A cancel has nothing to modify: the guardian did not approve it as sent.
+      return {
+        decision: "deny",
+        source: "guardian",
+        guardianDecision: "modify",
+        message: result.message ?? "the guardian asked to modify the cancel, which is not defined for tasks/cancel",
+        ...common,
+      };
+    }
+    return {
+      decision: this.failPolicy,
+      source: "policy",
+      failure: "invalid-answer",
+      guardianDecision: result.decision,
+      message: `guardian answered unknown decision '${result.decision.slice(0, 64)}'; fail policy ${this.failPolicy}`,
+      reasonCode: ["guardian-invalid-answer"],
+    };
+  }
+
+  /** One JSON-RPC round trip; rejects with a GuardianFailure naming what went wrong. */
+  private call(request: { id: string }): Promise<unknown> {
+    const body = JSON.stringify(request);
+    const transport = this.url.protocol === "https:" ? https : http;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const finish = (error: GuardianFailure | undefined, value?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error !== undefined) {
+          req.destroy();
+          reject(error);
+        } else {
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(
+        () => finish(new GuardianFailure("timeout", `no answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+      const req = transport.request(this.url, {
+        method: "POST",
+        agent: this.agent,
+        headers: {
+          ...this.headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
+      });
+      req.on("error", (error) => finish(new GuardianFailure("unreachable", error.message)));
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > this.maxResponseBytes) {
+            finish(new GuardianFailure("invalid-answer", `answer longer than ${this.maxResponseBytes} bytes`));
+          } else {
+            chunks.push(chunk);
+          }
+        });
+        res.on("error", (error) => finish(new GuardianFailure("unreachable", error.message)));
+        res.on("end", () => {
+          if ((res.statusCode ?? 0) >= 300 && size === 0) {
+            finish(new GuardianFailure("invalid-answer", `HTTP ${res.statusCode} with no JSON-RPC answer`));
+            return;
+          }
+          let json: unknown;
+          try {
+            json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+          } catch {
+            finish(new GuardianFailure("invalid-answer", `HTTP ${res.statusCode}: not JSON`));
+            return;
+          }
+          const parsed = GuardianResponseSchema.safeParse(json);
+          if (!parsed.success) {
+            finish(new GuardianFailure("invalid-answer", "not a JSON-RPC 2.0 answer with an AOS result"));
+            return;
+          }
+          const answer = parsed.data;
+          if (answer.id !== request.id) {
+            finish(new GuardianFailure("invalid-answer", "the answer's id is not the request's"));
+          } else if ("error" in answer) {
+            const { code, message } = answer.error;
+            finish(new GuardianFailure("rpc-error", `JSON-RPC error ${code}: ${message.slice(0, 200)}`));
+          } else {
+            finish(undefined, answer.result);
+          }
+        });
+      });
+      req.end(body);
+    });
+  }
+}
+
+function agentProblem(side: string, agent: unknown): string | undefined {
+  if (typeof agent !== "object" || agent === null) return `${side} needs an agent card`;
+  const { name } = agent as { name?: unknown };
+  if (typeof name !== "string" || name.trim() === "") return `${side}'s agent card needs a name`;
+  return undefined;
+}
+
+function questionProblem(question: GuardQuestion): string | undefined {
+  if (typeof question !== "object" || question === null) return "no question to ask the guardian";
+  if (question.hook !== "client" && question.hook !== "server") return `unknown hook '${String(question.hook)}'`;
+  const payload = question.payload as Partial<A2aCancelMessage> | undefined;
+  if (payload?.jsonrpc !== "2.0" || (payload.method !== "tasks/cancel" && payload.method !== "CancelTask")) {
+    return "the payload must be an A2A tasks/cancel or CancelTask JSON-RPC message";
+  }
+  const inputProblem = cancelInputProblem(payload.params);
+  if (inputProblem !== undefined) return inputProblem;
+  if (question.reasoning !== undefined && typeof question.reasoning !== "string") return "reasoning must be a string";
+  return agentProblem("from", question.from) ?? agentProblem("to", question.to);
+}

@@ -1,0 +1,28 @@
+import assert from "node:assert/strict";
+import { eventually } from "../support/wire-assertions.js";
+import { cancelOf, sdkClient, startTask } from "./a2a-clients.js";
+import { type A2aServer, startA2aServer } from "./a2a-server.js";
+
+describe("CancellableExecutor: work that ignores its signal is answered after the grace, exactly once", () => {
+  let server: A2aServer;
+  before(async () => {
+    server = await startA2aServer({ graceMs: 100 });
+  });
+  after(() => server.close());
+
+  it("the cancel is answered canceled after the grace; the late completion is dropped; nothing is left running", async () => {
+    const client = await sdkClient(server, "1.0");
+    const steps = 80;
+    const task = await startTask(client, steps, "stubborn");
+    await eventually(() => ((server.work.progress.get(task.id) ?? 0) > 0 || undefined), "work started");
+
+    const answer = await cancelOf(client, task.id);
+    assert.equal(answer.status?.state, 5);
+    assert.ok(!server.work.returned.has(task.id), "the stubborn work is still running when the grace answers");
+
+    await eventually(() => server.work.returned.has(task.id) || undefined, "the stubborn work returned");
+    assert.equal(server.work.progress.get(task.id), steps, "it ran every step (it never looked at its signal)");
+    assert.equal((await client.getTask({ tenant: "", id: task.id })).status?.state, 5, "still canceled: its completion was dropped");
+    assert.equal(server.executor.running, 0);
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * Guardians for the tests: the real reference guardian recording every raw request, and
+ * misbehaving ones (down, hanging, garbage, JSON-RPC error) built on node:http.
+ */
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type GuardianLogEntry, type GuardianRules, startGuardian } from "../../src/a2a/index.js";
+
+export interface RecordingGuardian {
+  url: string;
+  requests: unknown[];
+  log: GuardianLogEntry[];
+  close(): Promise<void>;
+}
+
+export async function recordingGuardian(rules: GuardianRules): Promise<RecordingGuardian> {
+  const requests: unknown[] = [];
+  const log: GuardianLogEntry[] = [];
+  const guardian = await startGuardian({ rules, onRequest: (m) => requests.push(m), log: (e) => log.push(e) });
+  return { url: guardian.url, requests, log, close: () => guardian.close() };
+}
+
+export type Misbehaviour = "down" | "hang" | "garbage" | "rpc-error";
+export const MISBEHAVIOURS: readonly Misbehaviour[] = ["down", "hang", "garbage", "rpc-error"];
+
+export interface BadGuardian {
+  url: string;
+  /** Requests it received (0 for "down"). */
+  hits: number;
+  close(): Promise<void>;
+}
+
+export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
+  const sockets = new Set<Socket>();
+  const state = { hits: 0 };
+  const server = http.createServer((req, res) => {
+    state.hits++;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (kind === "hang") return; // never answers
+      if (kind === "garbage") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("<html>definitely not JSON-RPC</html>");
+        return;
+      }
+      const { id } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "guardian exploded" } }));
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
+  if (kind === "down") await close(); // nothing listens on the port any more
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    get hits() {
+      return state.hits;
+    },
+    close: kind === "down" ? async () => {} : close,
+  };
+}
+
+/** A guardian that answers every request with `answer(request)`: a body string, or a value sent as JSON. */
+export async function scriptedGuardian(
+  answer: (request: { id: string; method: string }) => unknown,
+  status = 200,
+): Promise<BadGuardian> {
+  const state = { hits: 0 };
+  const server = http.createServer((req, res) => {
+    state.hits++;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const value = answer(JSON.parse(Buffer.concat(chunks).toString()) as { id: string; method: string });
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(typeof value === "string" ? value : JSON.stringify(value));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    get hits() {
+      return state.hits;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
