@@ -31,7 +31,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startA2aAgent(onEvent: (event: CrossEvent) => void, options: { graceMs?: number } = {}): Promise<A2aAgent> {
   const guardian = await startGuardian({
     rules: { default: "allow" },
-    log: (entry) => onEvent(note("AOS", "guardian", `${entry.decision} tasks/cancel ${entry.taskId} (from ${entry.from})`)),
+    // The agent's client hook asks as the agent; the A2A agent's server hook asks for an anonymous caller.
+    log: (entry) => {
+      const asker = entry.from === "anonymous" ? "a2a-agent" : "agent";
+      onEvent(message("AOS", asker, "guardian", `may ${asker === "agent" ? "I" : "they"} cancel ${entry.taskId.slice(0, 8)}? ${entry.decision}`));
+    },
   });
   const progress = new Map<string, number>();
   let closed = false;

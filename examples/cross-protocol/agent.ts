@@ -105,6 +105,11 @@ if (abpPage !== undefined) {
   await page.goto(abpPage);
   await page.waitForFunction(() => (globalThis as { demo?: { ready?: boolean } }).demo?.ready === true);
   const transport = playwrightTransport(page);
+  const call = transport.call.bind(transport);
+  transport.call = (request) => {
+    report(message("ABP", "agent", "browser-app", `call ${request.capability}`));
+    return call(request);
+  };
   const cancel = transport.cancel.bind(transport);
   transport.cancel = (request) => {
     report(message("ABP", "agent", "browser-app", "capabilities/cancel"));
@@ -116,6 +121,7 @@ if (abpPage !== undefined) {
 
 /** One A2A task for the turn: started, linked to the turn's job, waited for until it ends. */
 async function a2aTask(parent: ReturnType<typeof jobOf>): Promise<void> {
+  report(message("A2A", "agent", "a2a-agent", "SendMessage"));
   const sent = await a2a.sendMessage({
     tenant: "",
     message: {

@@ -2,8 +2,8 @@ import type { CrossEvent } from "./events.js";
 
 /**
  * The demo's events as an `acp-cancel trace` file: one JSON object per line, `t` in ms since the
- * first event, a `hop` ("from->to") and a `label` for messages, a `note` for the rest, and the
- * protocol of each.
+ * first event, a `hop` ("from->to") and a `label` for messages, a `note` and its `party` for
+ * the rest, and the protocol of each.
  */
 export function toTrace(events: readonly CrossEvent[]): string {
   const start = events[0]?.at ?? 0;
@@ -13,7 +13,7 @@ export function toTrace(events: readonly CrossEvent[]): string {
       return JSON.stringify(
         event.kind === "message"
           ? { t, hop: `${event.from}->${event.to}`, label: event.label, protocol: event.protocol }
-          : { t, note: `${event.party}: ${event.label}`, protocol: event.protocol },
+          : { t, note: event.label, party: event.party, protocol: event.protocol },
       );
     })
     .join("\n")

@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { CrossEvent } from "../../examples/cross-protocol/events.js";
 import { CHROMIUM, type CrossRun, runCrossProtocol } from "../../examples/cross-protocol/session.js";
+import { toTrace } from "../../examples/cross-protocol/trace.js";
+
+const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
 const after = (run: CrossRun, pattern: RegExp, protocol?: string): CrossEvent[] =>
   run.events.filter((e) => e.at >= run.stopAt && pattern.test(e.label) && (protocol === undefined || e.protocol === protocol));
@@ -14,8 +22,12 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
   this.timeout(60_000);
   const chromium = existsSync(CHROMIUM);
 
-  it("a single session/cancel reaches all four; each counterpart's work stops; the prompt is answered cancelled once, after the children settled; every table is empty", async () => {
-    const run = await runCrossProtocol({ graceMs: 60_000 }); // only the children can release the answer
+  let run: CrossRun;
+  before(async () => {
+    run = await runCrossProtocol({ graceMs: 60_000 }); // only the children can release the answer
+  });
+
+  it("a single session/cancel reaches all four; each counterpart's work stops; the prompt is answered cancelled once, after the children settled; every table is empty", () => {
     assert.equal(run.abp, chromium);
     assert.equal(run.childrenBeforeStop, chromium ? 4 : 3, "one child job per protocol under the turn");
 
@@ -23,7 +35,11 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
     assert.deepEqual(sentAfterStop(run, "MCP"), ["notifications/cancelled"]);
     assert.deepEqual(sentAfterStop(run, "RAP"), ["POST /cancel_tool_call"]);
     assert.equal(after(run, /^(tasks\/cancel|CancelTask) /, "A2A").filter((e) => e.kind === "message").length, 1, "one A2A cancel reached the agent");
-    assert.equal(after(run, /^allow tasks\/cancel/, "AOS").length, 2, "the guardian allowed it at both hooks");
+    assert.deepEqual(
+      after(run, /cancel .*\? allow$/, "AOS").map((e) => (e.kind === "message" ? e.from : "")),
+      ["agent", "a2a-agent"],
+      "the guardian allowed it at both hooks",
+    );
     if (chromium) assert.deepEqual(sentAfterStop(run, "ABP"), ["capabilities/cancel"]);
 
     // Each counterpart's work stopped.
@@ -56,6 +72,37 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
     assert.equal(run.after.abp, 0);
     assert.equal(run.a2a.running, 0);
     if (chromium) assert.equal(run.pageLater?.stats.running, 0);
+  });
+
+  it("acp-cancel trace renders the whole cascade across protocols as a timeline and a mermaid sequence diagram", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cross-trace-"));
+    try {
+      const file = join(dir, "cross.jsonl");
+      writeFileSync(file, toTrace(run.events));
+      const exec = promisify(execFile);
+      const timeline = (await exec(process.execPath, [CLI, "trace", file])).stdout.split("\n");
+      const line = (pattern: RegExp) => timeline.findIndex((l) => pattern.test(l));
+      const stop = line(/ACP {2}editor → agent {2}session\/cancel \(Stop\)/);
+      assert.ok(stop >= 0, timeline.join("\n"));
+      const cancels = [
+        /MCP {2}agent → mcp-server {2}notifications\/cancelled/,
+        /RAP {2}agent → rap-tool-server {2}POST \/cancel_tool_call/,
+        /A2A {2}agent → a2a-agent {2}(CancelTask|tasks\/cancel) /,
+        ...(run.abp ? [/ABP {2}agent → browser-app {2}capabilities\/cancel$/] : []),
+      ];
+      for (const pattern of cancels) assert.ok(line(pattern) > stop, `${String(pattern)} after Stop`);
+      const answered = line(/ACP {2}agent → editor {2}session\/prompt answered/);
+      assert.ok(answered > stop && cancels.every((p) => line(p) < answered), "the answer comes last");
+      const mermaid = (await exec(process.execPath, [CLI, "trace", file, "--mermaid"])).stdout;
+      assert.match(mermaid, /^sequenceDiagram\n/);
+      for (const party of ["editor", "agent", "mcp-server", "rap-tool-server", "a2a-agent", "guardian", ...(run.abp ? ["browser-app"] : [])]) {
+        assert.match(mermaid, new RegExp(`participant P\\d+ as ${party}\\n`), party);
+      }
+      assert.match(mermaid, /P\d+->>P\d+: \[MCP\] notifications\/cancelled \(\d+\.\d ms\)/);
+      assert.doesNotMatch(mermaid, /[;#]/, "nothing that breaks a mermaid statement");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a counterpart that ignores its cancel delays the answer by its own grace and no longer (A2A work ignoring its signal; the agent's ACP grace is 60 s)", async () => {
