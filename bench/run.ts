@@ -4,11 +4,16 @@
  *
  *   npm run bench             # the full run (a few minutes)
  *   npm run bench -- --quick  # under a minute, fewer and shorter rounds
+ *   npm run bench -- --only rap [--quick]  # the scenarios whose name contains "rap"; writes
+ *                             # only bench/results/only-rap.json (the docs keep the full run)
  *
  * Writes bench/results/latest.json, the results section of docs/benchmarks.md and
  * docs/benchmarks.svg.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { REPO } from "./lib/paths.js";
 import { benchOptions } from "./lib/options.js";
 import { formatValue, type ScenarioResult, verdict } from "./report/types.js";
 import { writeReport } from "./report/write.js";
@@ -18,6 +23,8 @@ import { echoScenario } from "./scenarios/echo.js";
 import { rawEchoScenario } from "./scenarios/echo-raw.js";
 import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
+import { a2aScenario } from "./scenarios/a2a.js";
+import { rapScenario } from "./scenarios/rap.js";
 
 const options = benchOptions(process.argv.slice(2));
 const SCENARIOS = [
@@ -27,7 +34,14 @@ const SCENARIOS = [
   { name: "cascade", run: cascadeScenario },
   { name: "memory", run: memoryScenario },
   { name: "engine cost and scaling", run: engineCostScenario },
+  { name: "rap", run: rapScenario },
+  { name: "a2a guard", run: a2aScenario },
 ];
+// --only NAME: run the scenarios whose name contains NAME; a partial run leaves docs/benchmarks.md alone.
+const onlyIndex = process.argv.indexOf("--only");
+const only = onlyIndex === -1 ? undefined : (process.argv[onlyIndex + 1] ?? "");
+const selected = only === undefined ? SCENARIOS : SCENARIOS.filter((s) => s.name.includes(only));
+if (selected.length === 0) throw new Error(`--only ${only}: no scenario name contains it`);
 
 const started = performance.now();
 const startedAt = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -36,7 +50,7 @@ const loadAverage = loadavg()
   .join(" ");
 const results: ScenarioResult[] = [];
 let failed = false;
-for (const scenario of SCENARIOS) {
+for (const scenario of selected) {
   const t0 = performance.now();
   process.stderr.write(`bench: ${scenario.name}…`);
   try {
@@ -57,18 +71,27 @@ for (const scenario of SCENARIOS) {
   }
 }
 
+if (only !== undefined) {
+  for (const table of results.flatMap((r) => r.tables)) {
+    const rows = [table.columns, ...table.rows].map((row) => row.join(" | ")).join("\n");
+    process.stdout.write(`\n${table.title}\n${rows}\n${table.note ?? ""}\n`);
+  }
+}
+
 const cpuList = cpus();
-const files = writeReport(
-  {
-    mode: options.quick ? "quick" : "full",
-    startedAt,
-    seconds: (performance.now() - started) / 1000,
-    node: process.versions.node,
-    cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
-    loadAverage,
-  },
-  results,
-);
+const files = only !== undefined
+  ? writeOnly(only, results)
+  : writeReport(
+      {
+        mode: options.quick ? "quick" : "full",
+        startedAt,
+        seconds: (performance.now() - started) / 1000,
+        node: process.versions.node,
+        cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
+        loadAverage,
+      },
+      results,
+    );
 for (const g of results.flatMap((r) => r.goals)) {
   const target = `${g.kind === "max" ? "<=" : ">="} ${formatValue(g.target, g.unit)}`;
   process.stdout.write(
@@ -78,3 +101,11 @@ for (const g of results.flatMap((r) => r.goals)) {
 process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
 process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 process.exitCode = failed ? 1 : 0;
+
+/** A partial run leaves the docs alone: its results go to bench/results/only-<name>.json. */
+function writeOnly(name: string, scenarios: ScenarioResult[]): { json: string; doc: string; svg: string } {
+  const json = join(REPO, "bench", "results", `only-${name.replace(/[^a-z0-9-]+/gi, "_")}.json`);
+  mkdirSync(dirname(json), { recursive: true });
+  writeFileSync(json, `${JSON.stringify({ startedAt, scenarios }, null, 2)}\n`);
+  return { json, doc: "(not written: partial run)", svg: "(not written: partial run)" };
+}

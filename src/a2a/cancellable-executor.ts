@@ -77,6 +77,8 @@ export class CancellableExecutor implements AgentExecutor {
       publishCanceled(eventBus, { answered: false, contextId: "" }, taskId);
       return;
     }
+    // A repeated cancel waits on the same bus for the same answer.
+    if (running.grace !== undefined) return;
     running.job.cancel("external");
     running.grace = setTimeout(() => {
       publishCanceled(eventBus, running, taskId);

@@ -110,8 +110,16 @@ export class RuleBook {
     const times = (perAgent.get(agent) ?? []).filter((t) => t > now - rate.windowMs);
     times.push(now);
     perAgent.set(agent, times);
+    if (perAgent.size > MAX_TRACKED_AGENTS) forgetIdle(perAgent, now - rate.windowMs);
     return times.length > rate.max;
   }
+}
+
+/** Above this many agents per rate rule, agents with no cancel inside the window are forgotten. */
+const MAX_TRACKED_AGENTS = 10_000;
+
+function forgetIdle(perAgent: Map<string, number[]>, since: number): void {
+  for (const [agent, times] of perAgent) if (!times.some((t) => t > since)) perAgent.delete(agent);
 }
 
 function nameMatches(condition: string | string[] | undefined, name: string): boolean {

@@ -60,6 +60,9 @@ export class ReferenceGuardian {
     this.maxPerSecond = options.maxRequestsPerSecond ?? 1000;
     this.server = http.createServer((req, res) => this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
+    // A client that trickles its request must not hold a connection for long.
+    this.server.headersTimeout = 5000;
+    this.server.requestTimeout = 10_000;
   }
 
   /** Starts listening; resolves to the guardian's URL. */

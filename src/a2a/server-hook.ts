@@ -34,7 +34,13 @@ export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuar
   const selfCard = () => {
     self ??= options.self !== undefined
       ? Promise.resolve(toAos(options.self))
-      : handler.getAgentCard().then((card) => aosAgent(card, true));
+      : handler.getAgentCard().then(
+          (card) => aosAgent(card, true),
+          (error: unknown) => {
+            self = undefined; // ask again next time rather than keep a failure
+            throw error;
+          },
+        );
     return self;
   };
   const caller = options.caller ?? defaultCaller;

@@ -20,9 +20,14 @@ export function cancelledAnswer(job: RequestJob, detail?: string): JsonRpcRespon
   const { id, method } = job.payload;
   if (method === Method.prompt) return resultResponse(id, PROMPT_CANCELLED);
   if (method === Method.requestPermission) return resultResponse(id, PERMISSION_CANCELLED);
+  return cancelledError(job, detail);
+}
+
+/** -32800 with the job's reason: the cancelled answer of a method without a cancelled result. */
+export function cancelledError(job: RequestJob, detail?: string): JsonRpcResponse {
   const reason = job.reason ?? "internal";
   return errorResponse(
-    id,
+    job.payload.id,
     ErrorCode.RequestCancelled,
     "Request cancelled",
     cancelledErrorData(reason, detail),
@@ -57,6 +62,15 @@ export function normaliseCancelled(job: RequestJob, response: JsonRpcResponse): 
   }
   if (method === Method.requestPermission) return cancelledAnswer(job);
   if ("result" in response) return response;
+  return normaliseCancelledError(job, response);
+}
+
+/** A handler's error for a cancelled request, made -32800 with the reason (its own error kept). */
+export function normaliseCancelledError(
+  job: RequestJob,
+  response: Extract<JsonRpcResponse, { error: unknown }>,
+): JsonRpcResponse {
+  const { id } = job.payload;
   const { error } = response;
   if (error.code === ErrorCode.RequestCancelled) {
     // Already a cancellation: keep the handler's words, make sure the reason is there.

@@ -64,8 +64,12 @@ export function readCapability(capabilities: unknown): CancellationCapability | 
   return parsed.success ? parsed.data : undefined;
 }
 
-/** A copy of `holder` whose `field` capabilities carry ours under `_meta` (the input is not mutated). */
-export function withCapability<T>(holder: T, field: "clientCapabilities" | "agentCapabilities"): T {
+/**
+ * A copy of `holder` whose `field` capabilities carry ours under `_meta` (the input is not
+ * mutated). The field is the version's: `clientCapabilities` / `agentCapabilities` in v1,
+ * `capabilities` in v2.
+ */
+export function withCapability<T>(holder: T, field: string): T {
   if (typeof holder !== "object" || holder === null) return holder;
   const capabilities = (holder as Record<string, unknown>)[field];
   const base = typeof capabilities === "object" && capabilities !== null ? capabilities : {};

@@ -26,7 +26,9 @@ export type EngineEvent =
   | { type: "answered-for-peer"; side: Side; id: JsonRpcId; method: string; reason: CancelReason | undefined }
   | { type: "late-reply-dropped"; side: Side; id: JsonRpcId }
   | { type: "emulated"; side: Side; what: string; id?: JsonRpcId }
-  | { type: "problem"; side: Side; detail: string };
+  | { type: "problem"; side: Side; detail: string }
+  /** The protocol version the agent's `initialize` answer put in force; `rules: "pass-through"` for one we do not know. */
+  | { type: "protocol-version"; version: unknown; rules: string };
 
 export interface EngineOptions {
   /** How long a cancelled request may stay unanswered before the engine answers it. Default 2000 ms. */

@@ -1,4 +1,4 @@
-import { type CancelReason, GraceTimers, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, Job, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -12,7 +12,7 @@ import {
   type JsonRpcResponse,
   notification,
 } from "../wire/index.js";
-import { abandonedAnswer, cancelledAnswer, normaliseCancelled } from "./cancelled-answers.js";
+import { abandonedAnswer } from "./cancelled-answers.js";
 import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
 import {
   type CancelSupport,
@@ -24,6 +24,10 @@ import {
 } from "./engine-options.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
+import { SessionWork } from "./session-work.js";
+import { PASS_THROUGH_RULES } from "./versions/pass-through.js";
+import { rulesFor, type VersionRules, type WorkChange } from "./versions/rules.js";
+import { V1_RULES } from "./versions/v1.js";
 
 type Table = JobTable<JsonRpcId, RequestRecord>;
 
@@ -59,8 +63,10 @@ export class CancelEngine {
     client: new RecentKeys(LATE_REPLY_MEMORY),
     agent: new RecentKeys(LATE_REPLY_MEMORY),
   };
-  /** The running prompt turn of each session. */
-  private readonly turns = new Map<string, RequestJob>();
+  /** The running turn of each session: its prompt (v1), or its foreground work (v2). */
+  private readonly turns = new Map<string, AnyJob>();
+  /** The rules of the protocol version in force, chosen at `initialize` (v1 until then). */
+  private rules: VersionRules = V1_RULES;
   /** Params objects of requests that handlers are about to send, marked with their parent. */
   private readonly nested = new WeakMap<object, RequestJob>();
   private readonly ports: Record<Side, PortOptions>;
@@ -138,7 +144,7 @@ export class CancelEngine {
     const answer = errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`);
     // A cancelled request is answered like every cancelled request, however garbled the reply.
     if (job.isRunning) this.answer(job, answer);
-    else this.finishCancelled(job, normaliseCancelled(job, answer));
+    else this.finishCancelled(job, this.rules.normaliseCancelled(job, answer));
   }
 
   /**
@@ -159,7 +165,7 @@ export class CancelEngine {
       // An answer already given (held for nested requests) stands; otherwise name the loss.
       this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
-    for (const job of [...this.tables[side].values()]) this.answer(job, cancelledAnswer(job, detail));
+    for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
     this.turns.clear();
   }
 
@@ -219,8 +225,9 @@ export class CancelEngine {
     }
     let outgoing: JsonRpcRequest = request;
     if (method === Method.initialize && from === "client") outgoing = this.negotiateClient(request);
-    else if (method === Method.prompt && sessionId !== undefined) this.turns.set(sessionId, job);
-    else if (method === Method.sessionClose && sessionId !== undefined) this.cancelSession(sessionId);
+    else if (method === Method.prompt && sessionId !== undefined) this.startTurn(sessionId, job);
+    else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
+      this.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
     if (deadline !== undefined) job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
     job.payload.delivered = true;
@@ -228,7 +235,7 @@ export class CancelEngine {
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
-  private parentFor(from: Side, params: unknown, sessionId: string | undefined): RequestJob | undefined {
+  private parentFor(from: Side, params: unknown, sessionId: string | undefined): AnyJob | undefined {
     if (typeof params === "object" && params !== null) {
       const marked = this.nested.get(params);
       if (marked !== undefined && !marked.isSettled && marked.payload.issuer !== from) return marked;
@@ -251,7 +258,7 @@ export class CancelEngine {
     job.cancel(reason);
     const { issuer, id, method } = job.payload;
     this.emit({ type: "cancelled-at-birth", side: issuer, id, method });
-    this.answer(job, cancelledAnswer(job, "issued under a request that was already being cancelled"));
+    this.answer(job, this.rules.cancelledAnswer(job, "issued under a request that was already being cancelled"));
   }
 
   // ---- responses --------------------------------------------------------------------
@@ -279,7 +286,7 @@ export class CancelEngine {
       this.answer(job, answer);
       return;
     }
-    this.finishCancelled(job, normaliseCancelled(job, response));
+    this.finishCancelled(job, this.rules.normaliseCancelled(job, response));
   }
 
   // ---- notifications ----------------------------------------------------------------
@@ -291,9 +298,12 @@ export class CancelEngine {
       return;
     }
     this.send(otherSide(from), message);
-    if (method === Method.sessionCancel && from === "client") {
+    if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
       if (sessionId !== undefined) this.cancelSession(sessionId);
+    } else if (method === Method.sessionUpdate && from === "agent") {
+      const change = this.rules.workChange(message.params);
+      if (change !== undefined) this.onWorkChange(sessionIdOf(message.params), change);
     }
   }
 
@@ -319,6 +329,10 @@ export class CancelEngine {
   private cancelSession(sessionId: string): void {
     const turn = this.turns.get(sessionId);
     if (turn?.isRunning) this.cancelJob(turn, "session");
+    if (!this.rules.promptIsTurn) {
+      this.cancelUninsertedPrompts(sessionId);
+      return;
+    }
     // Permission dialogs and other agent requests of the session that hang under no turn.
     for (const job of [...this.tables.agent.values()]) {
       const record = job.payload;
@@ -332,7 +346,41 @@ export class CancelEngine {
     }
   }
 
-  private cancelJob(root: RequestJob, reason: CancelReason) {
+  /** Prompts of the session not answered yet (held or not yet inserted): cancelled with it (v2). */
+  private cancelUninsertedPrompts(sessionId: string): void {
+    for (const job of [...this.tables.client.values()]) {
+      const record = job.payload;
+      if (record.method === Method.prompt && record.sessionId === sessionId && job.isRunning) {
+        this.cancelJob(job, "session");
+      }
+    }
+  }
+
+  // ---- turns ------------------------------------------------------------------------
+
+  /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
+  private startTurn(sessionId: string, prompt: RequestJob): void {
+    if (this.rules.promptIsTurn) this.turns.set(sessionId, prompt);
+    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start");
+  }
+
+  /**
+   * A `state_update` (or a prompt) starts foreground work unless some is open, a cancelled
+   * one included: updates after `session/cancel` still belong to the work it cancelled.
+   * The idle `state_update` ends it.
+   */
+  private onWorkChange(sessionId: string | undefined, change: WorkChange): void {
+    if (sessionId === undefined) return;
+    const open = this.turns.get(sessionId);
+    if (change === "start") {
+      if (open === undefined || open.isSettled) this.turns.set(sessionId, new Job(new SessionWork(sessionId)));
+      return;
+    }
+    open?.settle();
+    this.turns.delete(sessionId);
+  }
+
+  private cancelJob(root: AnyJob, reason: CancelReason) {
     // Other bindings' jobs in the subtree are stopped through their own signals.
     return root.cancel(reason, (job) => {
       if (isRequestJob(job)) this.onJobCancelled(job, job === root);
@@ -354,13 +402,15 @@ export class CancelEngine {
       this.finishCancelled(job, abandonedAnswer(id, handlerGone));
       return;
     }
+    // A peer of a version we do not know is never answered for: its own answer passes.
+    if (this.rules.passThrough && this.closed[issuer] === undefined) return;
     if (
       this.closed[issuer] !== undefined ||
       method === Method.requestPermission ||
       (!isRoot && !this.supportsCancel(handler))
     ) {
       // The answer is already known, or nobody is waiting for it: give it now.
-      this.finishCancelled(job, cancelledAnswer(job));
+      this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
     this.grace.start(job);
@@ -381,7 +431,8 @@ export class CancelEngine {
     }
     // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
     const agentHeard = agentEndsTurns && sendsCancelRequest;
-    if (isTurn && reason !== "session" && sessionId !== undefined && !agentPort.inProcess && !agentHeard) {
+    const emulate = isTurn && this.rules.promptIsTurn && reason !== "session";
+    if (emulate && sessionId !== undefined && !agentPort.inProcess && !agentHeard) {
       // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
       this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
       this.send(handler, notification(Method.sessionCancel, { sessionId }));
@@ -393,7 +444,7 @@ export class CancelEngine {
     if (job.isSettled) return;
     for (const child of [...job.children]) if (isRequestJob(child)) this.graceExpired(child);
     // The grace bounds the whole subtree: children of other bindings still out do not hold it.
-    this.answer(job, record.held ?? cancelledAnswer(job));
+    this.answer(job, record.held ?? this.rules.cancelledAnswer(job));
   }
 
   /** Answers a cancelled job once its children have settled; until then the answer is held. */
@@ -446,17 +497,34 @@ export class CancelEngine {
 
   // ---- negotiation ------------------------------------------------------------------
 
+  /**
+   * The client's request is written in the version it asks for (none named: the rules in
+   * force); a version we do not know passes untouched.
+   */
   private negotiateClient(request: JsonRpcRequest): JsonRpcRequest {
-    const params = request.params as { clientCapabilities?: unknown } | undefined;
-    this.negotiated.client = readCapability(params?.clientCapabilities);
-    return { ...request, params: withCapability(params ?? {}, "clientCapabilities") };
+    const params = request.params as Record<string, unknown> | undefined;
+    const asked = params?.protocolVersion;
+    const field = (asked === undefined ? this.rules : rulesFor(asked))?.capabilityField?.client;
+    if (field === undefined) return request;
+    this.negotiated.client = readCapability(params?.[field]);
+    return { ...request, params: withCapability(params ?? {}, field) };
   }
 
+  /** The agent's answer decides the version in force, and with it the rules of this connection. */
   private negotiateAgent(response: JsonRpcResponse): JsonRpcResponse {
     if (!("result" in response)) return response;
-    const result = response.result as { agentCapabilities?: unknown } | undefined;
-    this.negotiated.agent = readCapability(result?.agentCapabilities);
-    return { ...response, result: withCapability(result ?? {}, "agentCapabilities") };
+    const result = response.result as Record<string, unknown> | undefined;
+    const version = result?.protocolVersion;
+    // An answer naming no version (invalid in every version) leaves the rules in force.
+    if (version !== undefined) {
+      const known = rulesFor(version);
+      this.rules = known ?? PASS_THROUGH_RULES;
+      this.emit({ type: "protocol-version", version, rules: known === undefined ? "pass-through" : `v${String(version)}` });
+    }
+    const field = this.rules.capabilityField?.agent;
+    if (field === undefined) return response;
+    this.negotiated.agent = readCapability(result?.[field]);
+    return { ...response, result: withCapability(result ?? {}, field) };
   }
 
   // ---- plumbing ---------------------------------------------------------------------

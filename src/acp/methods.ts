@@ -5,6 +5,7 @@ export const Method = {
   sessionCancel: "session/cancel",
   sessionClose: "session/close",
   requestPermission: "session/request_permission",
+  sessionUpdate: "session/update",
   cancelRequest: "$/cancel_request",
 } as const;
 

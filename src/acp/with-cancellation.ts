@@ -1,4 +1,5 @@
 import { AgentApp, ClientApp } from "@agentclientprotocol/sdk";
+import { AgentApp as AgentAppV2, ClientApp as ClientAppV2 } from "@agentclientprotocol/sdk/experimental/v2";
 import { cancellableStream } from "./cancellable-stream.js";
 import type { Cancellation, CancellationOptions } from "./cancellation.js";
 import type { Side } from "./methods.js";
@@ -6,7 +7,7 @@ import { attachEngine, hasBuiltInEngine } from "./ndjson-stream.js";
 import { isMessageStream, type MessageStream } from "./sdk-stream.js";
 
 export type WithCancellationOptions = Omit<CancellationOptions, "role"> & {
-  /** Needed only for apps built from another SDK entry point (unstable, v2). */
+  /** Needed only for apps the SDK's v1 and v2 app classes do not cover (another entry point or SDK copy). */
   role?: Side;
 };
 
@@ -22,8 +23,8 @@ interface AppShape {
 
 function roleOf(app: unknown, role: Side | undefined): Side {
   if (role !== undefined) return role;
-  if (app instanceof AgentApp) return "agent";
-  if (app instanceof ClientApp) return "client";
+  if (app instanceof AgentApp || app instanceof AgentAppV2) return "agent";
+  if (app instanceof ClientApp || app instanceof ClientAppV2) return "client";
   throw new TypeError(
     "withCancellation: cannot tell whether this app is an agent or a client; pass { role: 'agent' } or { role: 'client' }",
   );
@@ -31,10 +32,12 @@ function roleOf(app: unknown, role: Side | undefined): Side {
 
 /**
  * The SDK object that identifies one connection: every context of that connection (the
- * one `connect` returns, and each handler's `client` / `agent`) exposes it.
+ * one `connect` returns, and each handler's `client` / `agent`) exposes it. The v1 API names
+ * it `connectionContext`; the v2 draft's contexts keep it in their (TypeScript-private) `cx`.
  */
 function connectionOf(context: unknown): object | undefined {
-  const connection = (context as { connectionContext?: unknown } | undefined)?.connectionContext;
+  const holder = context as { connectionContext?: unknown; cx?: unknown } | undefined;
+  const connection = holder?.connectionContext ?? holder?.cx;
   return typeof connection === "object" && connection !== null ? connection : undefined;
 }
 

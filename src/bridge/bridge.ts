@@ -45,6 +45,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     if (event.type === "emulated") emulated.push(event.what);
     if (event.type === "problem")
       logger.warn(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
+    if (event.type === "protocol-version") logVersion(logger, event.version, event.rules);
     trace?.note(JSON.stringify(event));
   };
   const engine = new CancelEngine(deliver, {
@@ -148,6 +149,15 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   if (stopSignal !== undefined) return exitStatusFor({ code: null, signal: stopSignal });
   if (stopping !== undefined) return ExitCode.ok;
   return exitStatusFor(exit);
+}
+
+/** Which rules the agent's `initialize` answer put in force; an unknown version is a warning. */
+function logVersion(logger: Logger, version: unknown, rules: string): void {
+  if (rules === "pass-through") {
+    logger.warn(
+      `agent answered initialize with protocol version ${JSON.stringify(version)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
+    );
+  } else logger.debug(`protocol version ${JSON.stringify(version)}: ${rules} rules`);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -97,6 +97,13 @@ export class CallRegistry {
     return call;
   }
 
+  /** Aborts every call in flight (at shutdown: reason `shutdown`); returns how many it cancelled. */
+  cancelAll(reason: CancelReason = "shutdown"): number {
+    let count = 0;
+    for (const call of [...this.calls.values()]) if (call.job.cancel(reason) === "cancelled") count++;
+    return count;
+  }
+
   /** Applies a cancel notice (ids already validated). */
   cancel(threadId: string, toolCallId: string, reason: CancelReason = "external"): NoticeEffect {
     const key = callKey(threadId, toolCallId);

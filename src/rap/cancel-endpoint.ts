@@ -61,11 +61,13 @@ async function readWebBody(body: ReadableStream<Uint8Array> | null, limit: numbe
   return decodeUtf8(chunks, size);
 }
 
-/** Strict UTF-8: a body with invalid bytes is rejected, not repaired into other ids. */
+/** Strict UTF-8: a body with invalid bytes is rejected, not repaired into other ids. One decoder serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 export function decodeUtf8(chunks: readonly Uint8Array[], size: number): BodyRead {
   const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, size);
   try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+    return { ok: true, text: UTF8.decode(bytes) };
   } catch {
     return { ok: false, problem: "not-utf8" };
   }

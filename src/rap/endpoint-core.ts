@@ -86,59 +86,98 @@ export class CancelEndpointCore {
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   }
 
+  get bodyLimitBytes(): number {
+    return this.bodyLimit;
+  }
+
+  get bodyTimeout(): number {
+    return this.bodyTimeoutMs;
+  }
+
+  /** All the checks, for a server that hands over a body reader (the Web handler). */
   async answer(request: NoticeRequest, readBody: BodyReader): Promise<Answer> {
-    const client = this.options.clientKey?.(request) ?? request.remoteAddress ?? "unknown";
-    const reject = (status: number, problem: string, headers: Record<string, string> = {}, close = false): Answer => {
-      this.options.onNotice?.({ status, client, problem });
-      return { status, message: `${problem}\n`, headers, close };
-    };
-    if (request.method !== "POST") return reject(405, `method ${request.method} not allowed: use POST`, { allow: "POST" });
-    if (this.limiter !== undefined && !this.limiter.take(client)) {
-      return reject(429, "too many cancel notices", { "retry-after": String(this.limiter.retryAfter(client)) });
+    return this.precheck(request) ?? this.complete(request, await readBody(this.bodyLimit, this.bodyTimeoutMs));
+  }
+
+  /** The checks that need no body: method, rate, content type, declared length. Undefined: read the body. */
+  precheck(request: NoticeRequest): Answer | undefined {
+    if (request.method !== "POST") return this.reject(request, 405, `method ${request.method} not allowed: use POST`, { allow: "POST" });
+    if (this.limiter !== undefined) {
+      const client = this.client(request);
+      if (!this.limiter.take(client)) {
+        return this.reject(request, 429, "too many cancel notices", { "retry-after": String(this.limiter.retryAfter(client)) });
+      }
     }
     const type = request.headers.get("content-type");
-    if (!isJson(type)) return reject(415, `content-type must be application/json, got ${type === null ? "none" : JSON.stringify(type.slice(0, 64))}`);
-    const declared = request.headers.get("content-length");
-    if (declared !== null && Number(declared) > this.bodyLimit) {
-      return reject(413, `body over ${this.bodyLimit} bytes`, {}, true);
+    if (!isJson(type)) {
+      return this.reject(request, 415, `content-type must be application/json, got ${type === null ? "none" : JSON.stringify(type.slice(0, 64))}`);
     }
-    const body = await readBody(this.bodyLimit, this.bodyTimeoutMs);
+    const declared = request.headers.get("content-length");
+    if (declared !== null && Number(declared) > this.bodyLimit) return this.reject(request, 413, `body over ${this.bodyLimit} bytes`, {}, true);
+    return undefined;
+  }
+
+  /**
+   * The checks on the body, then the registry. Synchronous unless the verify function
+   * returns a promise: the common case costs no promise at all.
+   */
+  complete(request: NoticeRequest, body: BodyRead): Answer | Promise<Answer> {
     if (!body.ok) {
       switch (body.problem) {
         case "too-large":
-          return reject(413, `body over ${this.bodyLimit} bytes`, {}, true);
+          return this.reject(request, 413, `body over ${this.bodyLimit} bytes`, {}, true);
         case "timeout":
-          return reject(408, `body not received within ${this.bodyTimeoutMs} ms`, {}, true);
+          return this.reject(request, 408, `body not received within ${this.bodyTimeoutMs} ms`, {}, true);
         case "not-utf8":
-          return reject(400, "body is not UTF-8");
+          return this.reject(request, 400, "body is not UTF-8");
         case "aborted":
-          return reject(400, "body aborted", {}, true);
+          return this.reject(request, 400, "body aborted", {}, true);
       }
     }
-    let authentic: boolean;
+    let verdict: boolean | Promise<boolean>;
     try {
-      authentic = await this.options.authenticate({ ...pick(request), body: body.text });
+      const { method, url, headers, remoteAddress } = request;
+      verdict = this.options.authenticate({ method, url, headers, remoteAddress, body: body.text });
     } catch {
-      authentic = false;
+      verdict = false;
     }
-    if (!authentic) return reject(401, "not authenticated");
+    if (typeof verdict === "boolean") return this.authenticated(request, verdict, body.text);
+    return verdict.then(
+      (ok) => this.authenticated(request, ok === true, body.text),
+      () => this.authenticated(request, false, body.text),
+    );
+  }
+
+  private authenticated(request: NoticeRequest, authentic: boolean, text: string): Answer {
+    if (!authentic) return this.reject(request, 401, "not authenticated");
     let json: unknown;
     try {
-      json = JSON.parse(body.text);
+      json = JSON.parse(text);
     } catch {
-      return reject(400, "body is not JSON");
+      return this.reject(request, 400, "body is not JSON");
     }
     const parsed = cancelNoticeSchema.safeParse(json);
-    if (!parsed.success) return reject(422, noticeProblem(json) ?? "invalid notice");
+    if (!parsed.success) return this.reject(request, 422, noticeProblem(json) ?? "invalid notice");
     const { thread_id: threadId, tool_call_id: toolCallId } = parsed.data;
     const effect = this.options.registry.cancel(threadId, toolCallId);
-    this.options.onNotice?.({ status: 200, client, effect, threadId, toolCallId });
+    this.options.onNotice?.({ status: 200, client: this.client(request), effect, threadId, toolCallId });
     return OK;
   }
-}
 
-function pick(request: NoticeRequest): NoticeRequest {
-  return { method: request.method, url: request.url, headers: request.headers, remoteAddress: request.remoteAddress };
+  private client(request: NoticeRequest): string {
+    return this.options.clientKey?.(request) ?? request.remoteAddress ?? "unknown";
+  }
+
+  private reject(
+    request: NoticeRequest,
+    status: number,
+    problem: string,
+    headers: Record<string, string> = {},
+    close = false,
+  ): Answer {
+    this.options.onNotice?.({ status, client: this.client(request), problem });
+    return { status, message: `${problem}\n`, headers, close };
+  }
 }
 
 /** `application/json`, with any parameters, and no charset other than UTF-8 (RFC 8259). */

@@ -1,57 +1,73 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { decodeUtf8 } from "./cancel-endpoint.js";
-import { type Answer, type BodyRead, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
+import { type Answer, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, type NoticeRequest } from "./endpoint-core.js";
 
 export type NodeCancelHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** How long a rejected body may keep draining before the socket is cut. */
 const DRAIN_MS = 1_000;
+const OK_HEADERS = ["cache-control", "no-store", "content-length", "0"];
 
 /**
  * The same endpoint for `node:http` (and Express and Fastify, which hand out the same
- * objects). It reads the body straight from the socket, without building a Web Request.
+ * objects). It reads the body straight from the socket, without building a Web Request,
+ * and answers without a promise when the verify function is synchronous.
  */
 export function createNodeCancelHandler(options: CancelEndpointOptions): NodeCancelHandler {
   const core = new CancelEndpointCore(options);
   return (request, response) => {
-    const headers = {
-      get(name: string): string | null {
-        const value = request.headers[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-      },
-    };
-    core
-      .answer(
-        {
-          method: request.method ?? "",
-          url: request.url ?? "/",
-          headers,
-          remoteAddress: request.socket.remoteAddress,
-        },
-        (limit, timeoutMs) => readNodeBody(request, limit, timeoutMs),
-      )
-      .then(
-        (answer) => write(request, response, answer),
+    const notice = new NodeNoticeRequest(request);
+    const early = core.precheck(notice);
+    if (early !== undefined) return write(request, response, early);
+    readNodeBody(request, core.bodyLimitBytes, core.bodyTimeout, (body) => {
+      const answer = core.complete(notice, body);
+      if (!(answer instanceof Promise)) return write(request, response, answer);
+      answer.then(
+        (a) => write(request, response, a),
         () => write(request, response, { status: 500, message: "internal error\n", headers: {}, close: true }),
       );
+    });
   };
+}
+
+/** The endpoint's view of an IncomingMessage; a class, so a request costs one small object. */
+class NodeNoticeRequest implements NoticeRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: NodeHeaders;
+  readonly remoteAddress: string | undefined;
+  constructor(request: IncomingMessage) {
+    this.method = request.method ?? "";
+    this.url = request.url ?? "/";
+    this.headers = new NodeHeaders(request.headers);
+    this.remoteAddress = request.socket.remoteAddress;
+  }
+}
+
+class NodeHeaders {
+  constructor(private readonly headers: IncomingHttpHeaders) {}
+  get(name: string): string | null {
+    const value = this.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  }
 }
 
 function write(request: IncomingMessage, response: ServerResponse, answer: Answer): void {
   if (response.headersSent) return;
-  const headers: Record<string, string> = { "cache-control": "no-store", ...answer.headers };
-  if (answer.close) headers.connection = "close";
   if (answer.status === 200) {
-    response.writeHead(200, { ...headers, "content-length": "0" });
+    response.writeHead(200, OK_HEADERS);
     response.end();
     return;
   }
   const body = Buffer.from(answer.message);
-  response.writeHead(answer.status, {
-    ...headers,
+  const headers: Record<string, string> = {
+    "cache-control": "no-store",
+    ...answer.headers,
     "content-type": "text/plain; charset=utf-8",
     "content-length": String(body.byteLength),
-  });
+  };
+  if (answer.close) headers.connection = "close";
+  response.writeHead(answer.status, headers);
   response.end(body);
   if (answer.close && !request.readableEnded) {
     // Let the client finish sending so it reads the status, but not for long.
@@ -63,30 +79,28 @@ function write(request: IncomingMessage, response: ServerResponse, answer: Answe
   }
 }
 
-function readNodeBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<BodyRead> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const finish = (read: BodyRead) => {
-      clearTimeout(timer);
-      request.off("data", onData);
-      request.off("end", onEnd);
-      request.off("error", onAbort);
-      request.off("close", onAbort);
-      if (!read.ok) request.pause();
-      resolve(read);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > limit) finish({ ok: false, problem: "too-large" });
-      else chunks.push(chunk);
-    };
-    const onEnd = () => finish(decodeUtf8(chunks, size));
-    const onAbort = () => finish({ ok: false, problem: "aborted" });
-    const timer = setTimeout(() => finish({ ok: false, problem: "timeout" }), timeoutMs);
-    request.on("data", onData);
-    request.on("end", onEnd);
-    request.on("error", onAbort);
-    request.on("close", onAbort);
-  });
+function readNodeBody(request: IncomingMessage, limit: number, timeoutMs: number, done: (read: BodyRead) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = (read: BodyRead) => {
+    clearTimeout(timer);
+    request.off("data", onData);
+    request.off("end", onEnd);
+    request.off("error", onAbort);
+    request.off("close", onAbort);
+    if (!read.ok) request.pause();
+    done(read);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.byteLength;
+    if (size > limit) finish({ ok: false, problem: "too-large" });
+    else chunks.push(chunk);
+  };
+  const onEnd = () => finish(decodeUtf8(chunks, size));
+  const onAbort = () => finish({ ok: false, problem: "aborted" });
+  const timer = setTimeout(() => finish({ ok: false, problem: "timeout" }), timeoutMs);
+  request.on("data", onData);
+  request.on("end", onEnd);
+  request.on("error", onAbort);
+  request.on("close", onAbort);
 }

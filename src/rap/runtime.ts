@@ -197,6 +197,11 @@ export class RapRuntime {
     return this.cancelWhere((job) => isBelow(job, parent), reason);
   }
 
+  /** Cancels every call in flight (at shutdown: reason `shutdown`); returns how many. */
+  cancelAll(reason: CancelReason = "shutdown"): number {
+    return this.cancelWhere(() => true, reason);
+  }
+
   /** Resolves when every queued cancel notice has its outcome. */
   idle(): Promise<void> {
     return this.fanout.idle();

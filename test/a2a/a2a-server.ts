@@ -13,7 +13,7 @@ import {
   InMemoryTaskStore,
   ServerCallContext,
 } from "@a2a-js/sdk/server";
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { CancellableExecutor } from "../../src/a2a/index.js";
 
@@ -27,8 +27,11 @@ export class WorkLog {
 }
 
 export interface A2aServer {
+  /** The JSON-RPC endpoint (v1.0, and v0.3 through the compat layer). */
   url: string;
   baseUrl: string;
+  /** The HTTP+JSON (REST) endpoint, v1.0. */
+  restUrl: string;
   card: AgentCard;
   inner: A2ARequestHandler;
   executor: CancellableExecutor;
@@ -42,7 +45,17 @@ export interface A2aServer {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less when `signal` aborts (work that listens to its signal stops at once). */
+const step = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 export async function startA2aServer(options: { stepMs?: number; graceMs?: number } = {}): Promise<A2aServer> {
   const stepMs = options.stepMs ?? 5;
@@ -69,11 +82,11 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
       work.progress.set(taskId, 0);
       try {
         for (let i = 0; i < steps; i++) {
+          await step(stepMs, stubborn ? undefined : signal);
           if (signal.aborted && !stubborn) {
             work.aborted.add(taskId);
             return;
           }
-          await sleep(stepMs);
           work.progress.set(taskId, (work.progress.get(taskId) ?? 0) + 1);
         }
         eventBus.publish({
@@ -133,6 +146,7 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
       legacyCompat: { enabled: true },
     }),
   );
+  app.use("/rest", restHandler({ requestHandler: switching, userBuilder: UserBuilder.noAuthentication }));
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
@@ -142,10 +156,12 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
   card.supportedInterfaces.push(
     { url, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" },
     { url, protocolBinding: "JSONRPC", protocolVersion: "0.3", tenant: "" },
+    { url: `${baseUrl}/rest`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", tenant: "" },
   );
   return {
     url,
     baseUrl,
+    restUrl: `${baseUrl}/rest`,
     card,
     inner,
     executor,

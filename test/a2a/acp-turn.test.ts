@@ -44,4 +44,32 @@ describe("an embedded ACP agent whose turn started an A2A task (SDK 2.4.0 agent 
       assert.equal(ask.params.reasoning, "The user cancelled the turn in the editor.");
     });
   });
+
+  it("with a guardian that denies, session/cancel still ends the turn, and the remote task runs on (nothing sent)", async () => {
+    const denying = await recordingGuardian({ default: "deny" });
+    try {
+      const h = harness(acp.client({ name: "editor" }), ["--a2a", server.baseUrl, "--guardian", denying.url], "a2a-acp-agent");
+      await h.run(async (agent) => {
+        const sessionId = await openSession(agent);
+        const known = new Set(server.work.progress.keys());
+        const prompt = agent.request(acp.methods.agent.session.prompt, textPrompt(sessionId, "write the story"));
+        const taskId = await eventually(
+          () => [...server.work.progress.entries()].find(([id, steps]) => !known.has(id) && steps > 0)?.[0],
+          "the remote A2A task is working",
+        );
+        server.cancelsReceived.length = 0;
+
+        await agent.notify(acp.methods.agent.session.cancel, { sessionId });
+
+        assert.deepEqual(await prompt, { stopReason: "cancelled" });
+        assert.equal(denying.requests.length, 1);
+        assert.deepEqual(server.cancelsReceived, [], "the denied cancel was never sent");
+        const task = await server.inner.getTask({ tenant: "", id: taskId }, new ServerCallContext());
+        assert.equal(task.status?.state, 2, "the remote task runs on");
+      });
+    } finally {
+      await server.cancelLeftovers();
+      await denying.close();
+    }
+  });
 });

@@ -11,6 +11,7 @@ import {
 import { eventually } from "../support/wire-assertions.js";
 import { cancelOf, CLIENT_CARD, sdkClient, startTask, type Version } from "./a2a-clients.js";
 import { type A2aServer, startA2aServer } from "./a2a-server.js";
+import { aosRequest } from "./aos-shape.js";
 import { badGuardian, type Misbehaviour, MISBEHAVIOURS } from "./guardians.js";
 
 const FAILURE: Record<Misbehaviour, GuardFailure> = {
@@ -80,6 +81,12 @@ describe("A2A guard hooks with a guardian that cannot answer: the configured fai
             assert.match(decision.message, new RegExp(`fail policy ${policy}`));
             if (kind === "hang") assert.ok(decision.durationMs >= TIMEOUT_MS - 1, "it waited for the timeout");
             assert.equal(bad.hits, kind === "down" ? 0 : 1);
+            for (const request of bad.requests) {
+              const ask = aosRequest(request);
+              assert.equal(ask.params.payload.params.id, task.id);
+              const own = hook === "client" ? ask.params.context.from.agent : ask.params.context.to.agent;
+              assert.ok(hook === "client" ? own.instructions !== undefined : Array.isArray(own.skills), "the full card");
+            }
           } finally {
             guardian.close();
             await bad.close();

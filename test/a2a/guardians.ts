@@ -27,17 +27,21 @@ export interface BadGuardian {
   url: string;
   /** Requests it received (0 for "down"). */
   hits: number;
+  /** Their bodies, parsed. */
+  requests: unknown[];
   close(): Promise<void>;
 }
 
 export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
   const sockets = new Set<Socket>();
   const state = { hits: 0 };
+  const requests: unknown[] = [];
   const server = http.createServer((req, res) => {
     state.hits++;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      requests.push(JSON.parse(Buffer.concat(chunks).toString()));
       if (kind === "hang") return; // never answers
       if (kind === "garbage") {
         res.writeHead(200, { "content-type": "application/json" });
@@ -66,6 +70,7 @@ export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
     get hits() {
       return state.hits;
     },
+    requests,
     close: kind === "down" ? async () => {} : close,
   };
 }
@@ -76,12 +81,15 @@ export async function scriptedGuardian(
   status = 200,
 ): Promise<BadGuardian> {
   const state = { hits: 0 };
+  const requests: unknown[] = [];
   const server = http.createServer((req, res) => {
     state.hits++;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const value = answer(JSON.parse(Buffer.concat(chunks).toString()) as { id: string; method: string });
+      const request = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; method: string };
+      requests.push(request);
+      const value = answer(request);
       res.writeHead(status, { "content-type": "application/json" });
       res.end(typeof value === "string" ? value : JSON.stringify(value));
     });
@@ -93,6 +101,7 @@ export async function scriptedGuardian(
     get hits() {
       return state.hits;
     },
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -236,6 +236,47 @@ describe("A2A cancel behind AOS guard hooks: real @a2a-js/sdk server and client,
     }
   });
 
+  it("over REST (HTTP+JSON) the same server hook applies: denied is HTTP 400 naming the guard, allowed cancels", async () => {
+    const client = await sdkClient(server, "1.0");
+    const [denied, allowed] = await Promise.all([startTask(client, LONG), startTask(client, LONG)]);
+    const g = await withGuardian({ default: "allow", rules: [{ decision: "deny", taskId: `^${denied.id}$` }] });
+    guardServer(g);
+    const restCancel = (id: string) =>
+      fetch(`${server.restUrl}/tasks/${id}:cancel`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body: "{}",
+      });
+
+    const refused = await restCancel(denied.id);
+    assert.equal(refused.status, 400);
+    type Detail = { reason?: string; metadata?: Record<string, string> };
+    const body = (await refused.json()) as { error: { message: string; details: Detail[] } };
+    assert.match(body.error.message, /AOS guard denied/);
+    const info = body.error.details.find((d) => d.reason === "TASK_NOT_CANCELABLE");
+    assert.equal(info?.metadata?.guard, "aos");
+    assert.equal((await client.getTask({ tenant: "", id: denied.id })).status?.state, 2, "the denied task runs on");
+
+    const ok = await restCancel(allowed.id);
+    assert.equal(ok.status, 200);
+    assert.equal((await client.getTask({ tenant: "", id: allowed.id })).status?.state, 5);
+    assert.ok(server.work.returned.has(allowed.id));
+    assert.deepEqual(g.requests.map((r) => aosRequest(r).params.payload.params.id), [denied.id, allowed.id]);
+  });
+
+  it("two cancels of one task at once, through both hooks: each is answered once, canceled", async () => {
+    const g = await withGuardian({ default: "allow" });
+    guardServer(g);
+    const client = await guardedClient("1.0", g);
+    const task = await startTask(client, LONG);
+    await started(task.id);
+    const answers = await Promise.all([cancelOf(client, task.id), cancelOf(client, task.id), rawCancel(server.url, "0.3", task.id)]);
+    assert.equal(answers[0].status?.state, 5);
+    assert.equal(answers[1].status?.state, 5);
+    assert.equal((answers[2].result as { status?: { state?: string } }).status?.state, "canceled");
+    assert.equal(server.executor.running, 0);
+  });
+
   it("a guarded cancel of a task that does not exist gets TaskNotFound unchanged, and the guardian is not asked", async () => {
     const g = await withGuardian({ default: "deny" });
     guardServer(g);

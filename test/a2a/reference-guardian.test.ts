@@ -233,6 +233,18 @@ describe("reference AOS guardian (node:http, declarative rules)", () => {
       });
     }
 
+    it("a port already in use: exit 69 naming the address", async () => {
+      const taken = await startGuardian({ rules: { default: "allow" } });
+      try {
+        const port = new URL(taken.url).port;
+        const p = run(["--rules", rulesFile, "--port", port]);
+        assert.equal(await p.exited, 69);
+        assert.match(p.err(), new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`));
+      } finally {
+        await taken.close();
+      }
+    });
+
     it("invalid rules: exit 65 naming the file and the field", async () => {
       const bad = join(dir, "bad.json");
       writeFileSync(bad, JSON.stringify({ default: "sometimes" }));

@@ -55,4 +55,14 @@ describe("RAP tool server: the call registry (track, cancel, bounded memory)", (
     assert.throws(() => registry.track("\u0007", "c"), /thread_id must not contain control characters/);
     assert.equal(registry.size, 0);
   });
+
+  it("cancelAll aborts every call in flight at shutdown, each once", () => {
+    const registry = new CallRegistry();
+    const calls = [registry.track("t", "a"), registry.track("t", "b")];
+    registry.cancel("t", "b");
+    assert.equal(registry.cancelAll(), 1, "b was already cancelling");
+    for (const call of calls) assert.equal(call.signal.aborted, true);
+    for (const call of calls) call.done();
+    assert.equal(registry.size, 0);
+  });
 });

@@ -201,7 +201,8 @@ function trickleStatus(server: Listening, everyMs: number): Promise<number> {
 }
 
 describe("RAP tool server: rate limit under a flood (node:http adapter)", () => {
-  it("limits 10,000 notices from one client, and answers another client's notices during the flood", async () => {
+  it("limits 10,000 notices from one client, and answers another client's notices during the flood", async function () {
+    this.timeout(60_000); // 10,000 real HTTP requests on a shared 2-core machine
     const registry = new CallRegistry();
     const server = await mountNodeHttp({ registry, authenticate });
     const flooder = new Agent({ keepAlive: true, maxSockets: 32, localAddress: "127.0.0.2" } as ConstructorParameters<typeof Agent>[0]);
@@ -259,5 +260,19 @@ describe("RAP tool server: rate limit under a flood (node:http adapter)", () => 
     // Only accepted notices reach the registry, so its memory stays bounded by the rate.
     assert.equal(registry.remembered, accepted + 20);
     assert.equal(registry.size, 0);
+  });
+});
+
+describe("RAP tool server: ids validated on their own when the body limit allows long ones", () => {
+  it("a 10 kB id under a 64 KiB body limit gets 422 naming the id, and nothing changes", async () => {
+    const registry = new CallRegistry();
+    const server = await mountNodeHttp({ registry, authenticate, bodyLimit: 64 * 1024 });
+    try {
+      const answer = await send(server, authed(notice("t", "x".repeat(10_240))));
+      assert.deepEqual([answer.status, answer.body], [422, "tool_call_id: must be at most 256 characters\n"]);
+      assert.equal(registry.remembered, 0);
+    } finally {
+      await server.close();
+    }
   });
 });

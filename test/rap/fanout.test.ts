@@ -44,7 +44,7 @@ describe("RAP runtime: cancel notices fanned out to every tool server over real 
       // The slow server first: a sequential sender would make everyone wait behind it.
       servers: [{ baseUrl: slow.url, name: "slow" }, { baseUrl: normal.url, name: "normal" }, { baseUrl: gone.url, name: "refusing" }, { baseUrl: failing.url, name: "failing" }],
       signer: bearerSigner("s3cret"),
-      timeoutMs: 1_000,
+      timeoutMs: 2_000,
       onEvent: (event) => {
         events.push(event);
         if (event.type === "cancel-notice" && event.server === "slow") slowTimedOutAt = Math.min(slowTimedOutAt, performance.now());
@@ -90,7 +90,7 @@ describe("RAP runtime: cancel notices fanned out to every tool server over real 
     const outcomes = events.filter((e): e is CancelNoticeOutcome => e.type === "cancel-notice");
     assert.equal(outcomes.length, 8);
     const byServer = (name: string) => outcomes.filter((o) => o.server === name).map((o) => [o.result, o.status ?? o.detail]);
-    assert.deepEqual(byServer("slow"), [["timeout", "no answer within 1000 ms"], ["timeout", "no answer within 1000 ms"]]);
+    assert.deepEqual(byServer("slow"), [["timeout", "no answer within 2000 ms"], ["timeout", "no answer within 2000 ms"]]);
     assert.deepEqual(byServer("normal"), [["ok", 200], ["ok", 200]]);
     assert.deepEqual(byServer("refusing"), [["network-error", "ECONNREFUSED"], ["network-error", "ECONNREFUSED"]]);
     assert.deepEqual(byServer("failing"), [["http-error", 500], ["http-error", 500]]);

@@ -149,3 +149,21 @@ describe("RAP runtime: tool calls as jobs keyed by (thread_id, tool_call_id)", (
     assert.equal(runtime.size, 0);
   });
 });
+
+describe("RAP runtime and registry at shutdown", () => {
+  it("cancelAll answers every call in flight with the synthetic result, once, and notices still go out", async () => {
+    const server = await recordingServer((_a, response) => response.end());
+    try {
+      const runtime = new RapRuntime({ servers: [server.url] });
+      const calls = [1, 2, 3].map((i) => runtime.dispatch({ threadId: `t${i}`, toolCallId: `c${i}` }));
+      assert.equal(runtime.cancelAll(), 3);
+      assert.equal(runtime.cancelAll(), 0, "nothing is answered twice");
+      for (const call of calls) assert.deepEqual([(await call.outcome).interrupted, (await call.outcome).reason], [true, "shutdown"]);
+      await runtime.idle();
+      assert.equal(server.arrivals.length, 3);
+      assert.equal(runtime.size, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TraceEntry, TraceHop } from "../../src/bridge/trace-writer.js";
+import { ConformanceTracker, checkAfterTest } from "./schema-validator.js";
 import { fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
@@ -39,6 +40,10 @@ export function spawnBridge(bridgeArgs: string[], fixture: string, agentArgs: st
           return []; // the last line may be half-written while the bridge runs
         }
       });
+  // A bridge that never started wrote no trace: nothing it wrote can be invalid.
+  checkAfterTest(() => {
+    if (existsSync(traceFile)) checkTrace(trace());
+  });
   return {
     ...peer,
     trace,
@@ -73,5 +78,29 @@ export function isAlive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
+  }
+}
+
+/**
+ * Every message the bridge synthesised or rewrote (one it wrote that is not, verbatim, one it
+ * read from the other end) must validate against the version's official schema.
+ */
+function checkTrace(entries: TraceEntry[]): void {
+  const conformance = new ConformanceTracker("bridge trace");
+  const read: Record<"client" | "agent", Set<string>> = { client: new Set(), agent: new Set() };
+  for (const { hop, message } of entries) {
+    if (hop === undefined || message === undefined) continue;
+    const text = JSON.stringify(message);
+    if (hop === "editor->bridge") {
+      read.client.add(text);
+      conformance.see("a", message, false);
+    } else if (hop === "agent->bridge") {
+      read.agent.add(text);
+      conformance.see("b", message, false);
+    } else if (hop === "bridge->agent") {
+      // The editor's end is "a", the agent's "b"; what the bridge writes toward one end
+      // stands in for the other end's words.
+      conformance.see("a", message, !read.client.has(text));
+    } else conformance.see("b", message, !read.agent.has(text));
   }
 }

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { MessageStream } from "../../src/index.js";
+import { ConformanceTracker } from "./schema-validator.js";
 
 /** Absolute path of a compiled fixture (tests run from build/test). */
 export function fixturePath(name: string): string {
@@ -50,9 +51,12 @@ export interface WireRecord {
  * them: the test's view of the wire.
  */
 export function tap<S extends MessageStream>(stream: S, log: WireRecord[]): S {
+  // Every message on a tapped wire must validate against its version's official schema.
+  const conformance = new ConformanceTracker("tapped wire");
   const readable = stream.readable.pipeThrough(
     new TransformStream<unknown, unknown>({
       transform(message, controller) {
+        conformance.see("b", message);
         log.push({ direction: "in", message: message as Record<string, unknown> });
         controller.enqueue(message);
       },
@@ -61,6 +65,7 @@ export function tap<S extends MessageStream>(stream: S, log: WireRecord[]): S {
   const writer = stream.writable.getWriter();
   const writable = new WritableStream<unknown>({
     async write(message) {
+      conformance.see("a", message);
       log.push({ direction: "out", message: message as Record<string, unknown> });
       await writer.write(message);
     },

@@ -1,0 +1,245 @@
+/**
+ * Scenario: the cost of an AOS guard on an A2A cancel. A real @a2a-js/sdk server (Express
+ * JSON-RPC) and client on loopback, and the reference guardian on loopback in its own process
+ * (`acp-cancel guardian`, as a deployment runs it). Subjects, interleaved
+ * round by round: the bare guardian round trip (a keep-alive HTTP POST of the same AOS request,
+ * the anchor), an unguarded cancel, a cancel guarded at the client hook, at the server hook, and
+ * at both. Goal: a guarded cancel adds at most one guardian round trip plus 0.2 ms per hook.
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client } from "@a2a-js/sdk/client";
+import {
+  type AosGuardRequest,
+  cancelGuardInterceptor,
+  cancelMessage,
+  guardCancelTasks,
+  GuardianClient,
+  startGuardian,
+} from "../../src/a2a/index.js";
+import { CLIENT_CARD, cancelOf, sdkClient, startTask } from "../../test/a2a/a2a-clients.js";
+import { type A2aServer, startA2aServer } from "../../test/a2a/a2a-server.js";
+import { interleave } from "../lib/interleave.js";
+import { CLI } from "../lib/paths.js";
+import type { BenchOptions } from "../lib/options.js";
+import { median, percentile } from "../lib/stats.js";
+import { fmt, goal, type ScenarioResult } from "../report/types.js";
+
+type Subject = "roundTrip" | "check" | "unguarded" | "clientHook" | "serverHook" | "bothHooks";
+const LABELS: Record<Subject, string> = {
+  roundTrip: "bare guardian round trip (anchor)",
+  check: "GuardianClient.check (one guard decision)",
+  unguarded: "unguarded cancel (anchor)",
+  clientHook: "cancel guarded at the client hook",
+  serverHook: "cancel guarded at the server hook",
+  bothHooks: "cancel guarded at both hooks",
+};
+
+/** A keep-alive POST of one AOS request and the parse of its answer: the guardian's bare round trip. */
+function rawRoundTrip(url: string, agent: http.Agent): () => Promise<void> {
+  const body: AosGuardRequest = {
+    jsonrpc: "2.0",
+    id: randomUUID(),
+    method: "tasks/cancel",
+    params: {
+      payload: cancelMessage("1.0", { id: "bench-task" }, 1),
+      context: { from: { agent: CLIENT_CARD, role: "client" }, to: { agent: { name: "Story teller" }, role: "server" } },
+    },
+  };
+  const text = JSON.stringify(body);
+  return () =>
+    new Promise((resolve, reject) => {
+      const req = http.request(url, {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) },
+      });
+      req.on("error", reject);
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          JSON.parse(Buffer.concat(chunks).toString());
+          resolve();
+        });
+      });
+      req.end(text);
+    });
+}
+
+/** `acp-cancel guardian` in a child process; resolves once it listens. */
+async function guardianProcess(): Promise<{ url: string; stop(): Promise<void> }> {
+  const rules = join(mkdtempSync(join(tmpdir(), "acp-cancel-bench-")), "rules.json");
+  writeFileSync(rules, JSON.stringify({ default: "allow" }));
+  const child = spawn(process.execPath, [CLI, "guardian", "--rules", rules, "--port", "0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (\S+) /.exec(stderr);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    void exited.then(() => reject(new Error(`the guardian exited: ${stderr}`)));
+  });
+  return {
+    url,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The reference guardian in this process (A2A_BENCH_IN_PROCESS=1): no process hand-off per question. */
+async function guardianInProcess(): Promise<{ url: string; stop(): Promise<void> }> {
+  const guardian = await startGuardian({ rules: { default: "allow" }, maxRequestsPerSecond: 1_000_000 });
+  return { url: guardian.url, stop: () => guardian.close() };
+}
+
+export async function a2aScenario(options: BenchOptions): Promise<ScenarioResult> {
+  const rounds = options.quick ? 3 : 7;
+  const perRound = options.quick ? 20 : 40;
+  const guardian = process.env.A2A_BENCH_IN_PROCESS === "1" ? await guardianInProcess() : await guardianProcess();
+  const server: A2aServer = await startA2aServer();
+  // The time each guard decision took, summed per sample: what the hooks spent inside the guardian call.
+  let decisionMs = 0;
+  const onDecision = (d: { durationMs: number }) => (decisionMs += d.durationMs);
+  const guardianClients = [
+    new GuardianClient({ url: guardian.url, onDecision }),
+    new GuardianClient({ url: guardian.url, onDecision }),
+  ];
+  const [clientGuardian, serverGuardian] = guardianClients as [GuardianClient, GuardianClient];
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const plain = await sdkClient(server, "1.0");
+    const guarded = await sdkClient(server, "1.0", [cancelGuardInterceptor({ guardian: clientGuardian, self: CLIENT_CARD })]);
+    const serverGuarded = guardCancelTasks(server.inner, { guardian: serverGuardian });
+    const roundTrip = rawRoundTrip(guardian.url, agent);
+
+    /** One timed cancel of a running task (started untimed). */
+    const outside = new Map<Subject, number[]>();
+    const cancels = (key: Subject, client: Client, guardServer: boolean) => async () => {
+      server.use(guardServer ? serverGuarded : server.inner);
+      const task = await startTask(client, 1_000_000);
+      decisionMs = 0;
+      const t0 = performance.now();
+      const answer = await cancelOf(client, task.id);
+      const ms = performance.now() - t0;
+      if (!outside.has(key)) outside.set(key, []);
+      outside.get(key)?.push(ms - decisionMs);
+      if (answer.status?.state !== 5) throw new Error(`cancel ended ${answer.status?.state}`);
+      return ms;
+    };
+    const timed = (work: () => Promise<unknown>) => async () => {
+      const t0 = performance.now();
+      await work();
+      return performance.now() - t0;
+    };
+    const checker = new GuardianClient({ url: guardian.url });
+    guardianClients.push(checker);
+    const question = {
+      hook: "client" as const,
+      payload: cancelMessage("1.0", { id: "bench-task" }, 1),
+      from: CLIENT_CARD,
+      to: { name: "Story teller" },
+    };
+    // One sample per cell per turn, the order rotating every turn: a guarded cancel and its
+    // unguarded anchor are taken moments apart, so load drift on the shared machine cancels out.
+    const cells: { key: Subject; run: () => Promise<number> }[] = [
+      { key: "roundTrip", run: timed(roundTrip) },
+      { key: "check", run: timed(() => checker.check(question)) },
+      { key: "unguarded", run: cancels("unguarded", plain, false) },
+      { key: "clientHook", run: cancels("clientHook", guarded, false) },
+      { key: "serverHook", run: cancels("serverHook", plain, true) },
+      { key: "bothHooks", run: cancels("bothHooks", guarded, true) },
+    ];
+    const results = await interleave(cells, rounds * perRound, 3);
+    const samples = (key: Subject) => results.get(key) ?? [];
+    const med = (key: Subject) => median(samples(key));
+    const p90 = (key: Subject) => percentile(samples(key), 90);
+    /** The median of per-turn differences between two subjects. */
+    const pairedDiff = (a: Subject, b: Subject) => median(samples(a).map((v, i) => v - (samples(b)[i] ?? Number.NaN)));
+    const rt = med("roundTrip");
+    const added = (key: Subject) => pairedDiff(key, "unguarded");
+    /** What a hook adds beyond the time spent in its own guardian calls (per turn, against the anchor). */
+    const beyondCall = (key: Subject) => {
+      const base = outside.get("unguarded") ?? [];
+      return median((outside.get(key) ?? []).map((v, i) => v - (base[i] ?? Number.NaN)));
+    };
+    const hooks = (key: Subject) => (key === "bothHooks" ? 2 : key === "roundTrip" || key === "unguarded" ? 0 : 1);
+    const anchor = (key: Subject) => key === "roundTrip" || key === "unguarded";
+    /** What a subject adds: a check over the bare round trip, a guarded cancel over an unguarded one. */
+    const addedBy = (key: Subject) => (key === "check" ? pairedDiff("check", "roundTrip") : added(key));
+    return {
+      id: "a2a",
+      title: "A2A cancel behind AOS guard hooks (loopback guardian)",
+      tables: [
+        {
+          title: "cancel latency (ms); added = median of per-turn differences against the anchor",
+          columns: ["subject", "median", "p90", "added (over the round trip / the unguarded cancel)", "budget"],
+          rows: cells.map(({ key }) => [
+            LABELS[key],
+            fmt.ms(med(key)),
+            fmt.ms(p90(key)),
+            anchor(key) ? "" : fmt.ms(addedBy(key)),
+            anchor(key) ? "" : fmt.ms(key === "check" ? 0.2 : hooks(key) * (rt + 0.2)),
+          ]),
+          note: `${rounds * perRound} samples per subject, one per subject per turn in rotating order; each cancel stops a running task.`,
+        },
+        {
+          title: "what a guarded cancel adds beyond its own guardian call(s) (ms, median of per-turn differences)",
+          columns: ["subject", "added beyond the guardian call(s)", "budget"],
+          rows: (["clientHook", "serverHook", "bothHooks"] as const).map((key) => [
+            LABELS[key],
+            fmt.ms(beyondCall(key)),
+            fmt.ms(0.2 * hooks(key)),
+          ]),
+          note: "The cancel's time minus the durationMs of the guard decisions made during it, against the unguarded cancel.",
+        },
+      ],
+      goals: [
+        ...(["clientHook", "serverHook", "bothHooks"] as const).map((key) =>
+          goal({
+            id: `a2a-${key}-beyond-call`,
+            description: `${LABELS[key]}: added beyond its own guardian call(s) <= 0.2 ms per hook`,
+            measured: beyondCall(key),
+            target: 0.2 * hooks(key),
+            kind: "max",
+            unit: "ms",
+          }),
+        ),
+        goal({
+          id: "a2a-check",
+          description: "GuardianClient.check: added over the bare guardian round trip <= 0.2 ms",
+          measured: addedBy("check"),
+          target: 0.2,
+          kind: "max",
+          unit: "ms",
+        }),
+        ...(["clientHook", "serverHook", "bothHooks"] as const).map((key) =>
+          goal({
+            id: `a2a-${key}`,
+            description: `${LABELS[key]}: added latency <= ${hooks(key)} guardian round trip(s) + ${(0.2 * hooks(key)).toFixed(1)} ms`,
+            measured: added(key),
+            target: hooks(key) * (rt + 0.2),
+            kind: "max",
+            unit: "ms",
+          }),
+        ),
+      ],
+      data: Object.fromEntries(cells.map(({ key }) => [key, results.get(key)])),
+    };
+  } finally {
+    agent.destroy();
+    for (const c of guardianClients) c.close();
+    await server.close();
+    await guardian.stop();
+  }
+}

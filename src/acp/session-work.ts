@@ -1,0 +1,13 @@
+import type { Job } from "../core/index.js";
+
+/**
+ * A session's foreground work where the prompt answer does not end the turn (ACP v2): it
+ * runs from the prompt, or a running / requires_action `state_update`, to the idle
+ * `state_update`, and it is the parent of the agent's requests made meanwhile. Not a
+ * request: nobody is owed an answer for it, so the engine's cascade passes over it.
+ */
+export class SessionWork {
+  constructor(readonly sessionId: string) {}
+}
+
+export type WorkJob = Job<SessionWork>;

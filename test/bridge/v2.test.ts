@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { type BridgeProcess, spawnBridge } from "../support/bridge-harness.js";
+import {
+  cancelDuringPermission,
+  closeWithTurnAndHeldPrompt,
+  heldPromptCancelled,
+  type V2Placement,
+} from "../support/v2-scenarios.js";
+
+/** A real SDK 2.4.0 v2 editor → `acp-cancel bridge` → a bare real SDK 2.4.0 v2 agent, all over real stdio. */
+function throughBridge(bridgeArgs: string[] = []): V2Placement & { last: () => BridgeProcess | undefined } {
+  let bridge: BridgeProcess | undefined;
+  return {
+    spawn: (args) => (bridge = spawnBridge(bridgeArgs, "v2-agent", ["--bare", ...args])),
+    client: (app) => app,
+    last: () => bridge,
+  };
+}
+
+describe("bridge between a v2 editor and a v2 agent (SDK 2.4.0 experimental/v2)", () => {
+  it("initialize: our capability under capabilities._meta both ways, no v1 field names", async () => {
+    const placement = throughBridge();
+    await closeWithTurnAndHeldPrompt(placement);
+    const bridge = placement.last();
+    const init = bridge?.hop("bridge->agent").find((m) => m.method === "initialize");
+    const answer = bridge?.hop("bridge->editor").find((m) => m.id === init?.id && "result" in m);
+    assert.ok(init && answer);
+    const params = init.params as Record<string, { _meta?: Record<string, unknown> }>;
+    const result = answer.result as Record<string, { _meta?: Record<string, unknown> }>;
+    assert.ok(params.capabilities?._meta?.["acp-cancel/cancellation"]);
+    assert.ok(result.capabilities?._meta?.["acp-cancel/cancellation"]);
+    assert.ok(!("clientCapabilities" in params) && !("agentCapabilities" in result));
+    assert.ok(bridge?.trace().some((e) => e.note?.includes('"protocol-version"') && e.note.includes('"v2"')));
+  });
+
+  it("session/cancel during an inserted turn with an open permission dialog: $/cancel_request to the editor, cancelled to the agent, one {messageId}, idle reaches the editor", async () => {
+    const placement = throughBridge();
+    await cancelDuringPermission(placement, true);
+    const toAgent = placement.last()?.hop("bridge->agent") ?? [];
+    assert.ok(
+      toAgent.some((m) => JSON.stringify(m.result) === JSON.stringify({ outcome: { outcome: "cancelled" } })),
+      "the agent got the cancelled outcome from the bridge",
+    );
+    assert.ok(placement.last()?.hop("bridge->editor").some((m) => m.method === "$/cancel_request"));
+  });
+
+  it("a held prompt withdrawn by $/cancel_request and one cancelled by session/cancel: -32800, and no session/cancel invented for the withdrawal", async () => {
+    const placement = throughBridge();
+    await heldPromptCancelled(placement, []);
+    const cancels = placement.last()?.hop("bridge->agent").filter((m) => m.method === "session/cancel") ?? [];
+    assert.equal(cancels.length, 1, "only the editor's own session/cancel reached the agent");
+  });
+
+  it("the same with an agent that ignores both: -32800 from the bridge after its grace period, with data.reason", async () => {
+    const placement = throughBridge(["--grace-ms", "150"]);
+    await heldPromptCancelled(placement, ["--ignore-cancel"]);
+    const answered = placement.last()?.trace().filter((e) => e.note?.includes('"answered-for-peer"')) ?? [];
+    assert.equal(answered.length, 2, "both held prompts were answered by the bridge");
+    const errors = placement
+      .last()
+      ?.hop("bridge->editor")
+      .filter((m) => (m.error as { code?: number } | undefined)?.code === -32800)
+      .map((m) => (m.error as { data?: { reason?: string } }).data?.reason);
+    assert.deepEqual(errors, ["external", "session"]);
+  });
+
+  it("session/close with a turn running and a prompt held", () => closeWithTurnAndHeldPrompt(throughBridge()));
+});
