@@ -25,6 +25,7 @@ import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
 import { a2aScenario } from "./scenarios/a2a.js";
 import { rapScenario } from "./scenarios/rap.js";
+import { crossScenario } from "./scenarios/cross.js";
 
 const options = benchOptions(process.argv.slice(2));
 const SCENARIOS = [
@@ -36,6 +37,7 @@ const SCENARIOS = [
   { name: "engine cost and scaling", run: engineCostScenario },
   { name: "rap", run: rapScenario },
   { name: "a2a guard", run: a2aScenario },
+  { name: "cross protocol", run: crossScenario },
 ];
 // --only NAME: run the scenarios whose name contains NAME; a partial run leaves docs/benchmarks.md alone.
 const onlyIndex = process.argv.indexOf("--only");
