@@ -5,10 +5,10 @@ import { CHROMIUM, type CrossRun } from "./session.js";
 const ms = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(1)} ms`;
 const ORDER: Protocol[] = ["ACP", "MCP", "RAP", "A2A", "AOS", "ABP"];
 
-export function printRun(run: CrossRun, write: (line: string) => void): void {
+export function printRun(run: CrossRun, write: (line: string) => void, abpSkipped = `no Chromium at ${CHROMIUM} (apt-get install chromium to include it)`): void {
   const at = (event: CrossEvent) => ms(event.at - run.stopAt);
   write("One Stop reaches everything: an ACP turn working in MCP, RAP, A2A and ABP at once.\n");
-  if (!run.abp) write(`  ABP skipped: no Chromium at ${CHROMIUM} (apt-get install chromium to include it).\n`);
+  if (!run.abp) write(`  ABP skipped: ${abpSkipped}.\n`);
   for (const protocol of ORDER) {
     const mine = run.events.filter((e) => e.protocol === protocol && e.at >= run.stopAt - 0.001);
     if (mine.length === 0) continue;

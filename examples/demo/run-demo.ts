@@ -100,4 +100,5 @@ process.exitCode = bridged.promptMs === undefined ? 1 : 0;
 console.log("");
 const { runCrossProtocol } = await import("../cross-protocol/session.js");
 const { printRun } = await import("../cross-protocol/print.js");
-printRun(await runCrossProtocol(), (line) => console.log(line));
+// Without the browser here, to stay quick; `npm run demo:cross` includes ABP in headless Chromium.
+printRun(await runCrossProtocol({ abp: false }), (line) => console.log(line), "here; npm run demo:cross includes it");
