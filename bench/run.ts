@@ -24,6 +24,7 @@ import { rawEchoScenario } from "./scenarios/echo-raw.js";
 import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
 import { a2aScenario } from "./scenarios/a2a.js";
+import { abpScenario } from "./scenarios/abp.js";
 import { rapScenario } from "./scenarios/rap.js";
 import { crossScenario } from "./scenarios/cross.js";
 
@@ -37,6 +38,7 @@ const SCENARIOS = [
   { name: "engine cost and scaling", run: engineCostScenario },
   { name: "rap", run: rapScenario },
   { name: "a2a guard", run: a2aScenario },
+  { name: "abp (headless Chromium)", run: abpScenario },
   { name: "cross protocol", run: crossScenario },
 ];
 // --only NAME: run the scenarios whose name contains NAME; a partial run leaves docs/benchmarks.md alone.

@@ -48,6 +48,8 @@ export interface AbpCall {
   cause: CancelCause | undefined;
   /** True once `capabilities/cancel` was sent for it. */
   cancelSent: boolean;
+  /** @internal What the client does once the job is cancelled. */
+  react?: () => void;
 }
 
 export interface AbpClientOptions {
@@ -119,21 +121,24 @@ export class AbpClient {
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       if (options.timeout !== undefined) job.setDeadline(options.timeout, () => this.cancelJob(job, "timeout"));
-      job.signal.addEventListener(
-        "abort",
-        () => {
-          job.payload.cause ??= "parent";
-          this.expireGrace.set(callId, () => {
-            const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: job.payload.cause ?? "parent" };
-            if (!this.shuttingDown) settled.unconfirmed = true;
-            finish(() => resolve(settled));
-          });
-          this.grace.start(callId);
-          if (!job.payload.cancelSent && !this.shuttingDown) void this.sendCancel(job, options.onCancelAcknowledged);
-        },
-        { once: true },
-      );
-      const { timeout: _timeout, progressToken } = options;
+      let reacted = false;
+      // Once the job is cancelled, whoever did it: send the cancel, and wait at most the grace period.
+      job.payload.react = () => {
+        if (reacted || job.isSettled) return;
+        reacted = true;
+        job.payload.cause ??= "parent";
+        this.expireGrace.set(callId, () => {
+          const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: job.payload.cause ?? "parent" };
+          if (!this.shuttingDown) settled.unconfirmed = true;
+          finish(() => resolve(settled));
+        });
+        this.grace.start(callId);
+        if (!job.payload.cancelSent && !this.shuttingDown) void this.sendCancel(job, options.onCancelAcknowledged);
+      };
+      // Only a parent's cascade reaches the job from outside this class; the signal (an
+      // AbortController) is made only then.
+      if (options.parent !== undefined) job.signal.addEventListener("abort", job.payload.react, { once: true });
+      const { progressToken } = options;
       this.transport
         .call(
           {
@@ -158,6 +163,7 @@ export class AbpClient {
       job.payload.cancelSent = true;
       job.payload.cause = "cancel";
       job.cancel(CAUSE_REASON.cancel);
+      job.payload.react?.();
     }
     return this.transport.cancel(reason === undefined ? { callId } : { callId, reason });
   }
@@ -172,6 +178,7 @@ export class AbpClient {
       for (const job of [...this.calls.values()]) {
         job.payload.cause ??= "shutdown";
         job.cancel("shutdown");
+        job.payload.react?.();
         this.expireGrace.get(job.payload.callId)?.();
       }
       if (this.closedWith === undefined) await this.transport.shutdown(reason === undefined ? {} : { reason });
@@ -190,6 +197,7 @@ export class AbpClient {
     if (!job.isRunning) return;
     job.payload.cause = cause;
     job.cancel(CAUSE_REASON[cause]);
+    job.payload.react?.();
   }
 
   private async sendCancel(job: Job<AbpCall>, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {

@@ -106,8 +106,7 @@ export class EnvelopeChannel implements AbpTransport {
   receive(data: unknown): void {
     if (this.closedWith !== undefined) return;
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
-    const size = messageSize(data);
-    if (size > max) return this.refuse("MESSAGE_TOO_LARGE", `message of ${size} bytes from the app is over the limit of ${max}`);
+    if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
     let value = data;
     if (typeof data === "string") {
       try {
@@ -140,6 +139,8 @@ export class EnvelopeChannel implements AbpTransport {
           waiting.reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
           return;
         }
+        // The app's page is going away (postMessage has no close event of its own).
+        if (note.data.event === "closing") return this.fail("the app's page went away (it closed or navigated)");
         this.options.onNotification?.(note.data);
         return;
       }

@@ -106,8 +106,9 @@ export class PlaywrightTransport implements AbpTransport {
 
   private check(what: string, schema: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: import("zod").ZodError } }, value: unknown): unknown {
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
-    const size = messageSize(value);
-    if (size > max) throw new AbpProtocolError("MESSAGE_TOO_LARGE", `${what} answer of ${size} bytes from the page is over the limit of ${max}`);
+    if (messageSize(value, max) > max) {
+      throw new AbpProtocolError("MESSAGE_TOO_LARGE", `${what} answer from the page is over the size limit of ${max} bytes`);
+    }
     const parsed = schema.safeParse(value);
     if (!parsed.success) throw new AbpProtocolError("INVALID_MESSAGE", `invalid ${what} answer from the page: ${describeIssue(parsed.error)}`);
     return parsed.data;

@@ -1,10 +1,11 @@
 /**
  * ABP over postMessage, from an agent running in a browser (a parent window, an extension page, a
- * worker's owner) to an app in another window, iframe or worker. Only messages from the app's
+ * worker's owner) to an app in another window, iframe or worker. Envelopes travel as structured
+ * clones (an app also accepts them as JSON text, and answers in the form it was spoken to). Only messages from the app's
  * window and exact origin are heard; requests are posted with that origin as the target, never "*".
  */
 import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
-import { MESSAGE_TYPES } from "./app/protocol.js";
+import { LIMITS, MESSAGE_TYPES } from "./app/protocol.js";
 import { AbpProtocolError } from "./errors.js";
 
 export interface PostMessageTarget {
@@ -54,7 +55,9 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
       }
       return;
     }
-    if (event.source !== target) return; // another frame of the same origin
+    // Another frame of the same origin is not ours. A message posted while the app's page unloads
+    // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
+    if (event.source !== target && event.source !== null) return;
     channel.receive(event.data);
   };
   const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
@@ -65,6 +68,14 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
 }
 
 function looksLikeAbp(data: unknown): boolean {
-  const type = typeof data === "object" && data !== null ? (data as { type?: unknown }).type : undefined;
+  let value = data;
+  if (typeof data === "string" && data.length <= LIMITS.maxMessageBytes) {
+    try {
+      value = JSON.parse(data);
+    } catch {
+      return false;
+    }
+  }
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
   return typeof type === "string" && (MESSAGE_TYPES as readonly string[]).includes(type);
 }

@@ -217,7 +217,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const parent = this.parentFor(from, request.params, sessionId);
+    const parent = this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
       this.cancelAtBirth(job, parent.reason ?? "internal");
@@ -235,12 +235,22 @@ export class CancelEngine {
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
-  private parentFor(from: Side, params: unknown, sessionId: string | undefined): AnyJob | undefined {
+  private parentFor(
+    from: Side,
+    method: string,
+    params: unknown,
+    sessionId: string | undefined,
+  ): AnyJob | undefined {
     if (typeof params === "object" && params !== null) {
       const marked = this.nested.get(params);
       if (marked !== undefined && !marked.isSettled && marked.payload.issuer !== from) return marked;
     }
-    if (from === "agent" && sessionId !== undefined) return this.turns.get(sessionId);
+    if (from === "agent" && sessionId !== undefined) {
+      const turn = this.turns.get(sessionId);
+      // Background work listed by the work's latest state_update is not part of it (v2).
+      if (turn?.payload instanceof SessionWork && this.rules.forBackground(method, params, turn.payload)) return undefined;
+      return turn;
+    }
     return undefined;
   }
 
@@ -303,7 +313,7 @@ export class CancelEngine {
       if (sessionId !== undefined) this.cancelSession(sessionId);
     } else if (method === Method.sessionUpdate && from === "agent") {
       const change = this.rules.workChange(message.params);
-      if (change !== undefined) this.onWorkChange(sessionIdOf(message.params), change);
+      if (change !== undefined) this.onWorkChange(sessionIdOf(message.params), change, message.params);
     }
   }
 
@@ -369,11 +379,17 @@ export class CancelEngine {
    * one included: updates after `session/cancel` still belong to the work it cancelled.
    * The idle `state_update` ends it.
    */
-  private onWorkChange(sessionId: string | undefined, change: WorkChange): void {
+  private onWorkChange(sessionId: string | undefined, change: WorkChange, params?: unknown): void {
     if (sessionId === undefined) return;
-    const open = this.turns.get(sessionId);
+    let open = this.turns.get(sessionId);
     if (change === "start") {
-      if (open === undefined || open.isSettled) this.turns.set(sessionId, new Job(new SessionWork(sessionId)));
+      if (open === undefined || open.isSettled) {
+        open = new Job(new SessionWork(sessionId));
+        this.turns.set(sessionId, open);
+      }
+      if (params !== undefined && open.payload instanceof SessionWork) {
+        open.payload.snapshot = (params as { update?: unknown }).update;
+      }
       return;
     }
     open?.settle();

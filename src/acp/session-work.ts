@@ -7,6 +7,8 @@ import type { Job } from "../core/index.js";
  * request: nobody is owed an answer for it, so the engine's cascade passes over it.
  */
 export class SessionWork {
+  /** The latest running / requires_action `state_update` of this work (its `background` list is read from it). */
+  snapshot: unknown = undefined;
   constructor(readonly sessionId: string) {}
 }
 

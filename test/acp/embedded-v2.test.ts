@@ -1,4 +1,4 @@
-import { withCancellation } from "../../src/index.js";
+import { type CancelEngine, withCancellation } from "../../src/index.js";
 import { spawnFixture } from "../support/spawn-peer.js";
 import {
   agentInFlightV2,
@@ -16,10 +16,24 @@ const inAgent = (graceMs?: number): V2Placement => ({
 });
 
 /** acp-cancel embedded in a real SDK 2.4.0 v2 client (role told by its class), against a bare v2 agent. */
-const inClient: V2Placement = {
-  spawn: (args) => spawnFixture("v2-agent", ["--bare", ...args]),
-  client: (app) => withCancellation(app),
-};
+function inClientPlacement(): V2Placement {
+  let engine: CancelEngine | undefined;
+  return {
+    spawn: (args) => spawnFixture("v2-agent", ["--bare", ...args]),
+    client: (app) => {
+      const cancellable = withCancellation(app);
+      // The engine exists once the app connects; read it then.
+      return Object.assign(cancellable, {
+        connectWith: ((connect) => (stream: never, op: never) => {
+          const result = connect(stream, op);
+          engine = cancellable.cancellations[0]?.engine;
+          return result;
+        })(cancellable.connectWith.bind(cancellable)),
+      });
+    },
+    inFlight: () => Promise.resolve(engine?.inFlight ?? { client: -1, agent: -1 }),
+  };
+}
 
 describe("embedded in real SDK 2.4.0 v2 apps (experimental/v2), over real stdio", () => {
   describe("in the agent", () => {
@@ -34,7 +48,8 @@ describe("embedded in real SDK 2.4.0 v2 apps (experimental/v2), over real stdio"
 
   describe("in the client", () => {
     it("session/cancel: the client's own pending permission dialog is answered cancelled to the agent and told to stop", () =>
-      cancelDuringPermission(inClient, false));
-    it("a held prompt withdrawn and cancelled: -32800", () => heldPromptCancelled(inClient, []));
+      cancelDuringPermission(inClientPlacement(), false));
+    it("a held prompt withdrawn and cancelled: -32800", () => heldPromptCancelled(inClientPlacement(), []));
+    it("session/close with a turn running and a prompt held", () => closeWithTurnAndHeldPrompt(inClientPlacement()));
   });
 });

@@ -177,6 +177,36 @@ describe("CancelEngine under the ACP v2 draft (raw wire)", () => {
       assert.deepEqual(wire.engine.inFlight, { client: 0, agent: 0 });
     }));
 
+  it("a permission request for background work the latest state_update lists is not part of the foreground work: session/cancel leaves it open", () => {
+    const wire = new V2Wire();
+    wire.handshake(2);
+    wire.agent(
+      note("session/update", {
+        sessionId: "s",
+        update: { sessionUpdate: "state_update", state: "running", background: [{ type: "tool_call", toolCallId: "bg" }] },
+      }),
+    );
+    const forBackground = (id: JsonRpcId, toolCallId: string) =>
+      req(id, "session/request_permission", {
+        sessionId: "s",
+        title: "Run",
+        subject: { type: "tool_call", toolCall: { toolCallId } },
+        options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+      });
+    wire.agent(forBackground(60, "bg"));
+    wire.agent(forBackground(61, "fg"));
+    const afterCancel = wire.client(sessionCancel());
+    assert.deepEqual(
+      afterCancel.filter((d) => d.message.method === "$/cancel_request").map((d) => d.message.params),
+      [{ requestId: 61 }],
+      "only the foreground dialog is cancelled",
+    );
+    const allow = ok(60, { outcome: { outcome: "selected", optionId: "allow" } });
+    assert.equal(wire.client(allow)[0]?.message, allow, "the background dialog is answered by the client, untouched");
+    wire.client(ok(61, { outcome: { outcome: "cancelled" } }));
+    assert.deepEqual(wire.engine.inFlight, { client: 0, agent: 0 });
+  });
+
   it("session/close with an inserted turn and a held prompt: the held prompt -32800 (grace), the close passes", () =>
     withClock((clock) => {
       const wire = new V2Wire({ graceMs: 100 });

@@ -1,11 +1,15 @@
 import assert from "node:assert/strict";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import { type BridgeProcess, spawnBridge } from "../support/bridge-harness.js";
+import { openV2Session, v2Harness, v2Prompt } from "../support/v2-harness.js";
 import {
   cancelDuringPermission,
   closeWithTurnAndHeldPrompt,
   heldPromptCancelled,
+  rejection,
   type V2Placement,
 } from "../support/v2-scenarios.js";
+import { assertEachAnsweredOnce, eventually } from "../support/wire-assertions.js";
 
 /** A real SDK 2.4.0 v2 editor → `acp-cancel bridge` → a bare real SDK 2.4.0 v2 agent, all over real stdio. */
 function throughBridge(bridgeArgs: string[] = []): V2Placement & { last: () => BridgeProcess | undefined } {
@@ -65,4 +69,24 @@ describe("bridge between a v2 editor and a v2 agent (SDK 2.4.0 experimental/v2)"
   });
 
   it("session/close with a turn running and a prompt held", () => closeWithTurnAndHeldPrompt(throughBridge()));
+
+  it("the v2 agent SIGKILLed with a turn running and a prompt held: the held prompt is answered -32800 (reason shutdown), valid v2", async () => {
+    const bridge = spawnBridge([], "v2-agent", ["--bare"]);
+    const h = v2Harness(acp.client({ name: "v2-editor" }), bridge);
+    await h.run(async (agent) => {
+      const sessionId = await openV2Session(agent);
+      await agent.request(acp.methods.agent.session.prompt, v2Prompt(sessionId, "work"));
+      const held = rejection(agent.request(acp.methods.agent.session.prompt, v2Prompt(sessionId, "later")));
+      await eventually(
+        () => (bridge.hop("bridge->agent").filter((m) => m.method === "session/prompt").length === 2 ? true : undefined),
+        "the held prompt at the agent",
+      );
+      const pid = await eventually(() => /agent pid (\d+)/.exec(bridge.stderr())?.[1], "the agent's pid");
+      process.kill(Number(pid), "SIGKILL");
+      const error = await held;
+      assert.equal(error.code, -32800);
+      assert.equal(error.data?.reason, "shutdown");
+    });
+    assertEachAnsweredOnce(h.log);
+  });
 });

@@ -179,5 +179,17 @@ export function assertConformance(): void {
   if (first !== undefined) throw new Error(first);
 }
 
-// A root hook: every test of every file that uses the wire helpers gets the assertion.
-if (typeof afterEach === "function") afterEach(assertConformance);
+/**
+ * A root hook: every test of every file that uses the wire helpers gets the assertion. The
+ * failure is given to the test (the hook's `error`), so it fails that test alone instead of
+ * stopping the run the way a failing root hook would.
+ */
+if (typeof afterEach === "function") {
+  afterEach(function (this: Mocha.Context) {
+    try {
+      assertConformance();
+    } catch (error) {
+      (this.test as Mocha.Hook & { error(err: unknown): void }).error(error);
+    }
+  });
+}

@@ -82,12 +82,19 @@ export function tap<S extends MessageStream>(stream: S, log: WireRecord[]): S {
 /** Collects every ndjson line a stream emits, parsed, into an array (for raw-line tests). */
 export function collectLines(stream: NodeJS.ReadableStream): Record<string, unknown>[] {
   const received: Record<string, unknown>[] = [];
+  // What a placement writes to a raw peer must validate too (answers: their envelope and errors,
+  // since the raw peer's requests are not seen here).
+  const conformance = new ConformanceTracker("raw lines");
   let buffer = "";
   stream.on("data", (chunk: Buffer) => {
     buffer += chunk.toString();
     const lines = buffer.split("\n");
     buffer = lines.pop() ?? "";
-    for (const line of lines) received.push(JSON.parse(line));
+    for (const line of lines) {
+      const message = JSON.parse(line) as Record<string, unknown>;
+      conformance.see("b", message);
+      received.push(message);
+    }
   });
   return received;
 }

@@ -35,7 +35,8 @@ function updatesOf(app: V2ClientApp, updates: Update[]): V2ClientApp {
 
 const isIdle = (u: Update) => u.sessionUpdate === "state_update" && u.state === "idle";
 
-async function rejection(promise: Promise<unknown>): Promise<{ code?: number; data?: { reason?: unknown } }> {
+/** The error a request was rejected with (fails when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<{ code?: number; data?: { reason?: unknown } }> {
   try {
     await promise;
   } catch (error) {
@@ -76,6 +77,19 @@ export async function cancelDuringPermission(placement: V2Placement, answersDial
     assert.deepEqual(JSON.parse(chunk?.content.text ?? "null"), { outcome: { outcome: "cancelled" } });
     assert.equal(updates.find(isIdle)?.stopReason, "cancelled");
     assert.equal(dialog?.aborted, true, "the client's dialog was told to stop ($/cancel_request)");
+    if (answersDialog) {
+      // The engine is on the agent's side of this wire: the cancel crossed it toward the client.
+      assert.deepEqual(
+        notificationsIn(h.log, "in", "$/cancel_request").map((m) => m.params),
+        [{ requestId: permission?.id }],
+      );
+    } else {
+      // The engine is in this client: it answered the agent for the client's own dialog.
+      assert.deepEqual(
+        responsesTo(h.log, "out", permission?.id).map((m) => m.result),
+        [{ outcome: { outcome: "cancelled" } }],
+      );
+    }
     const promptId = requestsIn(h.log, "out", "session/prompt")[0]?.id;
     assert.deepEqual(
       responsesTo(h.log, "in", promptId).map((m) => m.result),

@@ -184,14 +184,15 @@ export class AbpApp {
 
   private start(record: CallRecord): void {
     record.state = "running";
+    const controller = () => this.controllerFor(record);
     this.running++;
     this.started++;
-    const controller = new AbortController();
-    record.controller = controller;
-    this.controllers++;
     const { progressToken } = record.options;
     const context: CapabilityContext = {
-      signal: controller.signal,
+      // Made when the handler first asks for it: a handler that never looks costs no controller.
+      get signal() {
+        return controller().signal;
+      },
       callId: record.callId,
       progress: (progress, total, message) => {
         if (progressToken === undefined || record.state !== "running") return;
@@ -216,11 +217,22 @@ export class AbpApp {
     );
   }
 
+  private controllerFor(record: CallRecord): AbortController {
+    if (record.controller === undefined) {
+      record.controller = new AbortController();
+      this.controllers++;
+      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
+    }
+    return record.controller;
+  }
+
   /** The handler has returned: answer (unless it was cancelled meanwhile) and free its record. */
   private finish(record: CallRecord, result: CallResult): void {
     this.running--;
-    record.controller = undefined;
-    this.controllers--;
+    if (record.controller !== undefined) {
+      record.controller = undefined;
+      this.controllers--;
+    }
     this.records.delete(record.callId);
     if (record.state === "running") {
       this.clearTimer(record);

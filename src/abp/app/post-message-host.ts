@@ -4,12 +4,12 @@
  * origin as the target, never "*".
  */
 import type { AbpApp } from "./abp-app.js";
-import { EnvelopeHost, type EnvelopeHostOptions } from "./envelope-host.js";
+import { envelope, EnvelopeHost, type EnvelopeHostOptions } from "./envelope-host.js";
 
 /** A window, a worker's global scope, a MessagePort: anything that receives `message` events. */
 export interface MessageReceiver {
-  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
-  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  addEventListener(type: "message" | "pagehide", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message" | "pagehide", listener: (event: MessageEvent) => void): void;
   postMessage?: (message: unknown) => void;
 }
 
@@ -29,6 +29,8 @@ export interface ServedApp {
 export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): ServedApp {
   const receiver = options.receiver ?? (globalThis as unknown as MessageReceiver);
   const host = new EnvelopeHost(app, options);
+  /** Agents heard from, told when this page goes away (postMessage has no close of its own). */
+  const agents = new Map<unknown, (envelope: unknown) => void>();
   const listener = (event: MessageEvent) => {
     if (!options.allowedOrigins.includes(event.origin)) {
       // Answering an unknown origin would leak that we exist: refuse it here and say so locally.
@@ -36,11 +38,26 @@ export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): 
       return;
     }
     const source = event.source as { postMessage(message: unknown, targetOrigin: string): void } | null;
+    // Answers take the form the request came in: JSON text for text, a structured clone otherwise.
+    const encode = typeof event.data === "string" ? (envelope: unknown) => JSON.stringify(envelope) : (envelope: unknown) => envelope;
     const reply = source !== null && event.origin !== ""
-      ? (envelope: unknown) => source.postMessage(envelope, event.origin)
-      : (envelope: unknown) => receiver.postMessage?.(envelope); // a worker answers its owner
+      ? (envelope: unknown) => source.postMessage(encode(envelope), event.origin)
+      : (envelope: unknown) => receiver.postMessage?.(encode(envelope)); // a worker answers its owner
+    if (source !== null && !agents.has(source)) agents.set(source, reply);
     host.receive(event.data, reply);
   };
+  const goingAway = () => {
+    app.shutdown({ reason: "the app's page is going away" });
+    for (const reply of agents.values()) reply(envelope("notification", undefined, { event: "closing" }));
+    agents.clear();
+  };
   receiver.addEventListener("message", listener);
-  return { host, close: () => receiver.removeEventListener("message", listener) };
+  receiver.addEventListener("pagehide", goingAway);
+  return {
+    host,
+    close: () => {
+      receiver.removeEventListener("message", listener);
+      receiver.removeEventListener("pagehide", goingAway);
+    },
+  };
 }

@@ -130,7 +130,8 @@ export interface ProgressPayload {
 
 /**
  * `notification` payload. Bad input is answered with `{event: "error", error, inReplyTo?}`
- * (`inReplyTo` is the offending envelope's id when it could be read).
+ * (`inReplyTo` is the offending envelope's id when it could be read). `{event: "closing"}` tells a
+ * postMessage agent that the app's page is going away.
  */
 export interface NotificationPayload {
   event: string;
@@ -151,12 +152,27 @@ export const RESULT_TYPE = {
 } as const satisfies Partial<Record<MessageType, MessageType>>;
 export type RequestType = keyof typeof RESULT_TYPE;
 
-/** Serialized size in UTF-16 code units (a string counts as itself, anything else as its JSON). */
-export function messageSize(data: unknown): number {
+/**
+ * The size a message counts for against the limits: a string's length, or for a structured-clone
+ * object, its strings and keys plus 8 per other value (close to its JSON length, without
+ * serializing it). Stops counting once over `limit`; nesting deeper than 64 counts as infinite.
+ */
+export function messageSize(data: unknown, limit: number = Number.POSITIVE_INFINITY): number {
   if (typeof data === "string") return data.length;
-  try {
-    return JSON.stringify(data)?.length ?? 0;
-  } catch {
-    return Number.POSITIVE_INFINITY;
-  }
+  let size = 0;
+  const walk = (value: unknown, depth: number): void => {
+    if (size > limit) return;
+    if (typeof value === "string") size += value.length + 2;
+    else if (typeof value !== "object" || value === null) size += 8;
+    else if (depth > 64) size = Number.POSITIVE_INFINITY;
+    else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
+    else {
+      for (const key in value) {
+        size += key.length + 3;
+        walk((value as Record<string, unknown>)[key], depth + 1);
+      }
+    }
+  };
+  walk(data, 0);
+  return size;
 }

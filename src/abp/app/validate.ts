@@ -39,9 +39,8 @@ const isText = (value: unknown): value is string =>
 
 /** Parses (when a string), measures and checks one envelope from an agent. */
 export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMessageBytes): Checked {
-  const size = messageSize(data);
-  if (size > maxBytes) {
-    return fail(ERROR_CODES.messageTooLarge, `message of ${size} bytes is over the limit of ${maxBytes}`);
+  if (messageSize(data, maxBytes) > maxBytes) {
+    return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`);
   }
   let value = data;
   if (typeof data === "string") {

@@ -13,6 +13,7 @@ export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
   capabilityField: undefined,
   promptIsTurn: false,
   workChange: () => undefined,
+  forBackground: () => false,
   // Only reached for a request whose issuer is gone (never delivered): plain JSON-RPC.
   cancelledAnswer: cancelledError,
   normaliseCancelled: (_job: unknown, response: JsonRpcResponse) => response,

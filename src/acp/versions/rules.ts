@@ -1,5 +1,6 @@
 import type { JsonRpcResponse } from "../../wire/index.js";
 import type { RequestJob } from "../request-record.js";
+import type { SessionWork } from "../session-work.js";
 import { V1_RULES } from "./v1.js";
 import { V2_RULES } from "./v2.js";
 
@@ -29,6 +30,11 @@ export interface VersionRules {
   readonly promptIsTurn: boolean;
   /** What a `session/update` from the agent does to the session's foreground work (hot path: no allocation). */
   workChange(params: unknown): WorkChange;
+  /**
+   * True when an agent request made while foreground work is open belongs to background work
+   * the work's latest `state_update` lists (v2: `session/cancel` does not cover it).
+   */
+  forBackground(method: string, params: unknown, work: SessionWork): boolean;
   /** The answer a cancelled request gets when its handler gave none. */
   cancelledAnswer(job: RequestJob, detail?: string): JsonRpcResponse;
   /** The handler's own answer to a cancelled request, made the version's cancelled answer. */

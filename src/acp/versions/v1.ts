@@ -11,6 +11,7 @@ export const V1_RULES: VersionRules = Object.freeze({
   capabilityField: Object.freeze({ client: "clientCapabilities", agent: "agentCapabilities" }),
   promptIsTurn: true,
   workChange: () => undefined,
+  forBackground: () => false,
   cancelledAnswer,
   normaliseCancelled,
 });

@@ -2,6 +2,7 @@ import { type JsonRpcResponse, resultResponse } from "../../wire/index.js";
 import { cancelledError, normaliseCancelled, normaliseCancelledError } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
 import type { RequestJob } from "../request-record.js";
+import type { SessionWork } from "../session-work.js";
 import type { VersionRules, WorkChange } from "./rules.js";
 
 const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
@@ -33,6 +34,33 @@ function workChangeV2(params: unknown): WorkChange {
   return state === "running" || state === "requires_action" ? "start" : undefined;
 }
 
+interface Subject {
+  type?: unknown;
+  toolCall?: { toolCallId?: unknown };
+  toolCallId?: unknown;
+  terminalId?: unknown;
+}
+interface Work {
+  type?: unknown;
+  toolCallId?: unknown;
+  terminalId?: unknown;
+}
+
+/** A permission request whose subject is a tool call or terminal listed as background work. */
+function forBackgroundV2(method: string, params: unknown, work: SessionWork): boolean {
+  if (method !== Method.requestPermission) return false;
+  const background = (work.snapshot as { background?: unknown } | undefined)?.background;
+  const subject = (params as { subject?: Subject | null } | undefined)?.subject;
+  if (!Array.isArray(background) || typeof subject !== "object" || subject === null) return false;
+  const toolCallId = subject.type === "tool_call" ? subject.toolCall?.toolCallId : subject.toolCallId;
+  const terminalId = subject.type === "command" ? subject.terminalId : undefined;
+  return (background as Work[]).some(
+    (item) =>
+      (toolCallId != null && item.type === "tool_call" && item.toolCallId === toolCallId) ||
+      (terminalId != null && item.type === "terminal" && item.terminalId === terminalId),
+  );
+}
+
 /**
  * The ACP v2 draft: the prompt answer acknowledges insertion, foreground work runs from the
  * prompt (or a running / requires_action `state_update`) to the idle `state_update`, and
@@ -44,6 +72,7 @@ export const V2_RULES: VersionRules = Object.freeze({
   capabilityField: Object.freeze({ client: "capabilities", agent: "capabilities" }),
   promptIsTurn: false,
   workChange: workChangeV2,
+  forBackground: forBackgroundV2,
   cancelledAnswer: cancelledAnswerV2,
   normaliseCancelled: normaliseCancelledV2,
 });

@@ -22,5 +22,29 @@ if (target === null) throw new Error("the app frame has no window");
 
 const errors: string[] = [];
 const transport = postMessageTransport({ target, targetOrigin: appUrl.origin, onError: (error) => errors.push(`${error.name}: ${error.message}`) });
-const harness = new CallHarness(new AbpClient(transport, { agent: { name: "agent-page", version: "1.0.0" }, onError: (e) => errors.push(e.message) }));
-Object.assign(globalThis, { agent: harness, agentErrors: errors, agentTransport: transport, agentReady: true });
+const client = new AbpClient(transport, { agent: { name: "agent-page", version: "1.0.0" }, onError: (e) => errors.push(e.message) });
+const harness = new CallHarness(client);
+/** The bench's anchor: `count` bare postMessage round trips of `payload` to the stranger frame, which echoes. */
+async function timeBareRoundTrips(count: number, payload: unknown): Promise<number> {
+  const peer = stranger?.contentWindow;
+  const origin = new URL(strangerUrl ?? "", location.href).origin;
+  if (peer === null || peer === undefined) throw new Error("no stranger frame to echo");
+  let answered: () => void = () => {};
+  const onMessage = (event: MessageEvent) => {
+    if (event.source === peer && event.origin === origin) answered();
+  };
+  addEventListener("message", onMessage);
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    await new Promise<void>((resolve) => {
+      answered = resolve;
+      peer.postMessage(payload, origin);
+    });
+  }
+  const elapsed = performance.now() - started;
+  removeEventListener("message", onMessage);
+  return elapsed;
+}
+
+Object.assign(globalThis, { timeBareRoundTrips, agent: harness, agentErrors: errors, agentTransport: transport });
+Object.assign(globalThis, { agentReady: true });

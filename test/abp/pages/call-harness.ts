@@ -93,6 +93,44 @@ export class CallHarness {
     this.calls.delete(key);
   }
 
+  /** Aborts a started call and measures, in this realm, the time from abort() to the app's acknowledgement. */
+  async timeCancel(key: string): Promise<number> {
+    const entry = this.entry(key);
+    const before = entry.acks.length;
+    const started = performance.now();
+    entry.controller.abort();
+    while (entry.acks.length === before) await new Promise((resolve) => queueMicrotask(() => setTimeout(resolve, 0)));
+    return performance.now() - started;
+  }
+
+  /** Runs `count` calls one after another; returns the total time in ms. */
+  async timeCalls(count: number, capability: string, params: Record<string, unknown>): Promise<number> {
+    const started = performance.now();
+    for (let i = 0; i < count; i++) {
+      const result = await this.client.call(capability, params);
+      if (!result.success) throw new Error(`call ${i} failed: ${JSON.stringify(result)}`);
+    }
+    return performance.now() - started;
+  }
+
+  /** Starts `count` calls keyed `${prefix}${i}`. */
+  startMany(prefix: string, count: number, capability: string): void {
+    for (let i = 0; i < count; i++) this.start(`${prefix}${i}`, capability, {});
+  }
+
+  /** Aborts them all, awaits every outcome, forgets them, and counts how each ended. */
+  async abortMany(prefix: string, count: number): Promise<Record<string, number>> {
+    for (let i = 0; i < count; i++) this.abort(`${prefix}${i}`);
+    const tally: Record<string, number> = {};
+    for (let i = 0; i < count; i++) {
+      const outcome = await this.outcome(`${prefix}${i}`);
+      const kind = outcome.ok ? (outcome.result.cancelled === true ? `cancelled by ${outcome.result.cancelledBy}` : "answered") : outcome.name;
+      tally[kind] = (tally[kind] ?? 0) + 1;
+      this.forget(`${prefix}${i}`);
+    }
+    return tally;
+  }
+
   private entry(key: string) {
     const entry = this.calls.get(key);
     if (entry === undefined) throw new Error(`no call started under "${key}"`);

@@ -98,14 +98,20 @@ export const demo = {
 };
 
 /**
- * Live instances of a class in a frame's JavaScript heap, after a full garbage collection: what
- * the page really holds, whoever created it.
+ * Live instances of a class in a frame's JavaScript heap (its main world), after a full garbage
+ * collection: what the page really holds, whoever created it.
  */
 export async function liveInstances(page: Page, frame: Frame, className: string): Promise<number> {
-  const session = await page.context().newCDPSession(frame === page.mainFrame() ? page : frame);
+  const session = await page.context().newCDPSession(page);
   try {
+    const contexts: { id: number; auxData?: { frameId?: string; isDefault?: boolean } }[] = [];
+    session.on("Runtime.executionContextCreated", (event) => contexts.push(event.context));
+    await session.send("Runtime.enable");
+    const frameId = findFrameId((await session.send("Page.getFrameTree")).frameTree, frame.url());
+    const context = contexts.find((c) => c.auxData?.frameId === frameId && c.auxData?.isDefault === true);
+    if (context === undefined) throw new Error(`no JavaScript context for ${frame.url()}`);
     await session.send("HeapProfiler.collectGarbage");
-    const prototype = await session.send("Runtime.evaluate", { expression: `${className}.prototype` });
+    const prototype = await session.send("Runtime.evaluate", { expression: `${className}.prototype`, contextId: context.id });
     const objectId = prototype.result.objectId;
     if (objectId === undefined) throw new Error(`no ${className}.prototype in the frame`);
     const found = await session.send("Runtime.queryObjects", { prototypeObjectId: objectId });
@@ -120,4 +126,18 @@ export async function liveInstances(page: Page, frame: Frame, className: string)
   } finally {
     await session.detach();
   }
+}
+
+interface FrameTree {
+  frame: { id: string; url: string; urlFragment?: string };
+  childFrames?: FrameTree[];
+}
+
+function findFrameId(tree: FrameTree, url: string): string | undefined {
+  if (tree.frame.url + (tree.frame.urlFragment ?? "") === url || tree.frame.url === url) return tree.frame.id;
+  for (const child of tree.childFrames ?? []) {
+    const found = findFrameId(child, url);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -14,7 +14,9 @@ import { demoReady, type Origins } from "./browser.js";
 export const TRANSPORTS = ["postMessage", "websocket", "playwright"] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
 
-type Methods = "initialize" | "start" | "abort" | "outcome" | "acks" | "progress" | "cancel" | "shutdown" | "inFlight" | "forget";
+type Methods =
+  | "initialize" | "start" | "abort" | "outcome" | "acks" | "progress" | "cancel" | "shutdown" | "inFlight" | "forget"
+  | "startMany" | "abortMany" | "timeCancel" | "timeCalls";
 type Fn<M extends Methods> = CallHarness[M] extends (...args: infer A) => infer R ? { args: A; result: Awaited<R> } : never;
 
 export interface Driver {
@@ -26,6 +28,10 @@ export interface Driver {
   agent<M extends Methods>(method: M, ...args: Fn<M>["args"]): Promise<Fn<M>["result"]>;
   /** Problems the agent side reported (refused input from the app). */
   agentErrors(): Promise<string[]>;
+  /** The WebSocket endpoint the page dialled (WebSocket only). */
+  endpoint?: string;
+  /** A frame of a third origin, beside the app (postMessage only). */
+  stranger?: Frame;
   /** Sends raw data from the agent's end of the channel (not for Playwright). */
   sendRaw(data: unknown): Promise<void>;
   close(): Promise<void>;
@@ -73,6 +79,7 @@ export async function openDriver(
       }, errors);
       return {
         ...driver,
+        endpoint: `ws://127.0.0.1:${port}/abp`,
         close: async () => {
           await driver.close();
           for (const peer of server.clients) peer.terminate();
@@ -86,12 +93,15 @@ export async function openDriver(
       await page.goto(`${origins.agent.origin}/test/abp/pages/agent.html?app=${encodeURIComponent(app)}&stranger=${encodeURIComponent(stranger)}`);
       await page.waitForFunction(() => (globalThis as { agentReady?: boolean }).agentReady === true);
       const frame = page.frames().find((f) => f.url().startsWith(origins.app.origin));
-      if (frame === undefined) throw new Error("the app frame did not load");
+      const strangerFrame = page.frames().find((f) => f.url().startsWith(origins.stranger.origin));
+      if (frame === undefined || strangerFrame === undefined) throw new Error("the app's or the stranger's frame did not load");
       await demoReady(frame);
+      await demoReady(strangerFrame);
       return {
         name,
         page,
         app: frame,
+        stranger: strangerFrame,
         agent: (method, ...args) =>
           page.evaluate(
             ({ method: m, args: a }) => {
