@@ -8,6 +8,13 @@ export interface CancellationOptions extends Omit<EngineOptions, "client" | "age
   role: Side;
   /** What is known about the peer; by default decided at `initialize`. */
   peer?: PortOptions;
+  /**
+   * What is known about the app in this process. Default `{ inProcess: true }`: an
+   * `@agentclientprotocol/sdk` 2.x app, told to stop with a synthetic `$/cancel_request`. An
+   * agent on an older SDK line (0.x, 1.x class API, zed 0.4) stops a turn only on
+   * `session/cancel`: pass `{ cancelSupport: "no" }` and it is told in those words.
+   */
+  app?: PortOptions;
 }
 
 /** One embedded connection's engine, and the way to scope that connection's handlers. */
@@ -31,10 +38,10 @@ export interface EmbeddedDelivery {
 export function createCancellation(options: CancellationOptions, delivery: EmbeddedDelivery): Cancellation {
   const local = options.role;
   const remote = otherSide(local);
-  const { role: _role, peer, ...engineOptions } = options;
+  const { role: _role, peer, app, ...engineOptions } = options;
   const engine = new CancelEngine(
     (side, message) => (side === local ? delivery.toLocal(message) : delivery.toRemote(message)),
-    { ...engineOptions, [local]: { inProcess: true }, [remote]: peer ?? {} },
+    { ...engineOptions, [local]: app ?? { inProcess: true }, [remote]: peer ?? {} },
   );
   return {
     engine,

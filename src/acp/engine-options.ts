@@ -35,6 +35,12 @@ export interface EngineOptions {
   graceMs?: number;
   /** Deadline per method in milliseconds; expiry cancels the request with reason `deadline`. */
   deadlines?: Readonly<Record<string, number>>;
+  /**
+   * Extension methods that stop or free something, added to the built-in table
+   * (`terminal/kill`, `terminal/release`, `terminal/cancel`, `tool_call/cancel`): the engine
+   * never cancels them on anyone's behalf (see docs/decisions.md, "Cleanup requests").
+   */
+  cleanupMethods?: readonly string[];
   client?: PortOptions;
   agent?: PortOptions;
   onEvent?: (event: EngineEvent) => void;

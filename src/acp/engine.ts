@@ -14,6 +14,7 @@ import {
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
+import { cleanupMethodSet } from "./cleanup-methods.js";
 import {
   type CancelSupport,
   DEFAULT_GRACE_MS,
@@ -79,6 +80,8 @@ export class CancelEngine {
   private readonly graceMs: number;
   private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
+  /** Requests that stop or free something: never nested, so never cancelled for anyone. */
+  private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
   readonly stats: EngineStats = {
@@ -99,6 +102,7 @@ export class CancelEngine {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
+    this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? nowMs;
@@ -132,8 +136,10 @@ export class CancelEngine {
    */
   private onInvalid(from: Side, value: unknown, problem: string, id: JsonRpcId): void {
     this.emit({ type: "problem", side: from, detail: problem });
+    // An error without an id is a response too (codex-acp answers notifications so): never answer it.
     const responseShaped =
-      typeof value === "object" && value !== null && !("method" in value) && "id" in value;
+      typeof value === "object" && value !== null && !("method" in value) &&
+      ("id" in value || "error" in value || "result" in value);
     if (!responseShaped) {
       this.send(from, invalidRequestResponse(id, problem));
       return;
@@ -157,7 +163,7 @@ export class CancelEngine {
     const survivor = otherSide(side);
     // What the gone side asked for: cancel toward the survivor (cascading), answer nobody.
     for (const job of [...this.tables[side].values()]) {
-      if (job.isRunning) this.cancelJob(job, "shutdown");
+      if (job.isRunning && !this.cleanup.has(job.payload.method)) this.cancelJob(job, "shutdown");
     }
     // What the gone side owed: answer the survivor now, naming why.
     for (const job of [...this.tables[survivor].values()]) {
@@ -217,7 +223,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const parent = this.parentFor(from, method, request.params, sessionId);
+    const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
       this.cancelAtBirth(job, parent.reason ?? "internal");
@@ -349,6 +355,7 @@ export class CancelEngine {
       if (
         record.sessionId === sessionId &&
         job.isRunning &&
+        !this.cleanup.has(record.method) &&
         (!isRequestJob(job.parent) || job.parent.isSettled)
       ) {
         this.cancelJob(job, "session");

@@ -11,6 +11,7 @@ export {
   readCapability,
   withCapability,
 } from "./capability.js";
+export { CLEANUP_METHODS, cleanupMethodSet } from "./cleanup-methods.js";
 export { CancelEngine, type EngineStats } from "./engine.js";
 export {
   type CancelSupport,

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { ExitCode } from "./exit-codes.js";
 
@@ -38,7 +39,8 @@ export function spawnAgent(command: string, args: readonly string[]): Promise<Ag
       if (error.code === "ENOENT")
         reject(new AgentSpawnError(`agent command not found: ${command}`, ExitCode.notFound));
       else if (error.code === "EACCES") {
-        reject(new AgentSpawnError(`agent command is not executable: ${command}`, ExitCode.notExecutable));
+        const what = isDirectory(command) ? "is a directory" : "is not executable";
+        reject(new AgentSpawnError(`agent command ${what}: ${command}`, ExitCode.notExecutable));
       } else
         reject(new AgentSpawnError(`cannot start agent ${command}: ${error.message}`, ExitCode.internal));
     });
@@ -57,6 +59,14 @@ export function spawnAgent(command: string, args: readonly string[]): Promise<Ag
       });
     });
   });
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** "exited with code 3", "was killed by SIGKILL". */

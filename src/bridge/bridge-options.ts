@@ -10,6 +10,8 @@ export interface BridgeOptions {
   graceMs?: number;
   /** Deadlines per method (ms). */
   deadlines?: Readonly<Record<string, number>>;
+  /** Extension methods that stop or free something: never cancelled for anyone (see docs/decisions.md). */
+  cleanupMethods?: readonly string[];
   /** Longest accepted line, in bytes, in either direction. */
   maxLineBytes?: number;
   /** Force what each side is assumed to support (default: decided at initialize). */

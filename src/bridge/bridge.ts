@@ -51,6 +51,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   const engine = new CancelEngine(deliver, {
     graceMs: settings.graceMs,
     deadlines: settings.deadlines ?? {},
+    cleanupMethods: settings.cleanupMethods ?? [],
     client: { cancelSupport: settings.editorSupport ?? "auto" },
     agent: { cancelSupport: settings.agentSupport ?? "auto" },
     onEvent,

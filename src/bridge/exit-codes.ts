@@ -5,6 +5,12 @@ export const ExitCode = {
   internal: 1,
   /** Bad command line. */
   usage: 2,
+  /** An input file is not in the expected format (sysexits EX_DATAERR), e.g. a trace that is not JSONL. */
+  dataError: 65,
+  /** An input file is missing or cannot be read (sysexits EX_NOINPUT). */
+  noInput: 66,
+  /** An output file (--trace, --log-file) cannot be created (sysexits EX_CANTCREAT). */
+  cannotCreate: 73,
   /** The agent command exists but cannot be executed. */
   notExecutable: 126,
   /** The agent command was not found. */

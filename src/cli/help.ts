@@ -9,6 +9,7 @@ Usage:
 bridge: run the agent behind a cancellation bridge (the editor talks to the bridge on stdio)
   --grace-ms N               wait N ms for a cancelled request's answer before answering it (default 2000)
   --timeout METHOD=SECONDS   deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable)
+  --cleanup-method METHOD    never cancel METHOD for anyone, like terminal/release (repeatable)
   --max-line-bytes N         reject lines longer than N bytes (default 67108864)
   --emulate SIDE             treat SIDE (editor, agent, both) as lacking $/cancel_request support
   --assume-support SIDE      treat SIDE (editor, agent, both) as fully supporting cancellation
@@ -25,5 +26,7 @@ guardian: run the reference AOS guardian for A2A cancels (docs/a2a.md), logging 
   missing or unreadable; 69: cannot listen on the port.
 
 Exit status: the agent's own status; 128+N when the agent was killed by signal N, or when the
-bridge itself was stopped by signal N; 126 agent not executable; 127 agent not found; 2 usage.
+bridge itself was stopped by signal N; 126 agent not executable (or a directory); 127 agent not
+found; 2 usage; 65 the trace file is not JSONL written by --trace; 66 an input file is missing or
+unreadable; 73 the --trace or --log-file file cannot be written; 1 anything else (a bug: please report).
 `;

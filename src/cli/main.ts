@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
+import { checkOutputFile, CliInputError, readInputFile } from "./cli-error.js";
 import { runGuardianCommand } from "./guardian-command.js";
 import { HELP } from "./help.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
-import { parseTrace, renderMermaid, renderTimeline } from "./render-trace.js";
+import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -29,17 +31,36 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(HELP);
       return ExitCode.ok;
     }
-    return runBridge(parseBridgeArgs(rest));
+    const options = parseBridgeArgs(rest);
+    // Output files are checked before the agent starts, so a typo costs no agent run.
+    if (options.trace !== undefined) checkOutputFile("--trace", options.trace);
+    if (options.logFile !== undefined) checkOutputFile("--log-file", options.logFile);
+    return runBridge(options);
   }
   if (command === "guardian") return runGuardianCommand(rest);
   if (command === "trace") {
-    const file = rest.find((arg) => !arg.startsWith("--"));
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      strict: true,
+      options: { mermaid: { type: "boolean" } },
+    });
+    const [file, extra] = positionals;
     if (file === undefined)
       throw new UsageError("trace needs a file: acp-cancel trace <trace.jsonl> [--mermaid]");
-    const entries = parseTrace(readFileSync(file, "utf8"));
-    process.stdout.write(
-      `${rest.includes("--mermaid") ? renderMermaid(entries) : renderTimeline(entries)}\n`,
-    );
+    if (extra !== undefined) throw new UsageError(`trace takes one file, got also '${extra}'`);
+    const text = readInputFile("trace", file);
+    let entries;
+    try {
+      entries = parseTrace(text);
+    } catch (error) {
+      if (!(error instanceof TraceFormatError)) throw error;
+      throw new CliInputError(
+        `'${file}' is not a trace written by --trace (JSONL): ${error.message}`,
+        ExitCode.dataError,
+      );
+    }
+    process.stdout.write(`${values.mermaid === true ? renderMermaid(entries) : renderTimeline(entries)}\n`);
     return ExitCode.ok;
   }
   throw new UsageError(`unknown command '${command}'`);
@@ -52,7 +73,10 @@ main(process.argv.slice(2)).then(
     process.stdin.destroy();
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    if (error instanceof CliInputError) {
+      process.stderr.write(`acp-cancel: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       process.stderr.write(`acp-cancel: ${(error as Error).message}\nRun 'acp-cancel --help' for usage.\n`);
       process.exitCode = ExitCode.usage;
     } else {

@@ -51,6 +51,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     options: {
       "grace-ms": { type: "string" },
       "timeout": { type: "string", multiple: true },
+      "cleanup-method": { type: "string", multiple: true },
       "max-line-bytes": { type: "string" },
       "emulate": { type: "string" },
       "assume-support": { type: "string" },
@@ -67,6 +68,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     throw new UsageError(`--log-level takes one of ${LOG_LEVELS.join(", ")}, got '${logLevel}'`);
   }
   const [command, ...args] = argv.slice(split + 1) as [string, ...string[]];
+  if (command.trim() === "") throw new UsageError("the agent command after '--' is empty");
   const support = supportFlags(values.emulate, values["assume-support"]);
   const options: BridgeOptions = {
     command,
@@ -80,12 +82,19 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     text === undefined ? undefined : nonNegativeInteger(`--${flag}`, text);
   const graceMs = ms("grace-ms", values["grace-ms"]);
   const maxLineBytes = ms("max-line-bytes", values["max-line-bytes"]);
+  if (maxLineBytes === 0) throw new UsageError("--max-line-bytes takes a positive number of bytes, got '0'");
   const exitGraceMs = ms("exit-grace-ms", values["exit-grace-ms"]);
   const killGraceMs = ms("kill-grace-ms", values["kill-grace-ms"]);
   if (graceMs !== undefined) options.graceMs = graceMs;
   if (maxLineBytes !== undefined) options.maxLineBytes = maxLineBytes;
   if (exitGraceMs !== undefined) options.exitGraceMs = exitGraceMs;
   if (killGraceMs !== undefined) options.killGraceMs = killGraceMs;
+  const cleanupMethods = values["cleanup-method"] ?? [];
+  for (const method of cleanupMethods) {
+    if (method === "" || method.startsWith("$/") || /\s/.test(method))
+      throw new UsageError(`--cleanup-method takes a method name such as _myext/stop, got '${method}'`);
+  }
+  if (cleanupMethods.length > 0) options.cleanupMethods = cleanupMethods;
   if (values.trace !== undefined) options.trace = values.trace;
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
   return options;

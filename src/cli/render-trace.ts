@@ -56,16 +56,42 @@ function describeNote(note: string): string {
   }
 }
 
+/** A trace that is not what `--trace` writes, naming the first bad line. */
+export class TraceFormatError extends Error {}
+
+const HOPS = new Set(Object.keys(ARROWS));
+const CROSS_HOP = /^[\w.-]+->[\w.-]+$/;
+
+/** The problem with one parsed trace line, or undefined when it is a trace entry. */
+function entryProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  const entry = value as Record<string, unknown>;
+  if (typeof entry.t !== "number" || !Number.isFinite(entry.t)) return "no numeric 't' (time)";
+  if (entry.hop !== undefined) {
+    // A bridge hop, or a cross-protocol one naming two parties ("agent->mcp-server").
+    const known = typeof entry.hop === "string" && (HOPS.has(entry.hop) || CROSS_HOP.test(entry.hop));
+    if (!known) return `unknown hop ${JSON.stringify(entry.hop)}`;
+    return undefined;
+  }
+  if (typeof entry.note !== "string") return "neither a 'hop' nor a 'note'";
+  return undefined;
+}
+
 export function parseTrace(text: string): RenderableEntry[] {
   return text
     .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line, index) => {
+    .map((line, index) => ({ line, number: index + 1 }))
+    .filter(({ line }) => line.trim() !== "")
+    .map(({ line, number }) => {
+      let value: unknown;
       try {
-        return JSON.parse(line) as RenderableEntry;
+        value = JSON.parse(line);
       } catch {
-        throw new Error(`trace line ${index + 1} is not JSON: ${line.slice(0, 60)}`);
+        throw new TraceFormatError(`line ${number} is not JSON: ${line.slice(0, 60)}`);
       }
+      const problem = entryProblem(value);
+      if (problem !== undefined) throw new TraceFormatError(`line ${number} is not a trace entry: ${problem}`);
+      return value as RenderableEntry;
     });
 }
 

@@ -39,6 +39,10 @@ const WORK = Symbol("acp-cancel.jsonrpc.work");
 interface Work {
   readonly [WORK]: true;
   readonly method: string;
+  /** The `sessionId` of the request's params, when it has one. */
+  readonly sessionId?: string | undefined;
+  /** An incoming request only: answer it now with `result`, whatever its handler does. */
+  answerWith?: (result: unknown) => void;
   /** Cancel the work in vscode-jsonrpc's terms, and start its grace period. */
   stop(): void;
   /** The grace period ended without an answer. */
@@ -48,6 +52,15 @@ interface Work {
 }
 
 const DEFAULT_GRACE_MS = 2000;
+const SESSION_CANCEL = "session/cancel";
+const REQUEST_PERMISSION = "session/request_permission";
+/** The result ACP requires for a permission request pending when its session is cancelled. */
+const CANCELLED_PERMISSION = { outcome: { outcome: "cancelled" } } as const;
+
+function sessionIdOf(params: unknown): string | undefined {
+  const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
+  return typeof sessionId === "string" ? sessionId : undefined;
+}
 /** Which incoming request's handler is running: requests it sends nest under it. */
 const handlerScope = new AsyncLocalStorage<Job<Work>>();
 
@@ -186,19 +199,25 @@ export function createAcpMessageConnection(
       const theirs = args.at(-1) as CancellationToken;
       const ours = new CancellationTokenSource();
       let giveUp!: (error: unknown) => void;
-      const gaveUp = new Promise<never>((_, reject) => {
+      let answerNow!: (result: unknown) => void;
+      // Settles before the handler does when the grace ends or the answer is already known.
+      const decided = new Promise<unknown>((resolve, reject) => {
         giveUp = reject;
+        answerNow = resolve;
       });
-      gaveUp.catch(() => {});
+      decided.catch(() => {});
+      const method = methodOf(args);
       const job: Job<Work> = new Job<Work>({
         [WORK]: true,
-        method: methodOf(args),
+        method,
+        sessionId: args.length > 1 ? sessionIdOf(args[args.length - 2]) : undefined,
         stop() {
           ours.cancel();
           grace.start(job);
         },
         expire: () => giveUp(noAnswer(job)), // the handler ignored its token: answer for it
         abandon: () => ours.cancel(),
+        answerWith: answerNow,
       });
       incoming.add(job);
       const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
@@ -212,7 +231,7 @@ export function createAcpMessageConnection(
           throw job.reason === undefined ? error : asCancelled(error, job.reason);
         }
       });
-      return Promise.race([run, gaveUp]).finally(() => {
+      return Promise.race([run, decided]).finally(() => {
         grace.stop(job);
         job.settle();
         incoming.delete(job);
@@ -230,6 +249,25 @@ export function createAcpMessageConnection(
       type,
       scoped(handler as (...args: unknown[]) => unknown, () => method),
     );
+  };
+
+  // ACP: after the client's own session/cancel, it MUST answer that session's pending permission
+  // requests with the cancelled outcome. Their handlers' tokens fire too, but the answer does
+  // not wait for them (a dialog may ignore its token).
+  const sendNotification = connection.sendNotification.bind(connection) as (...args: unknown[]) => Promise<void>;
+  (connection as unknown as Record<string, unknown>).sendNotification = (type: unknown, ...args: unknown[]) => {
+    const method = typeof type === "string" ? type : (type as { method: string }).method;
+    const sent = sendNotification(type, ...args);
+    const sessionId = method === SESSION_CANCEL ? sessionIdOf(args[0]) : undefined;
+    if (sessionId !== undefined) {
+      for (const job of [...incoming]) {
+        const work = job.payload;
+        if (work.method !== REQUEST_PERMISSION || work.sessionId !== sessionId || !job.isRunning) continue;
+        cancelTree(job, "session");
+        work.answerWith?.(CANCELLED_PERMISSION);
+      }
+    }
+    return sent;
   };
 
   // Stock vscode-jsonrpc leaves pending requests hanging until dispose(); answer them now.

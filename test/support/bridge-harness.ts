@@ -16,9 +16,16 @@ export interface BridgeProcess extends SpawnedPeer {
 }
 
 /** Spawns `acp-cancel bridge [args] -- node <fixture> [agentArgs]` as a real process, tracing to a temp file. */
-export function spawnBridge(bridgeArgs: string[], fixture: string, agentArgs: string[] = []): BridgeProcess {
+export function spawnBridge(
+  bridgeArgs: string[],
+  fixture: string,
+  agentArgs: string[] = [],
+  /** Node flags for the bridge process (e.g. `--import`), and extra environment. */
+  extra: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
+): BridgeProcess {
   const traceFile = join(mkdtempSync(join(tmpdir(), "acp-cancel-")), "trace.jsonl");
   const peer = spawnNode([
+    ...(extra.nodeArgs ?? []),
     CLI,
     "bridge",
     "--trace",
@@ -28,7 +35,7 @@ export function spawnBridge(bridgeArgs: string[], fixture: string, agentArgs: st
     process.execPath,
     fixturePath(fixture),
     ...agentArgs,
-  ]);
+  ], extra.env);
   const trace = () =>
     readFileSync(traceFile, "utf8")
       .split("\n")

@@ -23,8 +23,11 @@ export function spawnFixture(name: string, args: string[] = []): SpawnedPeer {
 }
 
 /** Runs `node <args>` with piped stdio, collecting its stderr. */
-export function spawnNode(args: string[]): SpawnedPeer {
-  const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
+export function spawnNode(args: string[], env?: NodeJS.ProcessEnv): SpawnedPeer {
+  const child = spawn(process.execPath, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();

@@ -1,0 +1,51 @@
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { ExitCode } from "../bridge/exit-codes.js";
+
+/** A mistake in what the user gave the CLI, reported as one line and a documented exit status. */
+export class CliInputError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/** "no such file", "is a directory", ... for the file errors people actually meet. */
+export function describeFileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return "no such file or directory";
+    case "EISDIR":
+      return "is a directory";
+    case "ENOTDIR":
+      return "a part of the path is not a directory";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Reads a file the user named, or fails with exit status 66 naming the file and why. */
+export function readInputFile(what: string, file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CliInputError(`cannot read ${what} '${file}': ${describeFileError(error)}`, ExitCode.noInput);
+  }
+}
+
+/**
+ * Checks that a file the user named for output can be opened for appending (it is created if
+ * missing, as the bridge would), before anything starts: exit status 73 otherwise.
+ */
+export function checkOutputFile(flag: string, file: string): void {
+  try {
+    closeSync(openSync(file, "a"));
+  } catch (error) {
+    throw new CliInputError(`${flag}: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
+  }
+}
