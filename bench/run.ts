@@ -26,6 +26,7 @@ import { memoryScenario } from "./scenarios/memory.js";
 import { a2aScenario } from "./scenarios/a2a.js";
 import { abpScenario } from "./scenarios/abp.js";
 import { rapScenario } from "./scenarios/rap.js";
+import { crossScenario } from "./scenarios/cross.js";
 
 const options = benchOptions(process.argv.slice(2));
 const SCENARIOS = [
@@ -38,6 +39,7 @@ const SCENARIOS = [
   { name: "rap", run: rapScenario },
   { name: "a2a guard", run: a2aScenario },
   { name: "abp (headless Chromium)", run: abpScenario },
+  { name: "cross protocol", run: crossScenario },
 ];
 // --only NAME: run the scenarios whose name contains NAME; a partial run leaves docs/benchmarks.md alone.
 const onlyIndex = process.argv.indexOf("--only");

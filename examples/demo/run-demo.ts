@@ -94,3 +94,11 @@ console.log("\n                         without bridge   with bridge");
 console.log(`turn ended after Stop   ${ms(direct.promptMs).padEnd(17)}${ms(bridged.promptMs)}`);
 console.log(`dialog closed           ${ms(direct.dialogClosedMs).padEnd(17)}${ms(bridged.dialogClosedMs)}`);
 process.exitCode = bridged.promptMs === undefined ? 1 : 0;
+
+// One Stop across protocols: the same press of Stop, reaching MCP, RAP, A2A and ABP at once
+// (`npm run demo:cross` runs it alone and writes its trace).
+console.log("");
+const { runCrossProtocol } = await import("../cross-protocol/session.js");
+const { printRun } = await import("../cross-protocol/print.js");
+// Without the browser here, to stay quick; `npm run demo:cross` includes ABP in headless Chromium.
+printRun(await runCrossProtocol({ abp: false }), (line) => console.log(line), "here; npm run demo:cross includes it");

@@ -591,7 +591,8 @@ export class CancelEngine {
     const record = job.payload;
     if (job.isSettled) return;
     for (const child of [...job.children]) if (isRequestJob(child)) this.graceExpired(child);
-    this.finishCancelled(job, record.held ?? this.rules.cancelledAnswer(job));
+    // The grace bounds the whole subtree: children of other bindings still out do not hold it.
+    this.answer(job, record.held ?? this.rules.cancelledAnswer(job));
   }
 
   /** Answers a cancelled job once its children have settled; until then the answer is held. */
@@ -599,6 +600,11 @@ export class CancelEngine {
     if (job.isSettled) return;
     if (job.childCount > 0) {
       job.payload.held = response;
+      // Children of other bindings settle on their own: the last one out releases the answer.
+      // (The engine's own children release it in `answer`, after their answer has left.)
+      job.onChildrenSettled ??= (last) => {
+        if (!isRequestJob(last) && job.payload.held !== undefined) this.answer(job, job.payload.held);
+      };
       return;
     }
     this.answer(job, response);

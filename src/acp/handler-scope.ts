@@ -1,3 +1,4 @@
+import { bindHandlerJob } from "../core/index.js";
 import type { CancelEngine } from "./engine.js";
 import type { Side } from "./methods.js";
 
@@ -15,6 +16,8 @@ export function isTimeoutLike(error: unknown): boolean {
 /** The SDK's per-request handler context, as far as this library touches it. */
 interface HandlerContext {
   requestId?: unknown;
+  /** The SDK's per-request signal: the key `jobOf(ctx)` finds the job by. */
+  signal?: unknown;
   client?: PeerContext;
   agent?: PeerContext;
 }
@@ -38,8 +41,8 @@ function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object
 
 /**
  * Runs a request handler as part of its request's job: requests it sends through its
- * context nest under that request, and an abort of its own is answered as a cancellation
- * (-32800), not -32603.
+ * context nest under that request, `jobOf(ctx)` returns that job (for other bindings' calls),
+ * and an abort of its own is answered as a cancellation (-32800), not -32603.
  */
 export function runHandlerInScope(
   engine: CancelEngine,
@@ -51,6 +54,7 @@ export function runHandlerInScope(
   const id = ctx?.requestId;
   const job = id === undefined ? undefined : engine.job(remote, id as never);
   if (job === undefined || ctx === undefined) return handler(context);
+  if (ctx.signal instanceof AbortSignal) bindHandlerJob(ctx.signal, job);
   if (ctx.client !== undefined) markNestedRequests(engine, ctx.client, job);
   if (ctx.agent !== undefined) markNestedRequests(engine, ctx.agent, job);
   return (async () => {

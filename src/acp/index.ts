@@ -34,3 +34,6 @@ export {
   TURN_STUCK_ERROR_CODE,
   type TurnEndOptions,
 } from "./turn-aftermath.js";
+
+// The seam to other bindings: the job of the request a scoped handler is handling.
+export { jobOf } from "../core/index.js";

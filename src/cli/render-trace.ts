@@ -1,5 +1,17 @@
 import type { TraceEntry, TraceHop } from "../bridge/trace-writer.js";
 
+/**
+ * A trace line as read: the bridge's, or one of a cross-protocol trace, whose hops name any two
+ * parties ("agent->mcp-server"), whose messages carry a ready `label`, and whose lines say which
+ * protocol they belong to (and, for notes, which party made them).
+ */
+export type RenderableEntry = Omit<TraceEntry, "hop"> & {
+  hop?: string;
+  label?: string;
+  protocol?: string;
+  party?: string;
+};
+
 const ARROWS: Record<TraceHop, [string, string]> = {
   "editor->bridge": ["E", "B"],
   "bridge->agent": ["B", "A"],
@@ -48,6 +60,7 @@ function describeNote(note: string): string {
 export class TraceFormatError extends Error {}
 
 const HOPS = new Set(Object.keys(ARROWS));
+const CROSS_HOP = /^[\w.-]+->[\w.-]+$/;
 
 /** The problem with one parsed trace line, or undefined when it is a trace entry. */
 function entryProblem(value: unknown): string | undefined {
@@ -55,14 +68,16 @@ function entryProblem(value: unknown): string | undefined {
   const entry = value as Record<string, unknown>;
   if (typeof entry.t !== "number" || !Number.isFinite(entry.t)) return "no numeric 't' (time)";
   if (entry.hop !== undefined) {
-    if (typeof entry.hop !== "string" || !HOPS.has(entry.hop)) return `unknown hop ${JSON.stringify(entry.hop)}`;
+    // A bridge hop, or a cross-protocol one naming two parties ("agent->mcp-server").
+    const known = typeof entry.hop === "string" && (HOPS.has(entry.hop) || CROSS_HOP.test(entry.hop));
+    if (!known) return `unknown hop ${JSON.stringify(entry.hop)}`;
     return undefined;
   }
   if (typeof entry.note !== "string") return "neither a 'hop' nor a 'note'";
   return undefined;
 }
 
-export function parseTrace(text: string): TraceEntry[] {
+export function parseTrace(text: string): RenderableEntry[] {
   return text
     .split("\n")
     .map((line, index) => ({ line, number: index + 1 }))
@@ -76,24 +91,29 @@ export function parseTrace(text: string): TraceEntry[] {
       }
       const problem = entryProblem(value);
       if (problem !== undefined) throw new TraceFormatError(`line ${number} is not a trace entry: ${problem}`);
-      return value as TraceEntry;
+      return value as RenderableEntry;
     });
 }
 
 /** A readable timeline, one line per hop or note, with the time since start. */
-export function renderTimeline(entries: readonly TraceEntry[]): string {
+export function renderTimeline(entries: readonly RenderableEntry[]): string {
   return entries
     .map((entry) => {
       const time = `${entry.t.toFixed(3).padStart(10)} ms`;
-      if (entry.hop !== undefined)
-        return `${time}  ${HOP_LABEL[entry.hop]}  ${describeMessage(entry.message)}`;
+      const protocol = entry.protocol === undefined ? "" : `${entry.protocol.padEnd(3)}  `;
+      if (entry.hop !== undefined) {
+        const hop = HOP_LABEL[entry.hop as TraceHop] ?? entry.hop.replace("->", " → ");
+        return `${time}  ${protocol}${hop}  ${entry.label ?? describeMessage(entry.message)}`;
+      }
+      if (entry.party !== undefined) return `${time}  ${protocol}${entry.party} · ${entry.note ?? ""}`;
       return `${time}  ${"".padEnd(15)}  · ${describeNote(entry.note ?? "")}`;
     })
     .join("\n");
 }
 
 /** A mermaid sequence diagram of the same trace, with the time of each hop. */
-export function renderMermaid(entries: readonly TraceEntry[]): string {
+export function renderMermaid(entries: readonly RenderableEntry[]): string {
+  if (entries.some((entry) => entry.hop !== undefined && !(entry.hop in ARROWS))) return renderCrossMermaid(entries);
   const lines = [
     "sequenceDiagram",
     "  participant E as Editor",
@@ -102,7 +122,7 @@ export function renderMermaid(entries: readonly TraceEntry[]): string {
   ];
   for (const entry of entries) {
     if (entry.hop !== undefined) {
-      const [from, to] = ARROWS[entry.hop];
+      const [from, to] = ARROWS[entry.hop as TraceHop];
       lines.push(
         `  ${from}->>${to}: ${describeMessage(entry.message).replaceAll(";", ",")} (${entry.t.toFixed(1)} ms)`,
       );
@@ -111,4 +131,33 @@ export function renderMermaid(entries: readonly TraceEntry[]): string {
     }
   }
   return lines.join("\n");
+}
+
+/** Mermaid-safe text: no `;` or `#` (they end a statement or start an entity). */
+const safe = (text: string) => text.replaceAll(";", ",").replaceAll("#", "");
+
+/** A cross-protocol trace: one participant per party, in order of appearance. */
+function renderCrossMermaid(entries: readonly RenderableEntry[]): string {
+  const ids = new Map<string, string>();
+  const idOf = (party: string) => {
+    let id = ids.get(party);
+    if (id === undefined) {
+      id = `P${ids.size}`;
+      ids.set(party, id);
+    }
+    return id;
+  };
+  const body: string[] = [];
+  for (const entry of entries) {
+    const tag = entry.protocol === undefined ? "" : `[${entry.protocol}] `;
+    if (entry.hop !== undefined) {
+      const [from = "?", to = "?"] = entry.hop.split("->");
+      const text = entry.label ?? describeMessage(entry.message);
+      body.push(`  ${idOf(from)}->>${idOf(to)}: ${safe(`${tag}${text}`)} (${entry.t.toFixed(1)} ms)`);
+    } else if (entry.note !== undefined) {
+      body.push(`  Note over ${idOf(entry.party ?? "trace")}: ${safe(`${tag}${entry.note}`)} (${entry.t.toFixed(1)} ms)`);
+    }
+  }
+  const participants = [...ids].map(([party, id]) => `  participant ${id} as ${safe(party)}`);
+  return ["sequenceDiagram", ...participants, ...body].join("\n");
 }

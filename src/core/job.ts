@@ -31,6 +31,12 @@ export class Job<P = unknown> {
   private childSet: Set<AnyJob> | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /**
+   * Called when the last attached child settles, with that child. A binding that holds this
+   * job's answer until its children (of any binding) are done sets it; children settle
+   * through their own bindings, so this is how the holder learns the wait is over.
+   */
+  onChildrenSettled: ((lastChild: AnyJob) => void) | undefined = undefined;
 
   constructor(
     readonly payload: P,
@@ -100,7 +106,8 @@ export class Job<P = unknown> {
     if (this.state === "settled") return false;
     this.state = "settled";
     this.clearDeadline();
-    this.parent?.childSet?.delete(this);
+    const parent = this.parent;
+    if (parent?.childSet?.delete(this) === true && parent.childSet.size === 0) parent.onChildrenSettled?.(this);
     return true;
   }
 

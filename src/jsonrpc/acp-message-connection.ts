@@ -10,7 +10,7 @@ import {
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node";
-import { type CancelReason, GraceTimers, Job } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, Job } from "../core/index.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
 import { ACP_CANCEL_METHOD } from "./cancel-methods.js";
 import { NdjsonMessageReader } from "./ndjson-message-reader.js";
@@ -32,8 +32,12 @@ export interface AcpMessageConnection extends MessageConnection {
   readonly inFlight: { readonly outgoing: number; readonly incoming: number };
 }
 
+/** Marks this binding's payloads: a subtree can also hold other bindings' jobs. */
+const WORK = Symbol("acp-cancel.jsonrpc.work");
+
 /** What the binding keeps per job; `stop` cancels the work in vscode-jsonrpc's terms. */
 interface Work {
+  readonly [WORK]: true;
   readonly method: string;
   /** The `sessionId` of the request's params, when it has one. */
   readonly sessionId?: string | undefined;
@@ -59,6 +63,18 @@ function sessionIdOf(params: unknown): string | undefined {
 }
 /** Which incoming request's handler is running: requests it sends nest under it. */
 const handlerScope = new AsyncLocalStorage<Job<Work>>();
+
+function isWorkJob(job: AnyJob): job is Job<Work> {
+  return (job.payload as Partial<Work> | undefined)?.[WORK] === true;
+}
+
+/**
+ * The job of the request whose handler is running (undefined outside one), to pass on as
+ * `parent` to another binding's call: a cancel of the request then reaches that call.
+ */
+export function currentJob(): AnyJob | undefined {
+  return handlerScope.getStore();
+}
 
 function cancelledError(reason: CancelReason, detail?: string, original?: { code: number; message: string }) {
   const message = detail === undefined ? "Request cancelled" : `Request cancelled: ${detail}`;
@@ -123,7 +139,10 @@ export function createAcpMessageConnection(
     connectionOptions,
   );
 
-  const cancelTree = (job: Job<Work>, reason: CancelReason) => job.cancel(reason, (each) => each.payload.stop());
+  const cancelTree = (job: Job<Work>, reason: CancelReason) => job.cancel(reason, (each) => {
+    // Other bindings' jobs in the subtree are stopped through their own signals.
+    if (isWorkJob(each)) each.payload.stop();
+  });
   // One timer for every grace period in flight, whichever direction.
   const grace = new GraceTimers<Job<Work>>(graceMs, (job) => job.payload.expire());
   const noAnswer = (job: Job<Work>) => cancelledError(job.reason ?? "internal", `no answer within ${graceMs} ms`);
@@ -141,6 +160,7 @@ export function createAcpMessageConnection(
     let settle!: (outcome: { value: unknown } | { error: unknown }) => void;
     const job: Job<Work> = new Job<Work>(
       {
+        [WORK]: true,
         method,
         stop() {
           source.cancel(); // vscode-jsonrpc sends $/cancel_request through our strategy
@@ -188,6 +208,7 @@ export function createAcpMessageConnection(
       decided.catch(() => {});
       const method = methodOf(args);
       const job: Job<Work> = new Job<Work>({
+        [WORK]: true,
         method,
         sessionId: args.length > 1 ? sessionIdOf(args[args.length - 2]) : undefined,
         stop() {
@@ -251,7 +272,9 @@ export function createAcpMessageConnection(
 
   // Stock vscode-jsonrpc leaves pending requests hanging until dispose(); answer them now.
   connection.onClose(() => {
-    for (const job of [...incoming]) job.cancel("shutdown", (each) => each.payload.abandon());
+    for (const job of [...incoming]) job.cancel("shutdown", (each) => {
+      if (isWorkJob(each)) each.payload.abandon();
+    });
     for (const job of [...outgoing]) {
       job.cancel("shutdown");
       job.payload.abandon();

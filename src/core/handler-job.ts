@@ -1,0 +1,36 @@
+import type { AnyJob } from "./job.js";
+
+/**
+ * The job of each request a handler is running, keyed by the AbortSignal the handler's
+ * context carries. Every SDK we bind hands its handlers a per-request signal (`ctx.signal`
+ * in `@agentclientprotocol/sdk`, `extra.signal` in the MCP SDK), so the signal is the one key
+ * all placements share, and a WeakMap lets the entry go with the request.
+ */
+const jobsBySignal = new WeakMap<AbortSignal, AnyJob>();
+
+/** A handler's context, as far as `jobOf` reads it: anything that carries its request's signal. */
+export interface HandlerContextLike {
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Records that the handler holding `signal` runs for `job` (called by a binding's handler scope). */
+export function bindHandlerJob(signal: AbortSignal, job: AnyJob): void {
+  jobsBySignal.set(signal, job);
+}
+
+/**
+ * The job of the request a handler is handling, for passing on as `parent` to another
+ * binding's call, so that a cancel reaches that call and the request waits for it:
+ *
+ *     .onRequest(acp.methods.agent.session.prompt, async (ctx) => {
+ *       await mcp.callTool({ name: "search", arguments: {} }, { parent: jobOf(ctx) });
+ *     })
+ *
+ * Takes the handler's context (or its signal). Undefined outside a handler that acp-cancel
+ * scopes; pass `ctx.signal` as `signal` to plain libraries instead.
+ */
+export function jobOf(context: HandlerContextLike | AbortSignal | undefined): AnyJob | undefined {
+  if (context === undefined) return undefined;
+  const signal = context instanceof AbortSignal ? context : context.signal;
+  return signal === undefined ? undefined : jobsBySignal.get(signal);
+}
