@@ -4,6 +4,7 @@
  *
  *   npm run bench             # the full run (a few minutes)
  *   npm run bench -- --quick  # under a minute, fewer and shorter rounds
+ *   npm run bench -- --quick --only echo-raw,cancel   # just these scenarios (ids or names)
  *
  * Writes bench/results/latest.json, the results section of docs/benchmarks.md and
  * docs/benchmarks.svg.
@@ -20,14 +21,21 @@ import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
 
 const options = benchOptions(process.argv.slice(2));
-const SCENARIOS = [
-  { name: "echo (SDK apps over stdio)", run: echoScenario },
-  { name: "raw echo (bridge vs relay)", run: rawEchoScenario },
-  { name: "cancel latency", run: cancelLatencyScenario },
-  { name: "cascade", run: cascadeScenario },
-  { name: "memory", run: memoryScenario },
-  { name: "engine cost and scaling", run: engineCostScenario },
+const ALL_SCENARIOS = [
+  { id: "echo", name: "echo (SDK apps over stdio)", run: echoScenario },
+  { id: "echo-raw", name: "raw echo (bridge vs relay)", run: rawEchoScenario },
+  { id: "cancel", name: "cancel latency", run: cancelLatencyScenario },
+  { id: "cascade", name: "cascade", run: cascadeScenario },
+  { id: "memory", name: "memory", run: memoryScenario },
+  { id: "engine", name: "engine cost and scaling", run: engineCostScenario },
 ];
+const only = options.only;
+const SCENARIOS =
+  only === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((s) => only.includes(s.id) || only.includes(s.name));
+const unknown = only?.filter((o) => !ALL_SCENARIOS.some((s) => s.id === o || s.name === o)) ?? [];
+if (unknown.length > 0) {
+  throw new Error(`--only: no scenario ${unknown.join(", ")} (ids: ${ALL_SCENARIOS.map((s) => s.id).join(", ")})`);
+}
 
 const started = performance.now();
 const startedAt = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -68,6 +76,8 @@ const files = writeReport(
     loadAverage,
   },
   results,
+  // A partial run must not replace the full results on the docs page.
+  { json: only === undefined ? "latest.json" : "only.json", docs: only === undefined },
 );
 for (const g of results.flatMap((r) => r.goals)) {
   const target = `${g.kind === "max" ? "<=" : ">="} ${formatValue(g.target, g.unit)}`;
@@ -75,6 +85,6 @@ for (const g of results.flatMap((r) => r.goals)) {
     `${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  (${target})  ${g.description}\n`,
   );
 }
-process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
+process.stdout.write(`\nwrote ${[files.json, files.doc, files.svg].filter((f) => f !== undefined).join("\n      ")}\n`);
 process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 process.exitCode = failed ? 1 : 0;

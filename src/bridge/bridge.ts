@@ -94,10 +94,10 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   function deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
       trace?.message("bridge->editor", message);
-      editor.write(message, agentEnd.rawLineOf(message), agent.child.stdout);
+      editor.write(message, agentEnd, agent.child.stdout);
     } else {
       trace?.message("bridge->agent", message);
-      agentEnd.write(message, editor.rawLineOf(message), editorInput);
+      agentEnd.write(message, editor, editorInput);
     }
   }
 
