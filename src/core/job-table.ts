@@ -21,13 +21,14 @@ function isSlotKey(key: unknown): key is number {
  * Jobs in flight keyed by the id their issuer gave them. One table per direction, so
  * a key can only ever name the issuer's own work.
  *
- * Most peers number their requests 0, 1, 2…, so integer keys live in a direct-mapped slot
- * array (slot = key mod its length): sequential ids in flight never collide, and a lookup
- * costs one array read however many jobs are in flight, where a Map slows down as it grows
- * (cache misses in its hash table). Any other key (a string, a negative or fractional
- * number, null), and an integer whose slot is taken, goes to a Map. The slot array grows
- * when collisions show it is too small for the ids in flight, and shrinks back when the
- * table empties.
+ * Most peers number their requests 0, 1, 2…, so integer keys live in a slot array: key k
+ * may sit in slot k mod length, or in the slot half the array away. Sequential ids in
+ * flight never collide, a run of long-lived ids shorter than half the array never blocks
+ * both slots of a newer id, and a lookup costs one or two array reads however many jobs
+ * are in flight, where a Map slows down as it grows (cache misses in its hash table). Any
+ * other key (a string, a negative or fractional number, null), and an integer whose two
+ * slots are taken, goes to a Map. The slot array grows when collisions show it is too small
+ * for the ids in flight, and shrinks back when the table empties.
  */
 export class JobTable<K, P> {
   private slotKeys = new Int32Array(INITIAL_SLOTS).fill(EMPTY);
@@ -51,10 +52,18 @@ export class JobTable<K, P> {
 
   get(key: K): Job<P> | undefined {
     if (isSlotKey(key)) {
-      const slot = key & this.mask;
-      if (this.slotKeys[slot] === key) return this.slotJobs[slot];
+      const slot = this.slotOf(key);
+      if (slot !== -1) return this.slotJobs[slot];
     }
     return this.others.size === 0 ? undefined : this.others.get(key);
+  }
+
+  /** The slot holding `key`, or -1. */
+  private slotOf(key: number): number {
+    const slot = key & this.mask;
+    if (this.slotKeys[slot] === key) return slot;
+    const other = slot ^ ((this.mask + 1) >>> 1);
+    return this.slotKeys[other] === key ? other : -1;
   }
 
   /** The in-flight jobs: slotted ones in slot order, then the others in insertion order. */
@@ -100,7 +109,8 @@ export class JobTable<K, P> {
   /** Puts `job` in its key's slot; false when the slot is taken and the array cannot grow. */
   private slot(key: number, job: Job<P>): boolean {
     for (;;) {
-      const slot = key & this.mask;
+      let slot = key & this.mask;
+      if (this.slotKeys[slot] !== EMPTY) slot ^= (this.mask + 1) >>> 1;
       if (this.slotKeys[slot] === EMPTY) {
         this.slotKeys[slot] = key;
         this.slotJobs[slot] = job;
@@ -116,8 +126,8 @@ export class JobTable<K, P> {
 
   private remove(key: K): Job<P> | undefined {
     if (isSlotKey(key)) {
-      const slot = key & this.mask;
-      if (this.slotKeys[slot] === key) {
+      const slot = this.slotOf(key);
+      if (slot !== -1) {
         const job = this.slotJobs[slot];
         this.slotKeys[slot] = EMPTY;
         this.slotJobs[slot] = undefined;
@@ -136,15 +146,7 @@ export class JobTable<K, P> {
     this.resetSlots(length);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as number;
-      if (key === EMPTY) continue;
-      const slot = key & this.mask;
-      if (this.slotKeys[slot] === EMPTY) {
-        this.slotKeys[slot] = key;
-        this.slotJobs[slot] = jobs[i];
-        this.slotted++;
-      } else {
-        this.others.set(key as K, jobs[i] as Job<P>);
-      }
+      if (key !== EMPTY && !this.slot(key, jobs[i] as Job<P>)) this.others.set(key as K, jobs[i] as Job<P>);
     }
   }
 
