@@ -80,6 +80,12 @@ const SUBJECTS = [
     agent: ["--wrapped"],
     wrappedClient: false,
   },
+  {
+    key: "embedded-inline",
+    label: "agent withCancellation + acp-cancel ndJsonStream, bare SDK client",
+    agent: ["--inline"],
+    wrappedClient: false,
+  },
   { key: "embedded-both", label: "withCancellation on both ends", agent: ["--wrapped"], wrappedClient: true },
   {
     key: "sdk-by-hand",
@@ -165,9 +171,10 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
   const engineBiggest = engine.find((x) => x.n === biggest);
   const ANCHOR = "sdk-by-hand";
   // Per round against the hand-threaded anchor measured in the same round, then the median.
-  const vsAnchor = median(
-    at("embedded", biggest).map((s, i) => ratio(s.total, at(ANCHOR, biggest)[i]?.total ?? Number.NaN)),
-  );
+  const vsAnchor = (key: string) =>
+    median(at(key, biggest).map((s, i) => ratio(s.total, at(ANCHOR, biggest)[i]?.total ?? Number.NaN)));
+  const figures = (key: string) =>
+    `by hand: ${fmt.ms(med(ANCHOR, biggest, (x) => x.total))} ms; subject: ${fmt.ms(med(key, biggest, (x) => x.total))} ms`;
   return {
     id: "cascade",
     title: "3. Cascade on session/cancel",
@@ -188,8 +195,18 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
         id: "cascade-1000",
         label: `cascade ${biggest}`,
         description: `Cascade of ${biggest} nested requests (agent withCancellation, bare SDK client) vs the bare SDK agent threading signals by hand: all cancels in and prompt answered`,
-        measured: vsAnchor,
-        anchor: `by hand: ${fmt.ms(med(ANCHOR, biggest, (x) => x.total))} ms; subject: ${fmt.ms(med("embedded", biggest, (x) => x.total))} ms`,
+        measured: vsAnchor("embedded"),
+        anchor: figures("embedded"),
+        target: 1,
+        kind: "max",
+        unit: "x",
+      }),
+      goal({
+        id: "cascade-1000-inline",
+        label: `cascade ${biggest} inline`,
+        description: `Cascade of ${biggest} nested requests (agent withCancellation + acp-cancel ndJsonStream, bare SDK client) vs the bare SDK agent threading signals by hand`,
+        measured: vsAnchor("embedded-inline"),
+        anchor: figures("embedded-inline"),
         target: 1,
         kind: "max",
         unit: "x",
