@@ -93,7 +93,8 @@ export class LineSplitter {
   private emit(bytes: Buffer, start: number, end: number): void {
     if (bytes[end - 1] === CR) end--;
     if (end <= start) return;
-    const text = bytes.toString("utf8", start, end);
+    // No encoding name: UTF-8 without the encoding lookup (a measurable share per line).
+    const text = bytes.toString(undefined, start, end);
     if (mayBeBlank(bytes, start) && text.trim().length === 0) return;
     this.sink.line(text, bytes, start, end);
   }
