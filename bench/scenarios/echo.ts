@@ -37,6 +37,11 @@ const SUBJECTS: Subject[] = [
   { key: "bridge", label: "c. SDK → acp-cancel bridge → SDK", connect: sdkPair("bridge", false) },
   { key: "relay", label: "d. SDK → byte relay → SDK", connect: sdkPair("relay", false) },
   {
+    key: "relay-own-session",
+    label: "d′. SDK → byte relay → SDK, agent in a session of its own (as the bridge starts it)",
+    connect: sdkPair("relay-own-session", false),
+  },
+  {
     key: "vscode",
     label: "f. vscode-jsonrpc ↔ vscode-jsonrpc (Content-Length)",
     async connect() {
@@ -198,7 +203,10 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
           "vs a @64",
         ],
         rows,
-        note: "Medians over rounds; 'vs a' is the median over rounds of the per-round throughput ratio to (a).",
+        note:
+          "Medians over rounds; 'vs a' is the median over rounds of the per-round throughput ratio to (a). " +
+          `Bridge (c) against the relay whose agent has a session of its own (d′): ${fmt.x(rpsRatio("bridge", "relay-own-session", 1))} at 1 in flight, ` +
+          `${fmt.x(rpsRatio("bridge", "relay-own-session", 64))} at 64.`,
       },
     ],
     goals,
