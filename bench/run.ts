@@ -4,16 +4,12 @@
  *
  *   npm run bench             # the full run (a few minutes)
  *   npm run bench -- --quick  # under a minute, fewer and shorter rounds
- *   npm run bench -- --only rap [--quick]  # the scenarios whose name contains "rap"; writes
- *                             # only bench/results/only-rap.json (the docs keep the full run)
+ *   npm run bench -- --quick --only echo-raw,cancel   # just these scenarios (ids or names)
  *
  * Writes bench/results/latest.json, the results section of docs/benchmarks.md and
  * docs/benchmarks.svg.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { dirname, join } from "node:path";
-import { REPO } from "./lib/paths.js";
 import { benchOptions } from "./lib/options.js";
 import { formatValue, type ScenarioResult, verdict } from "./report/types.js";
 import { writeReport } from "./report/write.js";
@@ -25,27 +21,29 @@ import { engineCostScenario } from "./scenarios/engine-cost.js";
 import { memoryScenario } from "./scenarios/memory.js";
 import { a2aScenario } from "./scenarios/a2a.js";
 import { abpScenario } from "./scenarios/abp.js";
-import { rapScenario } from "./scenarios/rap.js";
 import { crossScenario } from "./scenarios/cross.js";
+import { rapScenario } from "./scenarios/rap.js";
 
 const options = benchOptions(process.argv.slice(2));
-const SCENARIOS = [
-  { name: "echo (SDK apps over stdio)", run: echoScenario },
-  { name: "raw echo (bridge vs relay)", run: rawEchoScenario },
-  { name: "cancel latency", run: cancelLatencyScenario },
-  { name: "cascade", run: cascadeScenario },
-  { name: "memory", run: memoryScenario },
-  { name: "engine cost and scaling", run: engineCostScenario },
-  { name: "rap", run: rapScenario },
-  { name: "a2a guard", run: a2aScenario },
-  { name: "abp (headless Chromium)", run: abpScenario },
-  { name: "cross protocol", run: crossScenario },
+const ALL_SCENARIOS = [
+  { id: "echo", name: "echo (SDK apps over stdio)", run: echoScenario },
+  { id: "echo-raw", name: "raw echo (bridge vs relay)", run: rawEchoScenario },
+  { id: "cancel", name: "cancel latency", run: cancelLatencyScenario },
+  { id: "cascade", name: "cascade", run: cascadeScenario },
+  { id: "memory", name: "memory", run: memoryScenario },
+  { id: "engine", name: "engine cost and scaling", run: engineCostScenario },
+  { id: "rap", name: "rap", run: rapScenario },
+  { id: "a2a", name: "a2a guard", run: a2aScenario },
+  { id: "abp", name: "abp (headless Chromium)", run: abpScenario },
+  { id: "cross", name: "cross protocol", run: crossScenario },
 ];
-// --only NAME: run the scenarios whose name contains NAME; a partial run leaves docs/benchmarks.md alone.
-const onlyIndex = process.argv.indexOf("--only");
-const only = onlyIndex === -1 ? undefined : (process.argv[onlyIndex + 1] ?? "");
-const selected = only === undefined ? SCENARIOS : SCENARIOS.filter((s) => s.name.includes(only));
-if (selected.length === 0) throw new Error(`--only ${only}: no scenario name contains it`);
+const only = options.only;
+const SCENARIOS =
+  only === undefined ? ALL_SCENARIOS : ALL_SCENARIOS.filter((s) => only.includes(s.id) || only.includes(s.name));
+const unknown = only?.filter((o) => !ALL_SCENARIOS.some((s) => s.id === o || s.name === o)) ?? [];
+if (unknown.length > 0) {
+  throw new Error(`--only: no scenario ${unknown.join(", ")} (ids: ${ALL_SCENARIOS.map((s) => s.id).join(", ")})`);
+}
 
 const started = performance.now();
 const startedAt = new Date().toISOString().replace(/\.\d+Z$/, "Z");
@@ -54,7 +52,7 @@ const loadAverage = loadavg()
   .join(" ");
 const results: ScenarioResult[] = [];
 let failed = false;
-for (const scenario of selected) {
+for (const scenario of SCENARIOS) {
   const t0 = performance.now();
   process.stderr.write(`bench: ${scenario.name}…`);
   try {
@@ -75,41 +73,26 @@ for (const scenario of selected) {
   }
 }
 
-if (only !== undefined) {
-  for (const table of results.flatMap((r) => r.tables)) {
-    const rows = [table.columns, ...table.rows].map((row) => row.join(" | ")).join("\n");
-    process.stdout.write(`\n${table.title}\n${rows}\n${table.note ?? ""}\n`);
-  }
-}
-
 const cpuList = cpus();
-const files = only !== undefined
-  ? writeOnly(only, results)
-  : writeReport(
-      {
-        mode: options.quick ? "quick" : "full",
-        startedAt,
-        seconds: (performance.now() - started) / 1000,
-        node: process.versions.node,
-        cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
-        loadAverage,
-      },
-      results,
-    );
+const files = writeReport(
+  {
+    mode: options.quick ? "quick" : "full",
+    startedAt,
+    seconds: (performance.now() - started) / 1000,
+    node: process.versions.node,
+    cpus: `${cpuList.length} × ${cpuList[0]?.model.trim() ?? "cpu"}`,
+    loadAverage,
+  },
+  results,
+  // A partial run must not replace the full results on the docs page.
+  { json: only === undefined ? "latest.json" : "only.json", docs: only === undefined },
+);
 for (const g of results.flatMap((r) => r.goals)) {
   const target = `${g.kind === "max" ? "<=" : ">="} ${formatValue(g.target, g.unit)}`;
   process.stdout.write(
     `${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  (${target})  ${g.description}\n`,
   );
 }
-process.stdout.write(`\nwrote ${files.json}\n      ${files.doc}\n      ${files.svg}\n`);
+process.stdout.write(`\nwrote ${[files.json, files.doc, files.svg].filter((f) => f !== undefined).join("\n      ")}\n`);
 process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 process.exitCode = failed ? 1 : 0;
-
-/** A partial run leaves the docs alone: its results go to bench/results/only-<name>.json. */
-function writeOnly(name: string, scenarios: ScenarioResult[]): { json: string; doc: string; svg: string } {
-  const json = join(REPO, "bench", "results", `only-${name.replace(/[^a-z0-9-]+/gi, "_")}.json`);
-  mkdirSync(dirname(json), { recursive: true });
-  writeFileSync(json, `${JSON.stringify({ startedAt, scenarios }, null, 2)}\n`);
-  return { json, doc: "(not written: partial run)", svg: "(not written: partial run)" };
-}

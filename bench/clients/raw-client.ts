@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Child } from "../lib/child.js";
 import { type LoadResult, loadResult } from "../lib/load.js";
 
@@ -6,6 +7,13 @@ const RING = 4096;
 export interface RawClient {
   /** A closed loop of raw ndjson requests: `concurrency` in flight for `durationMs`. */
   run(concurrency: number, durationMs: number): Promise<LoadResult>;
+  /**
+   * An open loop: a burst of `burst` requests every millisecond for `durationMs`. Returns the
+   * CPU time the child process (the process in the middle, for a relayed route) spent per
+   * answered request, in µs: a figure that does not depend on how the loop's batches travel,
+   * and moves less than throughput when the machine is shared. NaN without /proc.
+   */
+  cpuPerRequest(burst: number, durationMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -18,6 +26,7 @@ export function rawClient(child: Child): RawClient {
   let nextId = 1;
   let pending = "";
   let onAnswer: ((id: number, now: number) => string) | undefined;
+  let answered = 0;
   const line = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"bench/echo","params":{}}\n`;
 
   child.proc.stdout.on("data", (chunk: Buffer) => {
@@ -28,6 +37,7 @@ export function rawClient(child: Child): RawClient {
     for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", start)) {
       const answer = JSON.parse(text.slice(start, newline)) as { id: number };
       start = newline + 1;
+      answered++;
       if (onAnswer !== undefined) out += onAnswer(answer.id, now);
     }
     pending = text.slice(start);
@@ -62,6 +72,41 @@ export function rawClient(child: Child): RawClient {
         child.proc.stdin.write(burst);
       });
     },
+    async cpuPerRequest(burst, durationMs) {
+      const pid = child.proc.pid;
+      if (pid === undefined) return Number.NaN;
+      const before = { cpu: cpuMicros(pid), answered };
+      let sent = 0;
+      const end = performance.now() + durationMs;
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          if (performance.now() >= end) {
+            clearInterval(timer);
+            resolve();
+            return;
+          }
+          let lines = "";
+          for (let i = 0; i < burst; i++) lines += line(nextId++);
+          sent += burst;
+          child.proc.stdin.write(lines);
+        }, 1);
+      });
+      // Every request answered before the CPU is read.
+      for (let waited = 0; answered - before.answered < sent && waited < 5000; waited += 5) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return (cpuMicros(pid) - before.cpu) / (answered - before.answered);
+    },
     close: () => child.stop(),
   };
+}
+
+/** User + system CPU of a process so far, in µs (Linux /proc; NaN elsewhere). */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
+  } catch {
+    return Number.NaN;
+  }
 }

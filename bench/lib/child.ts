@@ -32,13 +32,17 @@ export function start(command: string, args: readonly string[], nodeOptions: str
 
 const node = process.execPath;
 
-/** How the agent is reached: directly, through the plain byte relay, or through `acp-cancel bridge`. */
-export type Route = "direct" | "relay" | "bridge";
+/**
+ * How the agent is reached: directly, through the plain byte relay, through the relay with the
+ * agent in a session of its own (as the bridge starts it), or through `acp-cancel bridge`.
+ */
+export type Route = "direct" | "relay" | "relay-own-session" | "bridge";
 
 /** Spawns a compiled peer script, optionally behind the relay or the bridge. */
 export function startPeer(name: string, args: readonly string[] = [], route: Route = "direct"): Child {
   const agent = [peer(name), ...args];
   if (route === "relay") return start(node, [peer("byte-relay"), node, ...agent]);
+  if (route === "relay-own-session") return start(node, [peer("byte-relay"), "--own-session", node, ...agent]);
   if (route === "bridge") return start(node, [CLI, "bridge", "--", node, ...agent]);
   return start(node, agent);
 }

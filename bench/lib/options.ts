@@ -1,6 +1,8 @@
 /** How long and how often each scenario runs, for `--quick` and for the full run. */
 export interface BenchOptions {
   quick: boolean;
+  /** `--only a,b`: run just these scenarios (ids or names); the docs are then left alone. */
+  only: string[] | undefined;
   /** Measured echo rounds (after one warm-up round); subjects interleave within a round. */
   rounds: number;
   /** Length of one echo burst, in ms. */
@@ -22,9 +24,15 @@ export interface BenchOptions {
 
 export function benchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes("--quick");
+  const onlyAt = argv.indexOf("--only");
+  const onlyArg = onlyAt === -1 ? undefined : argv[onlyAt + 1];
+  if (onlyAt !== -1 && (onlyArg === undefined || onlyArg.startsWith("--")))
+    throw new Error("--only needs a comma-separated list of scenario ids or names");
+  const only = onlyArg?.split(",").map((s) => s.trim()).filter((s) => s !== "");
   return quick
     ? {
         quick,
+        only,
         rounds: 2,
         echoMs: 150,
         cancelMany: 1_000,
@@ -39,6 +47,7 @@ export function benchOptions(argv: readonly string[]): BenchOptions {
       }
     : {
         quick,
+        only,
         rounds: 7,
         echoMs: 800,
         cancelMany: 10_000,

@@ -25,7 +25,8 @@ function table(t: Table): string {
 
 function goalRow(g: Goal): string {
   const target = `${g.kind === "max" ? "≤" : "≥"} ${formatValue(g.target, g.unit)}`;
-  return `| ${escapeCell(g.description)} | ${formatValue(g.measured, g.unit)} | ${target} | ${verdict(g)} |`;
+  const figures = escapeCell(g.anchor ?? "");
+  return `| ${escapeCell(g.description)} | ${formatValue(g.measured, g.unit)} | ${target} | ${figures} | ${verdict(g)} |`;
 }
 
 /** The generated part of docs/benchmarks.md (between the result markers). */
@@ -38,8 +39,8 @@ export function resultsMarkdown(info: RunInfo, scenarios: ScenarioResult[]): str
     "",
     `### Goals: ${passed} of ${goals.length} met`,
     "",
-    "| goal | measured | target | verdict |",
-    "| --- | ---: | ---: | --- |",
+    "| goal | measured | target | figures (anchor, subject) | verdict |",
+    "| --- | ---: | ---: | --- | --- |",
     ...goals.map(goalRow),
     "",
     "![Headline ratios against their goals](benchmarks.svg)",

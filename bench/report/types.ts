@@ -19,6 +19,8 @@ export interface Goal {
   chart: boolean;
   /** Short label for the chart. */
   label: string;
+  /** The anchor's own figure (and the subject's), shown beside a ratio: "relay 275,318 req/s". */
+  anchor?: string;
 }
 
 export interface ScenarioResult {
@@ -30,7 +32,7 @@ export interface ScenarioResult {
 }
 
 export function goal(
-  spec: Omit<Goal, "pass" | "chart" | "label"> & { chart?: boolean; label?: string },
+  spec: Omit<Goal, "pass" | "chart" | "label" | "anchor"> & { chart?: boolean; label?: string; anchor?: string },
 ): Goal {
   const pass =
     Number.isFinite(spec.measured) &&

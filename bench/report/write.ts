@@ -9,12 +9,14 @@ import type { ScenarioResult } from "./types.js";
 export function writeReport(
   info: RunInfo,
   scenarios: ScenarioResult[],
-): { json: string; doc: string; svg: string } {
-  const json = join(REPO, "bench", "results", "latest.json");
+  target: { json: string; docs: boolean } = { json: "latest.json", docs: true },
+): { json: string; doc?: string; svg?: string } {
+  const json = join(REPO, "bench", "results", target.json);
   const doc = join(REPO, "docs", "benchmarks.md");
   const svg = join(REPO, "docs", "benchmarks.svg");
   mkdirSync(join(REPO, "bench", "results"), { recursive: true });
   writeFileSync(json, `${JSON.stringify({ info, scenarios }, null, 2)}\n`);
+  if (!target.docs) return { json };
   let page = "# Benchmarks\n";
   try {
     page = readFileSync(doc, "utf8");

@@ -190,6 +190,13 @@ const SUBJECTS = [
   },
 ] as const;
 const ANCHORS = ["sdk", "sdk-stop", "vscode"];
+/**
+ * The anchor of the goal: the bare SDK's cooperative cancel does the same work as the
+ * embedded engine (the same SDK apps; every handler answers and the app waits for each
+ * answer). stopWaitingOnCancel does not wait in the app, and vscode-jsonrpc is another
+ * stack: both are shown, neither is the goal's anchor.
+ */
+const SAME_WORK = "sdk";
 
 async function measure(target: Target, watch: WireWatch, n: number): Promise<CancelSample> {
   const batch = await target.issue(n);
@@ -251,8 +258,11 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     fmt.ms(app(s.key, 1)),
     fmt.ms(wire(s.key, many)),
     fmt.ms(app(s.key, many)),
+    fmt.x(perRound(s.key, SAME_WORK)),
     fmt.x(ratio(wire(s.key, many), wire(fastest, many))),
   ]);
+  const figures = (key: string, anchor: string) =>
+    `${anchor}: ${fmt.ms(wire(anchor, many))} ms; subject: ${fmt.ms(wire(key, many))} ms`;
   return {
     id: "cancel",
     title: "2. Cancel latency",
@@ -265,31 +275,36 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
           "app ms, 1",
           `wire ms, ${many}`,
           `app ms, ${many}`,
+          `wire vs bare SDK cooperative, ${many}`,
           `wire vs fastest anchor, ${many}`,
         ],
         rows,
         note:
           "wire: first cancel notification leaving the client → last answer arriving at the client (every request answered" +
           `${allAnswered ? ", checked" : ", NOT all answered"}). app: abort() → last request promise settled; ` +
-          "with stopWaitingOnCancel the SDK rejects locally at once, but the agent's answers still take the wire time.",
+          "with stopWaitingOnCancel the SDK rejects locally at once, but the agent's answers still take the wire time. " +
+          "'vs bare SDK cooperative' is the median of per-round ratios (the goal); 'vs fastest anchor' compares " +
+          `medians with the fastest anchor overall (${fastest}).`,
       },
     ],
     goals: [
       goal({
         id: "cancel-10k",
-        label: `cancel ${many / 1000}k / fastest anchor`,
-        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the fastest anchor (${fastest})`,
-        measured: perRound("embedded", fastest),
-        target: 0.5,
+        label: `cancel ${many / 1000}k / SDK cooperative`,
+        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the bare SDK's cooperative cancel (the anchor that does the same work)`,
+        measured: perRound("embedded", SAME_WORK),
+        anchor: figures("embedded", SAME_WORK),
+        target: 1,
         kind: "max",
         unit: "x",
       }),
       goal({
         id: "cancel-10k-inline",
-        label: `cancel ${many / 1000}k inline / fastest anchor`,
-        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded on acp-cancel's ndJsonStream vs the fastest anchor (${fastest})`,
-        measured: perRound("embedded-inline", fastest),
-        target: 0.5,
+        label: `cancel ${many / 1000}k inline / SDK cooperative`,
+        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded on acp-cancel's ndJsonStream vs the bare SDK's cooperative cancel`,
+        measured: perRound("embedded-inline", SAME_WORK),
+        anchor: figures("embedded-inline", SAME_WORK),
+        target: 1,
         kind: "max",
         unit: "x",
       }),
@@ -298,6 +313,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         label: `cancel ${many / 1000}k vscode binding / stock`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), acp-cancel's vscode-jsonrpc binding vs stock vscode-jsonrpc`,
         measured: perRound("vscode-binding", "vscode"),
+        anchor: figures("vscode-binding", "vscode"),
         target: 1,
         kind: "max",
         unit: "x",

@@ -56,6 +56,7 @@ export async function engineCostScenario(options: BenchOptions): Promise<Scenari
         label: `flat: ${label}`,
         description: `Per-message cost flat as ${label} grows ${sweep.points[0]} → ${sweep.points[sweep.points.length - 1]?.toLocaleString("en-US")} (slowest / fastest point)`,
         measured: spread(sweep),
+        anchor: `fastest point: ${fmt.ns(Math.min(...sweep.ns))} ns; slowest: ${fmt.ns(Math.max(...sweep.ns))} ns`,
         target: FLAT_LIMIT,
         kind: "max",
         unit: "x",

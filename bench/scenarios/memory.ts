@@ -80,6 +80,7 @@ export async function memoryScenario(options: BenchOptions): Promise<ScenarioRes
         label: "bytes/job engine/SDK",
         description: "Bytes retained per in-flight request, CancelEngine vs the bare SDK client",
         measured: ratio(perJob("engine"), perJob("sdk")),
+        anchor: `SDK: ${fmt.bytes(perJob("sdk"))} B/job; engine: ${fmt.bytes(perJob("engine"))} B/job`,
         target: 0.25,
         kind: "max",
         unit: "x",

@@ -15,12 +15,14 @@ export function cancellableStream(
   let toLocal!: ReadableStreamDefaultController<unknown>;
   let localOpen = true;
   const writer = inner.writable.getWriter();
+  // One handler for every write's failure (no closure per message).
+  const writeFailed = (error: unknown) => engine.close(remote, `write to peer failed: ${String(error)}`);
   const cancellation = createCancellation(options, {
     toLocal(message) {
       if (localOpen) toLocal.enqueue(message);
     },
     toRemote(message) {
-      writer.write(message).catch((error: unknown) => engine.close(remote, `write to peer failed: ${String(error)}`));
+      writer.write(message).catch(writeFailed);
     },
   });
   const { engine } = cancellation;

@@ -139,7 +139,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   function deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
       trace?.message("bridge->editor", message);
-      editor.write(message, agentEnd.rawLineOf(message), agent.child.stdout);
+      editor.write(message, agentEnd, agent.child.stdout);
       return;
     }
     if (keepsInitialize && (message as JsonRpcRequest).method === "initialize") initialize = message as JsonRpcRequest;
@@ -148,7 +148,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
       return;
     }
     trace?.message("bridge->agent", message);
-    agentEnd.write(message, editor.rawLineOf(message), editorInput);
+    agentEnd.write(message, editor, editorInput);
   }
 
   let restarting: Promise<void> | undefined;

@@ -7,19 +7,43 @@ export interface EndpointHandlers {
   end(error?: Error): void;
 }
 
+const LF = 0x0a;
+const NEWLINE = Buffer.from("\n");
+
 /**
- * One end of the bridge: a byte stream in, a byte stream out. While a value it read is
- * being handled, a message identical to it (the same object) is relayed as the original
- * line, so pass-through costs no re-serialisation and keeps the sender's exact bytes.
+ * One end of the bridge: a byte stream in, a byte stream out.
+ *
+ * In: every line is parsed once, straight out of the chunk it arrived in. While a value is
+ * being handled, its line's bytes are known, so a message relayed unchanged (the same
+ * object) is copied as those bytes: no re-serialisation, no string round trip, and the
+ * sender's exact bytes (less a CR before the LF).
+ *
+ * Out: messages are gathered and written once per readable burst (at the end of the event
+ * loop's poll phase, so every chunk read in that phase is answered by one write).
+ * Consecutive relayed lines of one chunk stay one byte range; a burst that relays a whole
+ * chunk writes that chunk, as a plain byte relay would.
  */
 export class NdjsonEndpoint {
   private currentValue: unknown;
-  private currentLine = "";
+  private currentBytes: Buffer | undefined;
+  private currentStart = 0;
+  private currentEnd = 0;
+
+  private readonly pieces: Buffer[] = [];
+  private pieceBytes = 0;
+  /** The byte range being extended: `openChunk[openFrom, openTo)`. */
+  private openChunk: Buffer | undefined;
+  private openFrom = 0;
+  private openTo = 0;
+  /** Messages this bridge wrote itself, serialised, waiting to join the pieces. */
+  private text = "";
+  private flushScheduled = false;
+  private source: Readable | undefined;
   private paused: Readable | undefined;
-  private corked = false;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.output.uncork();
+  private readonly flush = () => this.flushNow();
+  private readonly resume = () => {
+    this.paused?.resume();
+    this.paused = undefined;
   };
 
   constructor(
@@ -31,14 +55,16 @@ export class NdjsonEndpoint {
     readNdjson(
       input,
       {
-        value: (value, line) => {
+        value: (value, _line, bytes, start, end) => {
           this.currentValue = value;
-          this.currentLine = line;
+          this.currentBytes = bytes;
+          this.currentStart = start;
+          this.currentEnd = end;
           try {
             handlers.value(value);
           } finally {
             this.currentValue = undefined;
-            this.currentLine = "";
+            this.currentBytes = undefined;
           }
         },
         problem: handlers.problem,
@@ -49,36 +75,90 @@ export class NdjsonEndpoint {
     output.on("error", () => {});
   }
 
-  /** The original line of `value` if this endpoint is handling it right now. */
-  rawLineOf(value: unknown): string | undefined {
-    return value === this.currentValue ? this.currentLine : undefined;
-  }
-
   /**
-   * Writes one message. When the output is full, pauses `source` (the stream whose
-   * messages fill it) until it drains, so memory stays bounded.
+   * Queues one message for the output. `from` is the endpoint it came in through, if any:
+   * when `message` is the value that endpoint is handling right now, its original bytes are
+   * relayed. When the output is full, `source` (the stream whose messages fill it) is
+   * paused until it drains, so memory stays bounded.
    */
-  write(message: unknown, rawLine: string | undefined, source: Readable): void {
+  write(message: unknown, from: NdjsonEndpoint | undefined, source: Readable): void {
     const output = this.output;
     if (output.destroyed || output.writableEnded) return;
-    if (!this.corked) {
-      // Many messages arrive per input chunk: one write syscall per tick instead of per message.
-      this.corked = true;
-      output.cork();
-      process.nextTick(this.uncork);
+    this.source = source;
+    const bytes = from?.currentBytes;
+    if (from !== undefined && bytes !== undefined && message === from.currentValue) {
+      this.appendRange(bytes, from.currentStart, from.currentEnd);
+    } else {
+      this.text += `${JSON.stringify(message)}\n`;
     }
-    const ok = output.write(`${rawLine ?? JSON.stringify(message)}\n`);
-    if (!ok && this.paused === undefined) {
-      this.paused = source;
-      source.pause();
-      output.once("drain", () => {
-        this.paused?.resume();
-        this.paused = undefined;
-      });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
     }
   }
 
+  /** Appends a line's bytes and its LF, extending the open range when they follow it. */
+  private appendRange(bytes: Buffer, start: number, end: number): void {
+    if (this.text !== "") this.closeText();
+    const withLf = bytes[end] === LF;
+    const to = withLf ? end + 1 : end;
+    if (bytes === this.openChunk && start === this.openTo) {
+      this.openTo = to;
+    } else {
+      this.closeRange();
+      this.openChunk = bytes;
+      this.openFrom = start;
+      this.openTo = to;
+    }
+    if (!withLf) {
+      // A CRLF line, or a line that was joined from several chunks: its LF is not there.
+      this.closeRange();
+      this.push(NEWLINE);
+    }
+  }
+
+  private closeRange(): void {
+    const chunk = this.openChunk;
+    if (chunk === undefined) return;
+    this.openChunk = undefined;
+    this.push(
+      this.openFrom === 0 && this.openTo === chunk.length ? chunk : chunk.subarray(this.openFrom, this.openTo),
+    );
+  }
+
+  private closeText(): void {
+    this.closeRange();
+    this.push(Buffer.from(this.text));
+    this.text = "";
+  }
+
+  private push(piece: Buffer): void {
+    this.pieces.push(piece);
+    this.pieceBytes += piece.length;
+  }
+
+  private flushNow(): void {
+    this.flushScheduled = false;
+    if (this.text !== "") this.closeText();
+    else this.closeRange();
+    const pieces = this.pieces;
+    if (pieces.length === 0) return;
+    const data = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, this.pieceBytes);
+    pieces.length = 0;
+    this.pieceBytes = 0;
+    const output = this.output;
+    if (output.destroyed || output.writableEnded) return;
+    const ok = output.write(data);
+    if (!ok && this.paused === undefined && this.source !== undefined) {
+      this.paused = this.source;
+      this.paused.pause();
+      output.once("drain", this.resume);
+    }
+  }
+
+  /** Writes what is queued, then ends the output. */
   end(): void {
+    this.flushNow();
     if (!this.output.destroyed && !this.output.writableEnded) this.output.end();
   }
 }

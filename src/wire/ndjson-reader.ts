@@ -12,8 +12,11 @@ export type FramingProblem =
   | { kind: "oversize"; bytes: number; limit: number };
 
 export interface NdjsonReaderHandlers {
-  /** One parsed JSON value (not yet checked to be JSON-RPC), with the line it came from. */
-  value(value: unknown, line: string): void;
+  /**
+   * One parsed JSON value (not yet checked to be JSON-RPC), with the line it came from;
+   * `bytes[start, end)` are the line's exact bytes, valid only during the call.
+   */
+  value(value: unknown, line: string, bytes: Buffer, start: number, end: number): void;
   /** A line that was not JSON, or too long. Never fatal. */
   problem(problem: FramingProblem): void;
   /** The stream ended or failed. */
@@ -39,7 +42,7 @@ export function jsonLineSplitter(
 ): LineSplitter {
   return new LineSplitter(
     {
-      line(text) {
+      line(text, bytes, start, end) {
         let value: unknown;
         try {
           value = parseJsonLine(text);
@@ -47,7 +50,7 @@ export function jsonLineSplitter(
           handlers.problem({ kind: "parse", detail: (error as Error).message, line: preview(text) });
           return;
         }
-        handlers.value(value, text);
+        handlers.value(value, text, bytes, start, end);
       },
       oversize(bytes) {
         handlers.problem({ kind: "oversize", bytes, limit: maxLineBytes });

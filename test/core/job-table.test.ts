@@ -263,4 +263,80 @@ describe("JobTable", () => {
       assert.ok(table.create(1, "again") !== undefined);
     });
   });
+
+  describe("keys of every kind, in and out of the integer slots", () => {
+    /** A reference model: a plain Map of what should be in flight. */
+    function check(table: JobTable<unknown, number>, model: Map<unknown, number>) {
+      assert.equal(table.size, model.size);
+      for (const [key, payload] of model) assert.equal(table.get(key)?.payload, payload, `key ${String(key)}`);
+      const payloads = [...table.values()].map((j) => j.payload);
+      assert.deepEqual(payloads.sort((a, b) => a - b), [...model.values()].sort((a, b) => a - b));
+    }
+
+    it("keeps integers that share a slot, negative, fractional, huge and string keys apart", () => {
+      const table = new JobTable<unknown, number>();
+      const model = new Map<unknown, number>();
+      const keys: unknown[] = [0, 64, 128, 1 << 18, -1, -64, 0.5, 64.5, 2 ** 31, 2 ** 53 - 1, "0", "64", null, 1, 65];
+      keys.forEach((key, i) => {
+        assert.ok(table.create(key, i) !== undefined, `create ${String(key)}`);
+        model.set(key, i);
+      });
+      check(table, model);
+      for (const key of keys) assert.equal(table.create(key, -1), undefined, `duplicate ${String(key)}`);
+      for (const key of [64, -1, "64", 2 ** 31, null]) {
+        assert.equal(table.settle(key)?.payload, model.get(key));
+        model.delete(key);
+      }
+      check(table, model);
+      assert.equal(table.get(64), undefined);
+      assert.ok(table.create(64, 99) !== undefined);
+      model.set(64, 99);
+      check(table, model);
+    });
+
+    it("holds 100,000 sequential ids in flight, with a long-lived one, and empties back to nothing", () => {
+      const table = new JobTable<number, number>({ rememberSettled: 0 });
+      const model = new Map<unknown, number>();
+      table.create(7, -7);
+      model.set(7, -7);
+      for (let id = 1000; id < 101_000; id++) {
+        table.create(id, id);
+        model.set(id, id);
+      }
+      check(table as JobTable<unknown, number>, model);
+      // Ids that wrap around onto taken slots still work.
+      for (let id = 1_000_000; id < 1_000_100; id++) {
+        assert.ok(table.create(id, id) !== undefined);
+        assert.equal(table.get(id)?.payload, id);
+        assert.equal(table.settle(id)?.payload, id);
+      }
+      for (let id = 1000; id < 101_000; id++) assert.equal(table.settle(id)?.payload, id);
+      model.clear();
+      model.set(7, -7);
+      check(table as JobTable<unknown, number>, model);
+      table.settle(7);
+      assert.equal(table.size, 0);
+      assert.deepEqual([...table.values()], []);
+    });
+
+    it("agrees with a Map under random creates and settles", () => {
+      const table = new JobTable<unknown, number>();
+      const model = new Map<unknown, number>();
+      let seed = 42;
+      const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+      for (let step = 0; step < 20_000; step++) {
+        const r = random();
+        const key = r < 0.8 ? Math.floor(random() * 3000) : r < 0.9 ? `s${Math.floor(random() * 50)}` : -Math.floor(random() * 50);
+        if (random() < 0.55) {
+          const created = table.create(key, step);
+          assert.equal(created !== undefined, !model.has(key));
+          if (created !== undefined) model.set(key, step);
+        } else {
+          assert.equal(table.settle(key)?.payload, model.get(key));
+          model.delete(key);
+        }
+      }
+      check(table, model);
+    });
+  });
 });

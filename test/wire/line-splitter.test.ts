@@ -165,6 +165,28 @@ describe("LineSplitter", () => {
     assert.deepEqual(sink.lines, ["abc"]);
   });
 
+  it("hands each line's exact bytes, with LF right after them only when the line ended there in one chunk", () => {
+    const seen: { text: string; bytes: string; lfFollows: boolean }[] = [];
+    const s = new LineSplitter(
+      {
+        line(text, bytes, start, end) {
+          seen.push({ text, bytes: bytes.toString("utf8", start, end), lfFollows: bytes[end] === 0x0a });
+        },
+        oversize() {},
+      },
+      1024,
+    );
+    s.push(b('{"a":"é"}\n{"b":2}\r\n{"c"'));
+    s.push(b(":3}\nlast"));
+    s.end();
+    assert.deepEqual(seen, [
+      { text: '{"a":"é"}', bytes: '{"a":"é"}', lfFollows: true },
+      { text: '{"b":2}', bytes: '{"b":2}', lfFollows: false },
+      { text: '{"c":3}', bytes: '{"c":3}', lfFollows: false },
+      { text: "last", bytes: "last", lfFollows: false },
+    ]);
+  });
+
   describe("line cap", () => {
     it("accepts a line of exactly maxLineBytes", () => {
       const { splitter: s, sink } = splitter(8);

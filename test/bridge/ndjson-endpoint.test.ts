@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { setImmediate as nextBurst } from "node:timers/promises";
+import { NdjsonEndpoint } from "../../src/bridge/ndjson-endpoint.js";
+import type { FramingProblem } from "../../src/wire/index.js";
+
+/**
+ * Two endpoints as the bridge wires them: what `left` reads is relayed through `right`'s
+ * output. Values with `"synth": true` are preceded by a message the relay writes itself.
+ */
+function relay() {
+  const leftIn = new PassThrough();
+  const rightOut = new PassThrough();
+  const writes: Buffer[] = [];
+  rightOut.on("data", (chunk: Buffer) => writes.push(chunk));
+  const problems: FramingProblem[] = [];
+  const right: NdjsonEndpoint = new NdjsonEndpoint(new PassThrough(), rightOut, { value() {}, problem() {}, end() {} }, 1024);
+  const left: NdjsonEndpoint = new NdjsonEndpoint(
+    leftIn,
+    new PassThrough(),
+    {
+      value(value) {
+        if ((value as { synth?: unknown }).synth === true) right.write({ made: "here" }, undefined, leftIn);
+        right.write(value, left, leftIn);
+      },
+      problem: (p) => problems.push(p),
+      end() {},
+    },
+    1024,
+  );
+  const out = () => Buffer.concat(writes).toString("utf8");
+  return { send: (text: string) => leftIn.write(Buffer.from(text, "utf8")), writes, out, problems };
+}
+
+describe("NdjsonEndpoint", () => {
+  it("relays lines as their exact bytes: spacing, key order, escapes and non-ASCII kept", async () => {
+    const r = relay();
+    const lines = ['{ "b" : 1,"a":[1 , 2] }', '{"s":"\\u00e9 é 😀 \\n"}', '  {"x":1.50}'];
+    r.send(`${lines.join("\n")}\n`);
+    await nextBurst();
+    assert.equal(r.out(), `${lines.join("\n")}\n`);
+  });
+
+  it("writes all lines of one chunk in one write", async () => {
+    const r = relay();
+    r.send('{"id":1}\n{"id":2}\n{"id":3}\n');
+    await nextBurst();
+    assert.equal(r.writes.length, 1);
+    assert.equal(r.out(), '{"id":1}\n{"id":2}\n{"id":3}\n');
+  });
+
+  it("turns CRLF into LF, joins a line cut across chunks, and skips blank lines", async () => {
+    const r = relay();
+    r.send('{"id":1}\r\n\n   \n{"id"');
+    r.send(':2}\n{"id":3}\r');
+    r.send('\n{"id":4}\n');
+    await nextBurst();
+    assert.equal(r.out(), '{"id":1}\n{"id":2}\n{"id":3}\n{"id":4}\n');
+  });
+
+  it("never forwards a line that is not JSON, and keeps the order of relayed and written messages", async () => {
+    const r = relay();
+    r.send('{"id":1}\nnot json\n{"id":2,"synth":true}\n{"id":3}\n');
+    await nextBurst();
+    assert.equal(r.out(), '{"id":1}\n{"made":"here"}\n{"id":2,"synth":true}\n{"id":3}\n');
+    assert.equal(r.problems.length, 1);
+    assert.equal(r.problems[0]?.kind, "parse");
+  });
+});
