@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TraceEntry, TraceHop } from "../../src/bridge/trace-writer.js";
 import { ConformanceTracker, checkAfterTest } from "./schema-validator.js";
-import { fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
+import { endAndAwaitExit, fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -66,11 +66,7 @@ export function spawnBridge(
 export async function closeBridge(
   bridge: BridgeProcess,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  bridge.child.stdin.end();
-  const timer = setTimeout(() => bridge.child.kill("SIGKILL"), 10_000);
-  const exit = await bridge.exited;
-  clearTimeout(timer);
-  return exit;
+  return endAndAwaitExit(bridge, 10_000);
 }
 
 /** True while `pid` runs. A zombie (dead, waiting to be reaped by init) counts as gone. */
