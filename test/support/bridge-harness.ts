@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,4 +107,19 @@ function checkTrace(entries: TraceEntry[]): void {
       conformance.see("a", message, !read.client.has(text));
     } else conformance.see("b", message, !read.agent.has(text));
   }
+}
+
+/** Runs `acp-cancel <args>` to its exit, collecting its stderr (stdin piped but never written, or ignored). */
+export function runCli(
+  args: string[],
+  stdin: "ignore" | "pipe" = "ignore",
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: [stdin, "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) => resolve({ code, stderr }));
+  });
 }
