@@ -28,8 +28,9 @@ import { AbpClient, playwrightTransport } from "../../src/abp/index.js";
 import { jobOf, type MessageStream, withCancellation } from "../../src/index.js";
 import { cancellableMcpClient } from "../../src/mcp/index.js";
 import { bearerSigner, RapRuntime } from "../../src/rap/index.js";
-import { message, note, now, report } from "./events.js";
 import { textTaskRequest } from "./a2a-request.js";
+import { message, note, now, report } from "./events.js";
+import { observeWrites } from "./observe-writes.js";
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -191,21 +192,14 @@ app
 
 /** Notes when a prompt's answer leaves this process (after the engine decided it). */
 function noteAnswers(stream: MessageStream): MessageStream {
-  const writer = stream.writable.getWriter();
-  const writable = new WritableStream<unknown>({
-    async write(sent) {
-      const result = (sent as { result?: { stopReason?: unknown } }).result;
-      if (typeof result?.stopReason === "string") {
-        turnAnsweredAt = now();
-        childrenAtAnswer = turn?.childCount;
-        report(note("ACP", "agent", `session/prompt answered ${result.stopReason}`));
-      }
-      await writer.write(sent);
-    },
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
+  return observeWrites(stream, (sent) => {
+    const result = (sent as { result?: { stopReason?: unknown } }).result;
+    if (typeof result?.stopReason === "string") {
+      turnAnsweredAt = now();
+      childrenAtAnswer = turn?.childCount;
+      report(note("ACP", "agent", `session/prompt answered ${result.stopReason}`));
+    }
   });
-  return { readable: stream.readable, writable };
 }
 
 const connection = app.connect(
