@@ -15,11 +15,9 @@
  * What it sends and sees goes to stderr as `CROSS {json}` lines; `_cross/state` answers what
  * is still in flight in each binding.
  */
-import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable, Writable } from "node:stream";
-import { Role } from "@a2a-js/sdk";
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import * as acp from "@agentclientprotocol/sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
@@ -30,7 +28,9 @@ import { AbpClient, playwrightTransport } from "../../src/abp/index.js";
 import { jobOf, type MessageStream, withCancellation } from "../../src/index.js";
 import { cancellableMcpClient } from "../../src/mcp/index.js";
 import { bearerSigner, RapRuntime } from "../../src/rap/index.js";
+import { textTaskRequest } from "./a2a-request.js";
 import { message, note, now, report } from "./events.js";
+import { observeWrites } from "./observe-writes.js";
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -122,21 +122,7 @@ if (abpPage !== undefined) {
 /** One A2A task for the turn: started, linked to the turn's job, waited for until it ends. */
 async function a2aTask(parent: ReturnType<typeof jobOf>): Promise<void> {
   report(message("A2A", "agent", "a2a-agent", "SendMessage"));
-  const sent = await a2a.sendMessage({
-    tenant: "",
-    message: {
-      messageId: randomUUID(),
-      contextId: "",
-      taskId: "",
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: "text", value: stubbornA2a ? "stubborn 100000" : "write 100000" }, metadata: undefined, filename: "", mediaType: "text/plain" }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
-    metadata: undefined,
-  });
+  const sent = await a2a.sendMessage(textTaskRequest(stubbornA2a ? "stubborn 100000" : "write 100000"));
   if (!("status" in sent)) return;
   const links = new A2aTaskLinks({
     client: a2a,
@@ -206,21 +192,14 @@ app
 
 /** Notes when a prompt's answer leaves this process (after the engine decided it). */
 function noteAnswers(stream: MessageStream): MessageStream {
-  const writer = stream.writable.getWriter();
-  const writable = new WritableStream<unknown>({
-    async write(sent) {
-      const result = (sent as { result?: { stopReason?: unknown } }).result;
-      if (typeof result?.stopReason === "string") {
-        turnAnsweredAt = now();
-        childrenAtAnswer = turn?.childCount;
-        report(note("ACP", "agent", `session/prompt answered ${result.stopReason}`));
-      }
-      await writer.write(sent);
-    },
-    close: () => writer.close(),
-    abort: (reason) => writer.abort(reason),
+  return observeWrites(stream, (sent) => {
+    const result = (sent as { result?: { stopReason?: unknown } }).result;
+    if (typeof result?.stopReason === "string") {
+      turnAnsweredAt = now();
+      childrenAtAnswer = turn?.childCount;
+      report(note("ACP", "agent", `session/prompt answered ${result.stopReason}`));
+    }
   });
-  return { readable: stream.readable, writable };
 }
 
 const connection = app.connect(

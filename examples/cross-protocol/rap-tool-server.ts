@@ -15,6 +15,7 @@ import {
   runInProcessGroup,
 } from "../../src/rap/index.js";
 import { type CrossEvent, message, note } from "./events.js";
+import { postToolResult } from "./rap-result.js";
 
 export interface RapToolServer {
   url: string;
@@ -81,17 +82,7 @@ export async function startRapToolServer(token: string, onEvent: (event: CrossEv
         runs.set(invocation.id, run);
         const result = await run.finally(() => call.done());
         onEvent(note("RAP", "rap-tool-server", `child process ${pids.get(invocation.id) ?? "?"} gone (${result.signal ?? `exit ${String(result.code)}`})`));
-        await fetch(invocation.callback_url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({
-            type: "tool_result",
-            group_id: invocation.group_id,
-            id: invocation.id,
-            call_id: invocation.call_id,
-            text: result.stopped ? "Error: cancelled" : "built",
-          }),
-        }).catch(() => undefined);
+        await postToolResult(invocation, result.stopped ? "Error: cancelled" : "built");
       })
       .catch((error: unknown) => {
         if (!response.headersSent) response.writeHead(400).end(String(error));

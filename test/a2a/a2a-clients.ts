@@ -1,9 +1,8 @@
 /** Real @a2a-js/sdk clients for the tests: v1.0 from the agent card, v0.3 over the compat transport. */
-import { randomUUID } from "node:crypto";
 import type { Task } from "@a2a-js/sdk";
-import { Role } from "@a2a-js/sdk";
 import { type CallInterceptor, Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
+import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
 import type { AosAgent } from "../../src/a2a/index.js";
 import type { A2aServer } from "./a2a-server.js";
 
@@ -22,21 +21,7 @@ export async function sdkClient(server: A2aServer, version: Version, interceptor
 
 /** Starts a task of `steps` work steps and returns it as soon as the server created it. */
 export async function startTask(client: Client, steps: number, mode: "run" | "stubborn" = "run"): Promise<Task> {
-  const result = await client.sendMessage({
-    tenant: "",
-    message: {
-      messageId: randomUUID(),
-      contextId: "",
-      taskId: "",
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: "text", value: `${mode} ${steps}` }, metadata: undefined, filename: "", mediaType: "text/plain" }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
-    metadata: undefined,
-  });
+  const result = await client.sendMessage(textTaskRequest(`${mode} ${steps}`));
   if (!("status" in result)) throw new Error("the server answered a message, not a task");
   return result;
 }

@@ -16,6 +16,7 @@ import {
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { CancellableExecutor } from "../../src/a2a/index.js";
+import { eventually } from "../support/wire-assertions.js";
 
 export const SERVER_CARD_NAME = "Story teller";
 
@@ -185,4 +186,15 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
       });
     },
   };
+}
+
+/**
+ * Between tests: the transport back on the inner handler, every leftover task cancelled and its
+ * work returned, and the record of received cancels emptied.
+ */
+export async function resetA2aServer(server: A2aServer): Promise<void> {
+  server.use(server.inner);
+  await server.cancelLeftovers();
+  await eventually(() => (server.executor.running === 0 || undefined), "every task's work returned");
+  server.cancelsReceived.length = 0;
 }

@@ -10,7 +10,7 @@ import {
 } from "../../src/a2a/index.js";
 import { eventually } from "../support/wire-assertions.js";
 import { cancelOf, CLIENT_CARD, sdkClient, startTask, type Version } from "./a2a-clients.js";
-import { type A2aServer, startA2aServer } from "./a2a-server.js";
+import { type A2aServer, resetA2aServer, startA2aServer } from "./a2a-server.js";
 import { aosRequest } from "./aos-shape.js";
 import { badGuardian, type Misbehaviour, MISBEHAVIOURS } from "./guardians.js";
 
@@ -28,10 +28,7 @@ describe("A2A guard hooks with a guardian that cannot answer: the configured fai
     server = await startA2aServer();
   });
   afterEach(async () => {
-    server.use(server.inner);
-    await server.cancelLeftovers();
-    await eventually(() => (server.executor.running === 0 || undefined), "every task's work returned");
-    server.cancelsReceived.length = 0;
+    await resetA2aServer(server);
   });
   after(() => server.close());
 

@@ -32,33 +32,39 @@ export interface BadGuardian {
   close(): Promise<void>;
 }
 
-export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
-  const sockets = new Set<Socket>();
+/** A guardian on loopback that counts its requests and hands each one's whole body to `onBody`. */
+async function listeningGuardian(onBody: (body: string, res: http.ServerResponse) => void) {
   const state = { hits: 0 };
-  const requests: unknown[] = [];
   const server = http.createServer((req, res) => {
     state.hits++;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      requests.push(JSON.parse(Buffer.concat(chunks).toString()));
-      if (kind === "hang") return; // never answers
-      if (kind === "garbage") {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end("<html>definitely not JSON-RPC</html>");
-        return;
-      }
-      const { id } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string };
+    req.on("end", () => onBody(Buffer.concat(chunks).toString(), res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, state, url: `http://127.0.0.1:${port}/` };
+}
+
+export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
+  const sockets = new Set<Socket>();
+  const requests: unknown[] = [];
+  const { server, state, url } = await listeningGuardian((body, res) => {
+    requests.push(JSON.parse(body));
+    if (kind === "hang") return; // never answers
+    if (kind === "garbage") {
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "guardian exploded" } }));
-    });
+      res.end("<html>definitely not JSON-RPC</html>");
+      return;
+    }
+    const { id } = JSON.parse(body) as { id: string };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "guardian exploded" } }));
   });
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   const close = () =>
     new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
@@ -66,7 +72,7 @@ export async function badGuardian(kind: Misbehaviour): Promise<BadGuardian> {
     });
   if (kind === "down") await close(); // nothing listens on the port any more
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url,
     get hits() {
       return state.hits;
     },
@@ -80,24 +86,16 @@ export async function scriptedGuardian(
   answer: (request: { id: string; method: string }) => unknown,
   status = 200,
 ): Promise<BadGuardian> {
-  const state = { hits: 0 };
   const requests: unknown[] = [];
-  const server = http.createServer((req, res) => {
-    state.hits++;
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const request = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; method: string };
-      requests.push(request);
-      const value = answer(request);
-      res.writeHead(status, { "content-type": "application/json" });
-      res.end(typeof value === "string" ? value : JSON.stringify(value));
-    });
+  const { server, state, url } = await listeningGuardian((body, res) => {
+    const request = JSON.parse(body) as { id: string; method: string };
+    requests.push(request);
+    const value = answer(request);
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(typeof value === "string" ? value : JSON.stringify(value));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url,
     get hits() {
       return state.hits;
     },

@@ -11,7 +11,7 @@ import {
 } from "../../src/a2a/index.js";
 import { eventually } from "../support/wire-assertions.js";
 import { cancelOf, CLIENT_CARD, rawCancel, sdkClient, startTask, untilFinal, type Version, VERSIONS } from "./a2a-clients.js";
-import { type A2aServer, SERVER_CARD_NAME, startA2aServer } from "./a2a-server.js";
+import { type A2aServer, SERVER_CARD_NAME, resetA2aServer, startA2aServer } from "./a2a-server.js";
 import { aosRequest, AosCancelRequestShape, SEED_CLIENT_EXAMPLE } from "./aos-shape.js";
 import { recordingGuardian, type RecordingGuardian } from "./guardians.js";
 
@@ -48,10 +48,7 @@ describe("A2A cancel behind AOS guard hooks: real @a2a-js/sdk server and client,
     server = await startA2aServer();
   });
   afterEach(async () => {
-    server.use(server.inner);
-    await server.cancelLeftovers();
-    await eventually(() => (server.executor.running === 0 || undefined), "every task's work returned");
-    server.cancelsReceived.length = 0;
+    await resetA2aServer(server);
     decisions.length = 0;
     for (const c of guardianClients.splice(0)) c.close();
     await guardian?.close();

@@ -4,9 +4,9 @@
  * error naming what was wrong, nothing starts, and the session carries on.
  */
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { demo, launchChromium, type Origins, startOrigins } from "./support/browser.js";
+import { demo } from "./support/browser.js";
 import { type Driver, openDriver } from "./support/drivers.js";
+import { useChromiumSuite } from "./support/suite.js";
 
 const OVER_LIMIT = "x".repeat(1024 * 1024 + 10);
 
@@ -41,22 +41,13 @@ const FROM_APP: { input: unknown; message: RegExp }[] = [
 
 describe("ABP bad input, in headless Chromium", function () {
   this.timeout(30_000);
-  let browser: Browser;
-  let origins: Origins;
-  before(async () => {
-    browser = await launchChromium();
-    origins = await startOrigins();
-  });
-  after(async () => {
-    await browser?.close();
-    await origins?.close();
-  });
+  const suite = useChromiumSuite();
 
   for (const transport of ["postMessage", "websocket"] as const) {
     describe(`over ${transport}`, () => {
       let d: Driver;
       beforeEach(async () => {
-        d = await openDriver(transport, browser, origins);
+        d = await openDriver(transport, suite.browser, suite.origins);
         await d.agent("initialize");
       });
       afterEach(async () => {
@@ -85,7 +76,7 @@ describe("ABP bad input, in headless Chromium", function () {
 
   describe("wrong origins", () => {
     it("postMessage: a third origin's messages are refused by the app and by the agent, naming the origin", async () => {
-      const d = await openDriver("postMessage", browser, origins);
+      const d = await openDriver("postMessage", suite.browser, suite.origins);
       try {
         await d.agent("initialize");
         const stranger = d.stranger;
@@ -98,12 +89,12 @@ describe("ABP bad input, in headless Chromium", function () {
         await demo.until(d.app, "globalThis.demo.rejections.length === 1");
         const [rejection] = await demo.rejections(d.app);
         assert.equal(rejection?.code, "WRONG_ORIGIN");
-        assert.equal(rejection?.message, `message from origin "${origins.stranger.origin}" is not allowed`);
+        assert.equal(rejection?.message, `message from origin "${suite.origins.stranger.origin}" is not allowed`);
         assert.equal((await demo.stats(d.app)).started, 0, "the stranger's call never started");
         await assertSessionSurvives(d, "after");
         const errors = await d.agentErrors();
         assert.deepEqual(errors, [
-          `AbpProtocolError: ABP message from origin "${origins.stranger.origin}" ignored (expected "${origins.app.origin}")`,
+          `AbpProtocolError: ABP message from origin "${suite.origins.stranger.origin}" ignored (expected "${suite.origins.app.origin}")`,
         ]);
       } finally {
         await d.close();
@@ -111,11 +102,11 @@ describe("ABP bad input, in headless Chromium", function () {
     });
 
     it("WebSocket: a page of another origin cannot open a session; the app's session carries on", async () => {
-      const d = await openDriver("websocket", browser, origins);
-      const strangerPage = await browser.newPage();
+      const d = await openDriver("websocket", suite.browser, suite.origins);
+      const strangerPage = await suite.browser.newPage();
       try {
         await d.agent("initialize");
-        await strangerPage.goto(`${origins.stranger.origin}/examples/abp/index.html`);
+        await strangerPage.goto(`${suite.origins.stranger.origin}/examples/abp/index.html`);
         const attempt = await strangerPage.evaluate(
           (url) =>
             new Promise<string>((resolve) => {
@@ -137,7 +128,7 @@ describe("ABP bad input, in headless Chromium", function () {
   describe("over playwright", () => {
     let d: Driver;
     beforeEach(async () => {
-      d = await openDriver("playwright", browser, origins);
+      d = await openDriver("playwright", suite.browser, suite.origins);
       await d.agent("initialize");
     });
     afterEach(async () => {

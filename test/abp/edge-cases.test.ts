@@ -3,9 +3,9 @@
  * Chromium against the bundled demo app. One table-driven body; the driver is the only difference.
  */
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { demo, launchChromium, type Origins, startOrigins } from "./support/browser.js";
+import { demo } from "./support/browser.js";
 import { type Driver, openDriver, TRANSPORTS } from "./support/drivers.js";
+import { useChromiumSuite } from "./support/suite.js";
 
 const BIG = { width: 4096, height: 4096, rowsPerChunk: 2 };
 
@@ -169,22 +169,13 @@ const ROWS: Row[] = [
 
 describe("ABP edge-case table, in headless Chromium", function () {
   this.timeout(30_000);
-  let browser: Browser;
-  let origins: Origins;
-  before(async () => {
-    browser = await launchChromium();
-    origins = await startOrigins();
-  });
-  after(async () => {
-    await browser?.close();
-    await origins?.close();
-  });
+  const suite = useChromiumSuite();
 
   for (const transport of TRANSPORTS) {
     describe(`over ${transport}`, () => {
       let d: Driver;
       beforeEach(async () => {
-        d = await openDriver(transport, browser, origins);
+        d = await openDriver(transport, suite.browser, suite.origins);
       });
       afterEach(async () => {
         await d.close();

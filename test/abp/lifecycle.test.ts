@@ -3,9 +3,9 @@
  * page, over each transport, in headless Chromium.
  */
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { demo, launchChromium, liveInstances, type Origins, startOrigins } from "./support/browser.js";
+import { demo, liveInstances } from "./support/browser.js";
 import { type Driver, openDriver, TRANSPORTS, type TransportName } from "./support/drivers.js";
+import { useChromiumSuite } from "./support/suite.js";
 
 /** How each transport's app goes away, and what the agent is told. */
 interface GoingAway {
@@ -47,22 +47,13 @@ const GOING_AWAY: Record<TransportName, GoingAway> = {
 
 describe("ABP lifecycle and leaks, in headless Chromium", function () {
   this.timeout(60_000);
-  let browser: Browser;
-  let origins: Origins;
-  before(async () => {
-    browser = await launchChromium();
-    origins = await startOrigins();
-  });
-  after(async () => {
-    await browser?.close();
-    await origins?.close();
-  });
+  const suite = useChromiumSuite();
 
   for (const transport of TRANSPORTS) {
     describe(`over ${transport}`, () => {
       let d: Driver;
       beforeEach(async () => {
-        d = await openDriver(transport, browser, origins);
+        d = await openDriver(transport, suite.browser, suite.origins);
         await d.agent("initialize");
       });
       afterEach(async () => {
@@ -97,7 +88,7 @@ describe("ABP lifecycle and leaks, in headless Chromium", function () {
 
       it("the page navigating away settles every pending call with an error naming why", async () => {
         await threePending();
-        await GOING_AWAY[transport].navigate(d, `${origins.app.origin}/examples/abp/index.html?elsewhere`);
+        await GOING_AWAY[transport].navigate(d, `${suite.origins.app.origin}/examples/abp/index.html?elsewhere`);
         await assertAllFailed(GOING_AWAY[transport].navigated);
       });
 

@@ -3,26 +3,17 @@
  * with the call, in headless Chromium.
  */
 import assert from "node:assert/strict";
-import type { Browser } from "playwright-core";
-import { demo, launchChromium, type Origins, startOrigins } from "./support/browser.js";
+import { demo } from "./support/browser.js";
 import { type Driver, openDriver } from "./support/drivers.js";
+import { useChromiumSuite } from "./support/suite.js";
 
 describe("ABP progress, in headless Chromium", function () {
   this.timeout(30_000);
-  let browser: Browser;
-  let origins: Origins;
-  before(async () => {
-    browser = await launchChromium();
-    origins = await startOrigins();
-  });
-  after(async () => {
-    await browser?.close();
-    await origins?.close();
-  });
+  const suite = useChromiumSuite();
 
   for (const transport of ["postMessage", "websocket"] as const) {
     it(`over ${transport}: a render's progress arrives in order, and none after the cancel`, async () => {
-      const d: Driver = await openDriver(transport, browser, origins);
+      const d: Driver = await openDriver(transport, suite.browser, suite.origins);
       try {
         await d.agent("initialize");
         await d.agent("start", "r", "render", { width: 1024, height: 4096, rowsPerChunk: 8 }, { progressToken: "render-progress" });

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { CLI, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
+import { closeBridge, isAlive, runCli, spawnBridge } from "../support/bridge-harness.js";
 import { openSession, textPrompt } from "../support/client-harness.js";
 import { tap, type WireRecord } from "../support/spawn-peer.js";
 import { eventually, requestsIn } from "../support/wire-assertions.js";
@@ -170,17 +169,7 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
   });
 
   it("an agent command that is missing or not executable: a clear message and exit 127 / 126", async () => {
-    const run = (command: string) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, "bridge", "--", command], {
-          stdio: ["pipe", "pipe", "pipe"],
-        });
-        let stderr = "";
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        child.on("exit", (code) => resolve({ code, stderr }));
-      });
+    const run = (command: string) => runCli(["bridge", "--", command], "pipe");
     const missing = await run("/nonexistent/agent");
     assert.equal(missing.code, 127);
     assert.match(missing.stderr, /agent command not found: \/nonexistent\/agent/);
@@ -193,15 +182,6 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
   });
 
   it("bad command lines exit 2 with a message naming the mistake", async () => {
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-        let stderr = "";
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        child.on("exit", (code) => resolve({ code, stderr }));
-      });
     const cases: [string[], RegExp][] = [
       [["bridge"], /missing the agent command/],
       [["bridge", "--grace-ms", "soon", "--", "x"], /--grace-ms takes a whole number/],
@@ -211,7 +191,7 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
       [["launch"], /unknown command 'launch'/],
     ];
     for (const [args, message] of cases) {
-      const result = await run(args);
+      const result = await runCli(args);
       assert.equal(result.code, 2, args.join(" "));
       assert.match(result.stderr, message);
     }

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { type BridgeProcess, CLI, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
+import { type BridgeProcess, closeBridge, isAlive, runCli, spawnBridge } from "../support/bridge-harness.js";
 import { ConformanceTracker } from "../support/schema-validator.js";
 import { eventually } from "../support/wire-assertions.js";
 import {
@@ -274,21 +273,12 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
   });
 
   it("bad escalation flags exit 2 with a message naming the mistake", async () => {
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-        let stderr = "";
-        child.stderr.on("data", (chunk: Buffer) => {
-          stderr += chunk.toString();
-        });
-        child.on("exit", (code) => resolve({ code, stderr }));
-      });
     const cases: [string[], RegExp][] = [
       [["bridge", "--on-stuck", "pray", "--", "x"], /--on-stuck takes one of fail, kill-tools, restart, got 'pray'/],
       [["bridge", "--turn-end-window-ms", "soon", "--", "x"], /--turn-end-window-ms takes a whole number/],
     ];
     for (const [args, message] of cases) {
-      const result = await run(args);
+      const result = await runCli(args);
       assert.equal(result.code, 2, args.join(" "));
       assert.match(result.stderr, message);
     }

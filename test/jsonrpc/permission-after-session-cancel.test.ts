@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import { PassThrough } from "node:stream";
 import type { CancellationToken } from "vscode-jsonrpc/node";
-import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
 import { textPrompt } from "../support/client-harness.js";
-import { spawnFixture } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
-
-type Line = Record<string, unknown>;
+import { type Line, recordLinesInto, vscodeClientFor } from "./support/vscode-client.js";
 
 /**
  * A vscode-jsonrpc client (the binding) over a real SDK 2.4.0 agent subprocess, bare: the agent
@@ -14,36 +10,10 @@ type Line = Record<string, unknown>;
  * own MUST can end the dialog. Records every line each side writes.
  */
 function clientOverBareAgent() {
-  const peer = spawnFixture("sdk-agent", ["--bare"]);
-  const sent: Line[] = [];
+  const client = vscodeClientFor("sdk-agent", ["--bare"]);
   const received: Line[] = [];
-  const lines = (into: Line[]) => (chunk: Buffer) => {
-    for (const line of chunk.toString().split("\n").filter(Boolean)) into.push(JSON.parse(line));
-  };
-  const recorder = new PassThrough();
-  recorder.on("data", lines(sent));
-  recorder.pipe(peer.child.stdin);
-  peer.child.stdout.on("data", lines(received));
-  const connection = createAcpMessageConnection(peer.child.stdout, recorder);
-  return {
-    peer,
-    sent,
-    received,
-    connection,
-    async openSession() {
-      await connection.sendRequest("initialize", { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await connection.sendRequest<{ sessionId: string }>("session/new", {
-        cwd: "/",
-        mcpServers: [],
-      });
-      return sessionId;
-    },
-    async close() {
-      connection.dispose();
-      peer.child.stdin.end();
-      await peer.exited;
-    },
-  };
+  client.peer.child.stdout.on("data", recordLinesInto(received));
+  return { ...client, received };
 }
 
 const answersTo = (lines: Line[], id: unknown) => lines.filter((m) => m.id === id && !("method" in m));

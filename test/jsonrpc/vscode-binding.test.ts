@@ -1,43 +1,10 @@
 import assert from "node:assert/strict";
-import { PassThrough } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { type CancellationToken, CancellationTokenSource, ResponseError } from "vscode-jsonrpc/node";
-import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
 import { aborted, textPrompt } from "../support/client-harness.js";
 import { collectLines, spawnFixture, tap, type WireRecord } from "../support/spawn-peer.js";
 import { eventually, requestsIn } from "../support/wire-assertions.js";
-
-type Line = Record<string, unknown>;
-
-/** A vscode-jsonrpc client (our binding) over a real agent subprocess, recording the lines it sends. */
-function vscodeClientFor(fixture: string, args: string[] = [], options = {}) {
-  const peer = spawnFixture(fixture, args);
-  const sent: Line[] = [];
-  const recorder = new PassThrough();
-  recorder.on("data", (chunk: Buffer) => {
-    for (const line of chunk.toString().split("\n").filter(Boolean)) sent.push(JSON.parse(line));
-  });
-  recorder.pipe(peer.child.stdin);
-  const connection = createAcpMessageConnection(peer.child.stdout, recorder, options);
-  return {
-    peer,
-    sent,
-    connection,
-    async openSession() {
-      await connection.sendRequest("initialize", { protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await connection.sendRequest<{ sessionId: string }>("session/new", {
-        cwd: "/",
-        mcpServers: [],
-      });
-      return sessionId;
-    },
-    async close() {
-      connection.dispose();
-      peer.child.stdin.end();
-      await peer.exited;
-    },
-  };
-}
+import { type Line, vscodeClientFor } from "./support/vscode-client.js";
 
 const cancelledWith = (code: number, reason?: string) => (error: unknown) => {
   assert.ok(error instanceof ResponseError || error instanceof acp.RequestError, String(error));

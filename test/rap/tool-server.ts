@@ -13,6 +13,7 @@ import {
   type RunResult,
   runInProcessGroup,
 } from "../../src/rap/index.js";
+import { postToolResult } from "../../examples/cross-protocol/rap-result.js";
 import { bodyOf, listen, type Listening } from "./http-support.js";
 
 /** The shell writes its pid and the grandchild's, then waits; the grandchild ignores SIGTERM. */
@@ -60,17 +61,7 @@ export async function startToolServer(token: string, pidDir: string): Promise<To
     });
     runs.set(invocation.id, run);
     const result = await run.finally(() => call.done());
-    await fetch(invocation.callback_url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        type: "tool_result",
-        group_id: invocation.group_id,
-        id: invocation.id,
-        call_id: invocation.call_id,
-        text: result.stopped ? "Error: cancelled" : result.stdout.trim(),
-      }),
-    }).catch(() => undefined);
+    await postToolResult(invocation, result.stopped ? "Error: cancelled" : result.stdout.trim());
   });
   return { ...listening, registry, notices, tempDirs, runs, pidFile };
 }

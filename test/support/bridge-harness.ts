@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TraceEntry, TraceHop } from "../../src/bridge/trace-writer.js";
 import { ConformanceTracker, checkAfterTest } from "./schema-validator.js";
-import { fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
+import { endAndAwaitExit, fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -66,11 +67,7 @@ export function spawnBridge(
 export async function closeBridge(
   bridge: BridgeProcess,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  bridge.child.stdin.end();
-  const timer = setTimeout(() => bridge.child.kill("SIGKILL"), 10_000);
-  const exit = await bridge.exited;
-  clearTimeout(timer);
-  return exit;
+  return endAndAwaitExit(bridge, 10_000);
 }
 
 /** True while `pid` runs. A zombie (dead, waiting to be reaped by init) counts as gone. */
@@ -110,4 +107,19 @@ function checkTrace(entries: TraceEntry[]): void {
       conformance.see("a", message, !read.client.has(text));
     } else conformance.see("b", message, !read.agent.has(text));
   }
+}
+
+/** Runs `acp-cancel <args>` to its exit, collecting its stderr (stdin piped but never written, or ignored). */
+export function runCli(
+  args: string[],
+  stdin: "ignore" | "pipe" = "ignore",
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: [stdin, "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("exit", (code) => resolve({ code, stderr }));
+  });
 }

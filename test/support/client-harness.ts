@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { MessageStream } from "../../src/index.js";
-import { type SpawnedPeer, spawnFixture, tap, type WireRecord } from "./spawn-peer.js";
+import { endAndAwaitExit, type SpawnedPeer, spawnFixture, tap, type WireRecord } from "./spawn-peer.js";
 
 export type ClientApp = ReturnType<typeof acp.client>;
 export type AgentContext = Parameters<Parameters<ClientApp["connectWith"]>[1]>[0];
@@ -24,10 +24,7 @@ export function harness(client: ClientApp, agentArgs: string[] = [], fixture = "
       try {
         return await client.connectWith(stream, body);
       } finally {
-        peer.child.stdin.end();
-        const timer = setTimeout(() => peer.child.kill("SIGKILL"), 5000);
-        await peer.exited;
-        clearTimeout(timer);
+        await endAndAwaitExit(peer, 5000);
       }
     },
   };

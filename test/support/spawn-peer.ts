@@ -101,3 +101,15 @@ export function collectLines(stream: NodeJS.ReadableStream): Record<string, unkn
   });
   return received;
 }
+
+/** Ends the peer's stdin and waits for it to exit, SIGKILLing it if it hangs past `killAfterMs`. */
+export async function endAndAwaitExit(
+  peer: SpawnedPeer,
+  killAfterMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  peer.child.stdin.end();
+  const timer = setTimeout(() => peer.child.kill("SIGKILL"), killAfterMs);
+  const exit = await peer.exited;
+  clearTimeout(timer);
+  return exit;
+}

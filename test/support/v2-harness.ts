@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import type { MessageStream } from "../../src/index.js";
-import { type SpawnedPeer, tap, type WireRecord } from "./spawn-peer.js";
+import { endAndAwaitExit, type SpawnedPeer, tap, type WireRecord } from "./spawn-peer.js";
 
 /** A real SDK 2.4.0 client from the ACP v2 draft entrypoint. */
 export type V2ClientApp = acp.ClientApp;
@@ -22,10 +22,7 @@ export function v2Harness(client: V2ClientApp, peer: SpawnedPeer): V2Harness {
       try {
         return await client.connectWith(stream, body);
       } finally {
-        peer.child.stdin.end();
-        const timer = setTimeout(() => peer.child.kill("SIGKILL"), 10_000);
-        await peer.exited;
-        clearTimeout(timer);
+        await endAndAwaitExit(peer, 10_000);
       }
     },
   };

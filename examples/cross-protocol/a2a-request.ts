@@ -1,0 +1,24 @@
+/**
+ * The A2A SendMessage request this demo's agents send: one user text part, answered with the
+ * task as soon as the server has created it (`returnImmediately`), so the caller can link it.
+ */
+import { randomUUID } from "node:crypto";
+import { Role, type SendMessageRequest } from "@a2a-js/sdk";
+
+export function textTaskRequest(text: string): SendMessageRequest {
+  return {
+    tenant: "",
+    message: {
+      messageId: randomUUID(),
+      contextId: "",
+      taskId: "",
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "text/plain" }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+    metadata: undefined,
+  };
+}
