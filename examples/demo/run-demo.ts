@@ -101,4 +101,4 @@ console.log("");
 const { runCrossProtocol } = await import("../cross-protocol/session.js");
 const { printRun } = await import("../cross-protocol/print.js");
 // Without the browser here, to stay quick; `npm run demo:cross` includes ABP in headless Chromium.
-printRun(await runCrossProtocol({ abp: false }), (line) => console.log(line), "here; npm run demo:cross includes it");
+printRun(await runCrossProtocol({ abp: false }), (line) => console.log(line), "left out of npm start to keep it short; npm run demo:cross runs it in headless Chromium");
