@@ -43,12 +43,30 @@ function assertAnswersValid(bridge: BridgeProcess): void {
   exactly("bridge->agent", "perm-", "RequestPermissionResponse");
 }
 
-/** A bridge in front of a misbehaving agent, a raw editor on its stdio, and one open session. */
-async function stuckSetup(bridgeArgs: string[], fixture: string, agentArgs: string[] = []) {
+interface StuckSetup {
+  bridge: BridgeProcess;
+  editor: RawPeer;
+  sessionId: string;
+}
+
+/**
+ * A bridge in front of a misbehaving agent, a raw editor on its stdio, and one open session;
+ * runs `body` against them and closes the bridge however it ends.
+ */
+async function withStuckBridge(
+  bridgeArgs: string[],
+  fixture: string,
+  agentArgs: string[],
+  body: (setup: StuckSetup) => Promise<void>,
+): Promise<void> {
   const bridge = spawnBridge(bridgeArgs, fixture, agentArgs);
   const editor = new RawPeer(bridge.input, bridge.child.stdin);
   const sessionId = await openRawSession(editor);
-  return { bridge, editor, sessionId };
+  try {
+    await body({ bridge, editor, sessionId });
+  } finally {
+    await closeBridge(bridge);
+  }
 }
 
 const sessionCancel = (sessionId: string) => ({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
@@ -87,60 +105,56 @@ const STREAMING_AGENTS = [
 describe("bridge: a Stop that always works, with agents that ignore it (real processes)", () => {
   for (const agent of STREAMING_AGENTS) {
     it(`${agent.name} and streams for 1.5 s: answered cancelled after the grace, no late update reaches the editor, the next prompt is held and then succeeds`, async () => {
-      const { bridge, editor, sessionId } = await stuckSetup(
+      await withStuckBridge(
         ["--grace-ms", "150", "--log-level", "debug"],
         agent.fixture,
         agent.args,
-      );
-      try {
-        await promptAtAgent(bridge, editor, "p1", sessionId, "stream");
-        await eventually(() => editor.received.find(isUpdate), "the turn streaming");
-        editor.send(sessionCancel(sessionId));
-        const first = await editor.answer("p1");
-        assert.deepEqual(first.result, { stopReason: "cancelled" });
-        assert.equal(noted(bridge, "answered-for-peer").length, 1, "the bridge answered for the agent");
-        const answeredAt = editor.received.indexOf(first);
-        editor.send(prompt("p2", sessionId, "next"));
-        const second = await editor.answer("p2");
-        assert.deepEqual(second.result, { stopReason: "end_turn" }, "the next prompt succeeded (no 'busy')");
-        // The agent's own turn really ended before the next prompt reached it.
-        const hops = bridge.trace();
-        const lateAnswer = hops.findIndex((e) => e.hop === "agent->bridge" && (e.message as Message).id === "p1");
-        const forwarded = hops.findIndex((e) => e.hop === "bridge->agent" && (e.message as Message).id === "p2");
-        assert.ok(lateAnswer !== -1 && lateAnswer < forwarded, "p2 went to the agent only after its late answer to p1");
-        // After the answer, the editor saw only the new turn's updates.
-        const after = editor.received.slice(answeredAt + 1).filter(isUpdate).map(textOf);
-        assert.ok(after.length > 0, "the new turn's own updates arrived");
-        for (const text of after) assert.match(text, /next/, `a late update of the old turn: ${text}`);
-        const suppressed = noted(bridge, "late-update-suppressed").length;
-        assert.ok(suppressed > 0, "late updates were suppressed and traced");
-        const sent = bridge.hop("agent->bridge").filter(isUpdate).length;
-        const shown = editor.received.filter(isUpdate).length;
-        assert.equal(sent - shown, suppressed, "every update not shown is counted");
-        assert.deepEqual(editor.requestsFrom("session/request_permission"), [], "the old turn's request never shown");
-        if (agent.fixture === "stuck-agent") {
+        async ({ bridge, editor, sessionId }) => {
+          await promptAtAgent(bridge, editor, "p1", sessionId, "stream");
+          await eventually(() => editor.received.find(isUpdate), "the turn streaming");
+          editor.send(sessionCancel(sessionId));
+          const first = await editor.answer("p1");
+          assert.deepEqual(first.result, { stopReason: "cancelled" });
+          assert.equal(noted(bridge, "answered-for-peer").length, 1, "the bridge answered for the agent");
+          const answeredAt = editor.received.indexOf(first);
+          editor.send(prompt("p2", sessionId, "next"));
+          const second = await editor.answer("p2");
+          assert.deepEqual(second.result, { stopReason: "end_turn" }, "the next prompt succeeded (no 'busy')");
+          // The agent's own turn really ended before the next prompt reached it.
+          const hops = bridge.trace();
+          const lateAnswer = hops.findIndex((e) => e.hop === "agent->bridge" && (e.message as Message).id === "p1");
+          const forwarded = hops.findIndex((e) => e.hop === "bridge->agent" && (e.message as Message).id === "p2");
+          assert.ok(lateAnswer !== -1 && lateAnswer < forwarded, "p2 went to the agent only after its late answer to p1");
+          // After the answer, the editor saw only the new turn's updates.
+          const after = editor.received.slice(answeredAt + 1).filter(isUpdate).map(textOf);
+          assert.ok(after.length > 0, "the new turn's own updates arrived");
+          for (const text of after) assert.match(text, /next/, `a late update of the old turn: ${text}`);
+          const suppressed = noted(bridge, "late-update-suppressed").length;
+          assert.ok(suppressed > 0, "late updates were suppressed and traced");
+          const sent = bridge.hop("agent->bridge").filter(isUpdate).length;
+          const shown = editor.received.filter(isUpdate).length;
+          assert.equal(sent - shown, suppressed, "every update not shown is counted");
+          assert.deepEqual(editor.requestsFrom("session/request_permission"), [], "the old turn's request never shown");
+          if (agent.fixture === "stuck-agent") {
           // Its permission request (halfway through the stream) was answered cancelled by the bridge.
-          const refused = bridge.hop("bridge->agent").find((m) => String(m.id).startsWith("perm-"));
-          assert.deepEqual(refused?.result, { outcome: { outcome: "cancelled" } });
-        }
-        assert.ok(!editor.received.some((m) => m.id === null), "the agent's rejection never reaches the editor");
-        assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
-        assertAnswersValid(bridge);
-        await closeBridge(bridge);
-        assert.match(
-          bridge.stderr(),
-          new RegExp(`turns that outlived the bridge's answer: 1, ${suppressed} late updates suppressed`),
-          "the summary counts them",
-        );
-      } finally {
-        await closeBridge(bridge);
-      }
+            const refused = bridge.hop("bridge->agent").find((m) => String(m.id).startsWith("perm-"));
+            assert.deepEqual(refused?.result, { outcome: { outcome: "cancelled" } });
+          }
+          assert.ok(!editor.received.some((m) => m.id === null), "the agent's rejection never reaches the editor");
+          assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+          assertAnswersValid(bridge);
+          await closeBridge(bridge);
+          assert.match(
+            bridge.stderr(),
+            new RegExp(`turns that outlived the bridge's answer: 1, ${suppressed} late updates suppressed`),
+            "the summary counts them",
+          );
+        });
     });
   }
 
   it("an agent that honours the cancel: no aftermath at all, the next prompt goes straight to the agent", async () => {
-    const { bridge, editor, sessionId } = await stuckSetup(["--grace-ms", "2000"], "stuck-agent", ["--on-cancel", "honour"]);
-    try {
+    await withStuckBridge(["--grace-ms", "2000"], "stuck-agent", ["--on-cancel", "honour"], async ({ bridge, editor, sessionId }) => {
       await promptAtAgent(bridge, editor, "p1", sessionId, "stream");
       await eventually(() => editor.received.find(isUpdate), "the turn streaming");
       editor.send(sessionCancel(sessionId));
@@ -157,119 +171,110 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
       assert.equal(hops[arrived + 1]?.hop, "bridge->agent");
       assert.equal((hops[arrived + 1]?.message as Message).id, "p2");
       assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
-    } finally {
-      await closeBridge(bridge);
-    }
+    });
   });
 
   it("stuck in a tool (a shell that ignores SIGTERM), --on-stuck fail: the held prompt gets the clear error within the window", async () => {
-    const { bridge, editor, sessionId } = await stuckSetup(
+    await withStuckBridge(
       ["--grace-ms", "100", "--turn-end-window-ms", "500"],
       "stuck-agent",
-    );
-    try {
-      await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
-      const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
-      editor.send(sessionCancel(sessionId));
-      assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
-      editor.send(prompt("p2", sessionId, "next"));
-      const refused = await editor.answer("p2");
-      const error = refused.error as { code: number; message: string; data: Record<string, unknown> };
-      assert.equal(error.code, -32010);
-      assert.match(error.message, new RegExp(`Session ${sessionId} is stuck`));
-      assert.match(error.message, /prompt "p1"/);
-      assert.match(error.message, /\d+ ms after it was answered cancelled/);
-      assert.equal(error.data.stuckPromptId, "p1");
-      assert.ok((error.data.stuckForMs as number) >= 500, "named how long it has been stuck");
-      const stuck = noted(bridge, "turn-stuck");
-      assert.equal(stuck.length, 1);
-      assert.match(stuck[0]?.note ?? "", /"verdict":"fail"/);
-      assert.ok(!bridge.hop("bridge->agent").some((m) => m.id === "p2"), "the refused prompt never reached the agent");
-      assert.ok(isAlive(shell), "fail kills nothing");
-      assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
-      assertAnswersValid(bridge);
-      await closeBridge(bridge);
-      await gone(shell, "the shell (with the agent's group, on exit)");
-    } finally {
-      await closeBridge(bridge);
-    }
+      [],
+      async ({ bridge, editor, sessionId }) => {
+        await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
+        const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
+        editor.send(sessionCancel(sessionId));
+        assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
+        editor.send(prompt("p2", sessionId, "next"));
+        const refused = await editor.answer("p2");
+        const error = refused.error as { code: number; message: string; data: Record<string, unknown> };
+        assert.equal(error.code, -32010);
+        assert.match(error.message, new RegExp(`Session ${sessionId} is stuck`));
+        assert.match(error.message, /prompt "p1"/);
+        assert.match(error.message, /\d+ ms after it was answered cancelled/);
+        assert.equal(error.data.stuckPromptId, "p1");
+        assert.ok((error.data.stuckForMs as number) >= 500, "named how long it has been stuck");
+        const stuck = noted(bridge, "turn-stuck");
+        assert.equal(stuck.length, 1);
+        assert.match(stuck[0]?.note ?? "", /"verdict":"fail"/);
+        assert.ok(!bridge.hop("bridge->agent").some((m) => m.id === "p2"), "the refused prompt never reached the agent");
+        assert.ok(isAlive(shell), "fail kills nothing");
+        assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+        assertAnswersValid(bridge);
+        await closeBridge(bridge);
+        await gone(shell, "the shell (with the agent's group, on exit)");
+      });
   });
 
   it("stuck in a tool, --on-stuck kill-tools: the shell is gone, the agent and its older helper live, the turn ends, the held prompt succeeds", async () => {
-    const { bridge, editor, sessionId } = await stuckSetup(
+    await withStuckBridge(
       ["--grace-ms", "100", "--turn-end-window-ms", "300", "--kill-grace-ms", "200", "--on-stuck", "kill-tools"],
       "stuck-agent",
       ["--helper"],
-    );
-    try {
-      const agentPid = await eventually(() => pidFrom(bridge.stderr(), "agent"), "the agent's pid");
-      const helper = await eventually(() => pidFrom(bridge.stderr(), "helper"), "the helper's pid");
-      // Start times have a 10 ms resolution: let the helper be clearly older than the turn.
-      await sleep(200);
-      await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
-      const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
-      editor.send(sessionCancel(sessionId));
-      assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
-      editor.send(prompt("p2", sessionId, "next"));
-      const second = await editor.answer("p2");
-      assert.deepEqual(second.result, { stopReason: "end_turn" });
-      await gone(shell, "the tool shell");
-      assert.ok(isAlive(agentPid), "the agent itself is never touched");
-      const killed = bridge.trace().find((e) => e.note?.startsWith("kill-tools:"));
-      assert.ok(isAlive(helper), `what the agent started before the turn is never touched: ${killed?.note}`);
-      assert.ok(killed?.note?.includes(String(shell)), `the shell was among the stopped: ${killed?.note}`);
-      assert.match(killed?.note ?? "", /SIGKILL \[.*\d/, "it ignored SIGTERM, so SIGKILL followed");
-      assert.deepEqual(
-        editor.received.filter(isUpdate).map(textOf).slice(-1),
-        ["echo: next"],
-        "the new turn's own update",
-      );
-      assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
-      assertAnswersValid(bridge);
-    } finally {
-      await closeBridge(bridge);
-    }
+      async ({ bridge, editor, sessionId }) => {
+        const agentPid = await eventually(() => pidFrom(bridge.stderr(), "agent"), "the agent's pid");
+        const helper = await eventually(() => pidFrom(bridge.stderr(), "helper"), "the helper's pid");
+        // Start times have a 10 ms resolution: let the helper be clearly older than the turn.
+        await sleep(200);
+        await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
+        const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
+        editor.send(sessionCancel(sessionId));
+        assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
+        editor.send(prompt("p2", sessionId, "next"));
+        const second = await editor.answer("p2");
+        assert.deepEqual(second.result, { stopReason: "end_turn" });
+        await gone(shell, "the tool shell");
+        assert.ok(isAlive(agentPid), "the agent itself is never touched");
+        const killed = bridge.trace().find((e) => e.note?.startsWith("kill-tools:"));
+        assert.ok(isAlive(helper), `what the agent started before the turn is never touched: ${killed?.note}`);
+        assert.ok(killed?.note?.includes(String(shell)), `the shell was among the stopped: ${killed?.note}`);
+        assert.match(killed?.note ?? "", /SIGKILL \[.*\d/, "it ignored SIGTERM, so SIGKILL followed");
+        assert.deepEqual(
+          editor.received.filter(isUpdate).map(textOf).slice(-1),
+          ["echo: next"],
+          "the new turn's own update",
+        );
+        assertEachAnsweredOnce(editor, ["init", "new", "p1", "p2"]);
+        assertAnswersValid(bridge);
+      });
   });
 
   it("stuck in a tool, --on-stuck restart: a new agent process, the pending prompt answered with the reason, new sessions work", async () => {
-    const { bridge, editor, sessionId } = await stuckSetup(
+    await withStuckBridge(
       ["--grace-ms", "100", "--turn-end-window-ms", "300", "--kill-grace-ms", "200", "--on-stuck", "restart"],
       "stuck-agent",
-    );
-    try {
-      const oldAgent = await eventually(() => pidFrom(bridge.stderr(), "agent"), "the agent's pid");
-      await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
-      const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
-      editor.send({ jsonrpc: "2.0", id: "hang", method: "_test/hang", params: {} });
-      editor.send(sessionCancel(sessionId));
-      assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
-      editor.send(prompt("p2", sessionId, "next"));
-      // Everything pending for the old agent is answered, naming why: the held prompt and the request it never answered.
-      for (const id of ["p2", "hang"]) {
-        const error = (await editor.answer(id)).error as { code: number; message: string };
-        assert.equal(error.code, -32800, id);
-        assert.match(error.message, /the agent was restarted/);
-        assert.match(error.message, new RegExp(`session ${sessionId}'s cancelled turn was stuck for \\d+ ms`));
-      }
-      const newAgent = await eventually(() => {
-        const pids = [...bridge.stderr().matchAll(/agent pid (\d+)/g)].map((m) => Number(m[1]));
-        return pids.length >= 2 ? pids[1] : undefined;
-      }, "a second agent");
-      assert.notEqual(newAgent, oldAgent);
-      await gone(oldAgent, "the old agent");
-      await gone(shell, "the old agent's tool shell");
-      assert.ok(isAlive(newAgent), "the new agent runs");
-      // The new agent was initialised by the bridge (its answer kept from the editor); a new session works.
-      editor.send({ jsonrpc: "2.0", id: "new2", method: "session/new", params: { cwd: "/", mcpServers: [] } });
-      const fresh = ((await editor.answer("new2")).result as { sessionId: string }).sessionId;
-      editor.send(prompt("p3", fresh, "again"));
-      assert.deepEqual((await editor.answer("p3")).result, { stopReason: "end_turn" });
-      assert.ok(!editor.received.some((m) => !isRequest(m) && typeof m.id === "string" && m.id.startsWith("acp-cancel/")));
-      assertEachAnsweredOnce(editor, ["init", "new", "p1", "hang", "p2", "new2", "p3"]);
-      assertAnswersValid(bridge);
-    } finally {
-      await closeBridge(bridge);
-    }
+      [],
+      async ({ bridge, editor, sessionId }) => {
+        const oldAgent = await eventually(() => pidFrom(bridge.stderr(), "agent"), "the agent's pid");
+        await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
+        const shell = await eventually(() => pidFrom(bridge.stderr(), "tool shell"), "the tool shell");
+        editor.send({ jsonrpc: "2.0", id: "hang", method: "_test/hang", params: {} });
+        editor.send(sessionCancel(sessionId));
+        assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
+        editor.send(prompt("p2", sessionId, "next"));
+        // Everything pending for the old agent is answered, naming why: the held prompt and the request it never answered.
+        for (const id of ["p2", "hang"]) {
+          const error = (await editor.answer(id)).error as { code: number; message: string };
+          assert.equal(error.code, -32800, id);
+          assert.match(error.message, /the agent was restarted/);
+          assert.match(error.message, new RegExp(`session ${sessionId}'s cancelled turn was stuck for \\d+ ms`));
+        }
+        const newAgent = await eventually(() => {
+          const pids = [...bridge.stderr().matchAll(/agent pid (\d+)/g)].map((m) => Number(m[1]));
+          return pids.length >= 2 ? pids[1] : undefined;
+        }, "a second agent");
+        assert.notEqual(newAgent, oldAgent);
+        await gone(oldAgent, "the old agent");
+        await gone(shell, "the old agent's tool shell");
+        assert.ok(isAlive(newAgent), "the new agent runs");
+        // The new agent was initialised by the bridge (its answer kept from the editor); a new session works.
+        editor.send({ jsonrpc: "2.0", id: "new2", method: "session/new", params: { cwd: "/", mcpServers: [] } });
+        const fresh = ((await editor.answer("new2")).result as { sessionId: string }).sessionId;
+        editor.send(prompt("p3", fresh, "again"));
+        assert.deepEqual((await editor.answer("p3")).result, { stopReason: "end_turn" });
+        assert.ok(!editor.received.some((m) => !isRequest(m) && typeof m.id === "string" && m.id.startsWith("acp-cancel/")));
+        assertEachAnsweredOnce(editor, ["init", "new", "p1", "hang", "p2", "new2", "p3"]);
+        assertAnswersValid(bridge);
+      });
   });
 
   it("bad escalation flags exit 2 with a message naming the mistake", async () => {

@@ -4,6 +4,7 @@
  */
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
 import { type StaticServer, startStaticServer } from "../../../examples/abp/static-server.js";
+import type { AppStats } from "../../../src/abp/app/index.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -55,16 +56,8 @@ export interface DemoCounters {
   abortListeners: number;
 }
 
-export interface DemoStats {
-  records: number;
-  queued: number;
-  running: number;
-  controllers: number;
-  timers: number;
-  remembered: number;
-  started: number;
-  skipped: number;
-}
+/** The page's leak counters, as the app module reports them. */
+export type DemoStats = AppStats;
 
 interface DemoWindow {
   demo: {
