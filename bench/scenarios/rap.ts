@@ -54,8 +54,8 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
         ]),
         note:
           "'Sent': until the last server has received its POST (timed in the servers). 'Settled': until every POST has its outcome. " +
-          "The sequential sender awaits each POST before the next, as RAP's reference runtime does. Real loopback HTTP, global fetch, " +
-          "default fan-out options (concurrency 128, timeout 5 s).",
+          "The sequential sender awaits each POST before the next (global fetch), as RAP's reference runtime does. Real loopback HTTP; the tool servers run in a process of their own; " +
+          "default fan-out options (node's HTTP client, concurrency 128, timeout 5 s).",
       },
       {
         title: "Endpoint throughput: POST /cancel_tool_call (node adapter) vs a bare node:http handler answering 200",
