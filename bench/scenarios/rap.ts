@@ -4,9 +4,9 @@
  * against a bare node:http handler, and memory per call. Ratios in one run, rounds
  * interleaved, medians.
  */
-import type { ServerResponse } from "node:http";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createInterface } from "node:readline";
 import { CallRegistry, CancelFanout, createNodeCancelHandler } from "../../src/rap/index.js";
 import { start } from "../lib/child.js";
 import type { LoadResult } from "../lib/load.js";
@@ -54,8 +54,8 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
         ]),
         note:
           "'Sent': until the last server has received its POST (timed in the servers). 'Settled': until every POST has its outcome. " +
-          "The sequential sender awaits each POST before the next, as RAP's reference runtime does. Real loopback HTTP, global fetch, " +
-          "default fan-out options (concurrency 128, timeout 5 s).",
+          "The sequential sender awaits each POST before the next (global fetch), as RAP's reference runtime does. Real loopback HTTP; the tool servers run in a process of their own; " +
+          "default fan-out options (node's HTTP client, concurrency 128, timeout 5 s).",
       },
       {
         title: "Endpoint throughput: POST /cancel_tool_call (node adapter) vs a bare node:http handler answering 200",
@@ -114,37 +114,26 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
 }
 
 async function fanoutSweep(rounds: number): Promise<FanoutPoint[]> {
-  const arrivals: number[] = [];
-  const servers: Server[] = [];
-  const held = new Set<ServerResponse>();
-  for (let i = 0; i < Math.max(...SIZES); i++) {
-    const server = createServer((request, response) => {
-      arrivals.push(performance.now());
-      request.resume();
-      held.add(response);
-      setTimeout(() => (held.delete(response), response.end()), ANSWER_MS);
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    servers.push(server);
-  }
-  const urls = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+  const servers = await startToolServers(Math.max(...SIZES));
+  const urls = servers.ports.map((port) => `http://127.0.0.1:${port}`);
+  const now = () => performance.timeOrigin + performance.now();
   const concurrent = async (n: number) => {
-    arrivals.length = 0;
     const fanout = new CancelFanout({ servers: urls.slice(0, n) });
-    const t0 = performance.now();
+    const t0 = now();
     fanout.notify("bench-thread", "bench-call");
     await fanout.idle();
-    return { sent: Math.max(...arrivals) - t0, settled: performance.now() - t0 };
+    const settled = now() - t0;
+    return { sent: Math.max(...(await servers.arrivals())) - t0, settled };
   };
   const sequential = async (n: number) => {
-    arrivals.length = 0;
     const body = JSON.stringify({ thread_id: "bench-thread", tool_call_id: "bench-call" });
-    const t0 = performance.now();
+    const t0 = now();
     for (const url of urls.slice(0, n)) {
       const response = await fetch(`${url}/cancel_tool_call`, { method: "POST", headers: { "content-type": "application/json" }, body });
       await response.arrayBuffer();
     }
-    return { sent: Math.max(...arrivals) - t0, settled: performance.now() - t0 };
+    const settled = now() - t0;
+    return { sent: Math.max(...(await servers.arrivals())) - t0, settled };
   };
   // Warm-up: connections to every server opened, code compiled.
   await concurrent(urls.length);
@@ -165,10 +154,7 @@ async function fanoutSweep(rounds: number): Promise<FanoutPoint[]> {
       s.seqSettled.push(b.settled);
     }
   }
-  for (const server of servers) {
-    server.closeAllConnections();
-    server.close();
-  }
+  await servers.close();
   return SIZES.map((n) => {
     const s = samples.get(n) as { sent: number[]; settled: number[]; seqSent: number[]; seqSettled: number[] };
     return {
@@ -179,6 +165,23 @@ async function fanoutSweep(rounds: number): Promise<FanoutPoint[]> {
       seqSettledMs: median(s.seqSettled),
     };
   });
+}
+
+/** The tool servers' process: their ports, and the arrival times it recorded since last asked. */
+async function startToolServers(count: number) {
+  const child = start(process.execPath, [peer("rap-tool-servers"), String(count), String(ANSWER_MS)]);
+  const lines = createInterface({ input: child.proc.stdout });
+  const next = () => new Promise<string>((resolve) => lines.once("line", resolve));
+  const ports = JSON.parse(await next()) as number[];
+  return {
+    ports,
+    async arrivals(): Promise<number[]> {
+      const answer = next();
+      child.proc.stdin.write("arrivals\n");
+      return JSON.parse(await answer) as number[];
+    },
+    close: () => child.stop(),
+  };
 }
 
 interface EndpointLoad {

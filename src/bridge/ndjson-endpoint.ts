@@ -9,6 +9,15 @@ export interface EndpointHandlers {
 
 const LF = 0x0a;
 const NEWLINE = Buffer.from("\n");
+/**
+ * A burst is written in parts once this many messages (or bytes) are queued, so that the
+ * peer starts on the first part while the rest is still being parsed. A closed loop carries
+ * its requests as one batch: written whole, the batch waits at every hop for the bridge to
+ * parse all of it; written in parts, the bridge and the peers work at once (bench 1e: about
+ * 0.6x the byte relay whole, about 1x in parts of 16; parts of 8 cost more writes than they win).
+ */
+const PART_MESSAGES = 16;
+const PART_BYTES = 64 * 1024;
 
 /**
  * One end of the bridge: a byte stream in, a byte stream out.
@@ -19,9 +28,8 @@ const NEWLINE = Buffer.from("\n");
  * sender's exact bytes (less a CR before the LF).
  *
  * Out: messages are gathered and written once per readable burst (at the end of the event
- * loop's poll phase, so every chunk read in that phase is answered by one write).
- * Consecutive relayed lines of one chunk stay one byte range; a burst that relays a whole
- * chunk writes that chunk, as a plain byte relay would.
+ * loop's poll phase), or in parts of PART_MESSAGES when a burst is larger. Consecutive
+ * relayed lines of one chunk stay one byte range, written as a slice of that chunk.
  */
 export class NdjsonEndpoint {
   private currentValue: unknown;
@@ -37,10 +45,16 @@ export class NdjsonEndpoint {
   private openTo = 0;
   /** Messages this bridge wrote itself, serialised, waiting to join the pieces. */
   private text = "";
+  /** Messages and bytes queued since the last write. */
+  private queuedMessages = 0;
+  private queuedBytes = 0;
   private flushScheduled = false;
   private source: Readable | undefined;
   private paused: Readable | undefined;
-  private readonly flush = () => this.flushNow();
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    this.flushNow();
+  };
   private readonly resume = () => {
     this.paused?.resume();
     this.paused = undefined;
@@ -88,8 +102,15 @@ export class NdjsonEndpoint {
     const bytes = from?.currentBytes;
     if (from !== undefined && bytes !== undefined && message === from.currentValue) {
       this.appendRange(bytes, from.currentStart, from.currentEnd);
+      this.queuedBytes += from.currentEnd - from.currentStart + 1;
     } else {
-      this.text += `${JSON.stringify(message)}\n`;
+      const line = `${JSON.stringify(message)}\n`;
+      this.text += line;
+      this.queuedBytes += line.length;
+    }
+    if (++this.queuedMessages >= PART_MESSAGES || this.queuedBytes >= PART_BYTES) {
+      this.flushNow();
+      return;
     }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -138,7 +159,8 @@ export class NdjsonEndpoint {
   }
 
   private flushNow(): void {
-    this.flushScheduled = false;
+    this.queuedMessages = 0;
+    this.queuedBytes = 0;
     if (this.text !== "") this.closeText();
     else this.closeRange();
     const pieces = this.pieces;

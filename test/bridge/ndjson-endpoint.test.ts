@@ -49,6 +49,17 @@ describe("NdjsonEndpoint", () => {
     assert.equal(r.out(), '{"id":1}\n{"id":2}\n{"id":3}\n');
   });
 
+  it("writes a large burst in parts of 16 messages, so the peer starts before the rest is parsed", async () => {
+    const r = relay();
+    const lines = Array.from({ length: 40 }, (_, i) => `{"id":${i},"synth":${i === 20}}`);
+    r.send(`${lines.join("\n")}\n`);
+    await nextBurst();
+    const perWrite = r.writes.map((w) => w.toString("utf8").split("\n").length - 1);
+    // 41 messages: the 40 relayed and the one the relay writes before id 20.
+    assert.deepEqual(perWrite, [16, 16, 9]);
+    assert.equal(r.out(), `${[...lines.slice(0, 20), '{"made":"here"}', ...lines.slice(20)].join("\n")}\n`);
+  });
+
   it("turns CRLF into LF, joins a line cut across chunks, and skips blank lines", async () => {
     const r = relay();
     r.send('{"id":1}\r\n\n   \n{"id"');

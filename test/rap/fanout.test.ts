@@ -155,6 +155,56 @@ describe("RAP runtime: cancel notices fanned out to every tool server over real 
     await until(() => inFlight === 0, "servers idle");
   });
 
+  for (const mode of ["node's HTTP client (the default)", "a configured fetch"] as const) {
+    it(`through ${mode}: the same outcome for each kind of server, a redirect not followed, the signer's headers sent`, async () => {
+      const ok = await recordingServer((_a, response) => response.end("ignored"));
+      const failing = await recordingServer((_a, response) => {
+        response.statusCode = 500;
+        response.end("boom");
+      });
+      const redirecting = await recordingServer((_a, response) => {
+        response.writeHead(307, { location: `${ok.url}/elsewhere` });
+        response.end();
+      });
+      const hanging = await recordingServer((_a, response) => held.push(response));
+      const gone = await listen(() => undefined);
+      await gone.close();
+      open.push(ok, failing, redirecting, hanging);
+      let fetched = 0;
+      const counting: typeof fetch = (input, init) => {
+        fetched++;
+        return fetch(input, init);
+      };
+      const outcomes: CancelNoticeOutcome[] = [];
+      const fanout = new CancelFanout({
+        servers: [
+          { baseUrl: ok.url, name: "ok" },
+          { baseUrl: failing.url, name: "failing" },
+          { baseUrl: redirecting.url, name: "redirecting" },
+          { baseUrl: hanging.url, name: "hanging" },
+          { baseUrl: gone.url, name: "gone" },
+        ],
+        signer: bearerSigner("t0ken"),
+        timeoutMs: 300,
+        ...(mode === "a configured fetch" ? { fetch: counting } : {}),
+        onOutcome: (o) => outcomes.push(o),
+      });
+      fanout.notify("thread", "call");
+      await fanout.idle();
+      const by = Object.fromEntries(outcomes.map((o) => [o.server, [o.result, o.status ?? o.detail]]));
+      assert.deepEqual(by, {
+        ok: ["ok", 200],
+        failing: ["http-error", 500],
+        redirecting: ["http-error", 307],
+        hanging: ["timeout", "no answer within 300 ms"],
+        gone: ["network-error", "ECONNREFUSED"],
+      });
+      assert.equal(fetched, mode === "a configured fetch" ? 5 : 0);
+      assert.deepEqual(ok.arrivals.map((a) => [a.url, a.headers.authorization]), [["/cancel_tool_call", "Bearer t0ken"]]);
+      assert.deepEqual(JSON.parse(ok.arrivals[0]?.body ?? "null"), { thread_id: "thread", tool_call_id: "call" });
+    });
+  }
+
   it("rejects bad configuration with a message naming it", () => {
     assert.throws(() => new CancelFanout({ servers: [], timeoutMs: 0 }), /timeoutMs must be a positive number/);
     assert.throws(() => new CancelFanout({ servers: [], concurrency: -1 }), /concurrency must be a positive number/);
