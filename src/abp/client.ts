@@ -12,6 +12,7 @@ import {
   PROTOCOL_VERSION,
   type ProgressPayload,
 } from "./app/protocol.js";
+import { randomCallId } from "./call-id.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import type { AbpTransport } from "./transport.js";
 
@@ -23,7 +24,7 @@ export interface AbpCallOptions {
   signal?: AbortSignal;
   /** Milliseconds; when they pass the call is cancelled exactly as by the signal. */
   timeout?: number;
-  /** Default: `crypto.randomUUID()`. */
+  /** Default: a random (version 4) UUID. */
   callId?: string;
   progressToken?: string | number;
   onProgress?: (progress: ProgressPayload) => void;
@@ -96,7 +97,7 @@ export class AbpClient {
 
   call(capability: string, params?: Record<string, unknown>, options: AbpCallOptions = {}): Promise<AbpCallResult> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
-    const callId = options.callId ?? crypto.randomUUID();
+    const callId = options.callId ?? randomCallId();
     const job = this.calls.create(callId, { callId, capability, cause: undefined, cancelSent: false }, options.parent);
     if (job === undefined) {
       return Promise.reject(new AbpProtocolError("DUPLICATE_CALL_ID", `a call with callId "${callId}" is already in flight`));

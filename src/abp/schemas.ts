@@ -12,7 +12,11 @@ export const EnvelopeSchema = z.object({
   type: z.enum(MESSAGE_TYPES),
   id: Id.optional(),
   timestamp: z.number().finite(),
-  payload: z.record(z.string(), z.unknown()),
+  // Checked as a plain object, not copied key by key: each kind of payload has its own schema below.
+  payload: z.custom<Record<string, unknown>>(
+    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+    "expected an object",
+  ),
 });
 
 export const AbpErrorSchema = z.looseObject({

@@ -30,8 +30,9 @@ async function timeBareRoundTrips(count: number, payload: unknown): Promise<numb
   const origin = new URL(strangerUrl ?? "", location.href).origin;
   if (peer === null || peer === undefined) throw new Error("no stranger frame to echo");
   let answered: () => void = () => {};
+  // The echo is read, as any caller reads its answer: reading `data` is what deserialises it.
   const onMessage = (event: MessageEvent) => {
-    if (event.source === peer && event.origin === origin) answered();
+    if (event.source === peer && event.origin === origin && typeof event.data === "object") answered();
   };
   addEventListener("message", onMessage);
   const started = performance.now();
