@@ -6,6 +6,9 @@ import type { MessageStream } from "./sdk-stream.js";
 
 const attach = Symbol("acp-cancel attach");
 
+/** Output held within one turn of the event loop before it leaves anyway (about a pipe buffer's quarter). */
+const FLUSH_CHARS = 16 * 1024;
+
 export interface NdJsonStreamOptions {
   maxLineBytes?: number;
 }
@@ -46,9 +49,15 @@ export function ndJsonStream(
 
   // The first message of a turn of the event loop leaves at once (no latency when alone);
   // the ones that follow it in the same turn leave together in one write (one syscall for
-  // many answers under load).
+  // many answers under load). A long turn (10,000 cancels from one abort) does not hold its
+  // output to the end: every FLUSH_CHARS leave at once, so the peer works on them while this
+  // side produces the rest. A write in flight completes on a nextTick, which waits for the
+  // microtasks to drain, so while the app writes from microtasks an early flush would only
+  // queue: the app's next write yields to the next turn instead (letting the peer's answers in).
   let pending = "";
   let batching = false;
+  let flushedEarly = false;
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const send = (text: string) => {
     writer.write(encoder.encode(text)).catch(() => {
       cancellation?.engine.close(otherSide(cancellation.role), "writing to the peer failed");
@@ -68,6 +77,12 @@ export function ndJsonStream(
     const line = `${JSON.stringify(message)}\n`;
     if (batching) {
       pending += line;
+      if (pending.length >= FLUSH_CHARS) {
+        const text = pending;
+        pending = "";
+        send(text);
+        flushedEarly = true;
+      }
       return;
     }
     batching = true;
@@ -122,6 +137,9 @@ export function ndJsonStream(
     write(message) {
       if (cancellation === undefined) toWire(message);
       else cancellation.engine.receive(cancellation.role, message);
+      if (!flushedEarly) return undefined;
+      flushedEarly = false;
+      return nextTurn();
     },
     close() {
       cancellation?.engine.close(cancellation.role, "the local app closed the connection");

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ndJsonStream } from "../../src/index.js";
 import { collectLines, spawnFixture } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
 
@@ -25,5 +26,38 @@ describe("acp-cancel's ndJsonStream (engine inline), in a real SDK agent over st
       peer.child.stdin.end();
       await peer.exited;
     }
+  });
+});
+
+describe("acp-cancel's ndJsonStream: a long turn's output", () => {
+  it("reaches the peer while the app is still writing (every 16 KB), each message once and in order", async () => {
+    const total = 2000;
+    let produced = 0;
+    /** How many messages the app had written when each chunk reached the output. */
+    const producedAtWrite: number[] = [];
+    let text = "";
+    // Completes each write on a nextTick, as a Node pipe's web stream does.
+    const output = new WritableStream<Uint8Array>({
+      write(chunk) {
+        producedAtWrite.push(produced);
+        text += Buffer.from(chunk).toString();
+        return new Promise<void>((resolve) => process.nextTick(resolve));
+      },
+    });
+    const stream = ndJsonStream(output, new ReadableStream<Uint8Array>());
+    // The app writes from microtasks only, as the SDK does after one abort() of many requests.
+    const writer = stream.writable.getWriter();
+    for (let id = 0; id < total; id++) {
+      await writer.write({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } });
+      produced++;
+    }
+    const lines = await eventually(() => {
+      const all = text.split("\n").slice(0, -1);
+      return all.length >= total ? all : undefined;
+    }, "every message written");
+    const ids = lines.map((line) => (JSON.parse(line) as { params: { requestId: number } }).params.requestId);
+    assert.deepEqual(ids, Array.from({ length: total }, (_, id) => id));
+    assert.ok(producedAtWrite.length > 2, `${producedAtWrite.length} writes`);
+    assert.ok((producedAtWrite[1] ?? total) < total / 2, `second write after ${producedAtWrite[1]} of ${total} messages`);
   });
 });
