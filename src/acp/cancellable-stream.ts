@@ -1,5 +1,6 @@
 import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 import { otherSide } from "./methods.js";
+import { MessageWritable } from "./message-writable.js";
 import type { MessageStream } from "./sdk-stream.js";
 
 /**
@@ -42,7 +43,7 @@ export function cancellableStream(
       void reader.cancel(reason).catch(() => {});
     },
   });
-  const writable = new WritableStream<unknown>({
+  const writable = new MessageWritable({
     write(message) {
       engine.receive(local, message);
     },
