@@ -55,6 +55,10 @@ class Shared implements MessageFeed {
       this.queue.length = 0;
       this.head = 0;
       if (!this.open) this.ended();
+    } else if (this.head >= 1024 && this.head * 2 >= this.queue.length) {
+      // A queue that never drains completely must not keep every slot it ever used.
+      this.queue.splice(0, this.head);
+      this.head = 0;
     }
     return value;
   }
@@ -95,14 +99,15 @@ class Shared implements MessageFeed {
   }
 
   cancel(reason: unknown): void {
-    const wasOpen = this.open;
+    // As a standard stream: the producer hears of a cancel unless everything was already read.
+    const unread = this.open || this.size > 0;
     this.open = false;
     this.queue.length = 0;
     this.head = 0;
     for (const waiting of this.pending.splice(0)) waiting.resolve(DONE);
     this.pulling = undefined;
     this.ended();
-    if (wasOpen) this.source.cancel(reason);
+    if (unread) this.source.cancel(reason);
   }
 }
 

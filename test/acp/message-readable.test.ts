@@ -103,6 +103,28 @@ describe("MessageReadable (the stream an SDK app reads, fed by the engine)", () 
     assert.deepEqual(iterated, ["a", "b"]);
   });
 
+  it("a long run of messages that never drains the queue completely arrives whole and in order", async () => {
+    const { readable, feed } = create();
+    const reader = readable.getReader();
+    const count = 10_000;
+    let next = 0;
+    for (let read = 0; read < count; read++) {
+      // Two in, one out while there are messages to send: the queue is not empty until the end.
+      for (let i = 0; i < 2 && next < count; i++) feed.enqueue(next++);
+      assert.deepEqual(await reader.read(), { done: false, value: read });
+    }
+    feed.close();
+    assert.deepEqual(await reader.read(), { done: true, value: undefined });
+  });
+
+  it("a cancel after the end, with messages still unread, still reaches the producer", async () => {
+    const { readable, feed, cancels } = create();
+    feed.enqueue("unread");
+    feed.close();
+    await readable.getReader().cancel("late");
+    assert.deepEqual(cancels, ["late"]);
+  });
+
   it("cancelling the standard stream (no reader held) reaches the producer", async () => {
     const { readable, cancels } = create();
     await readable.cancel("bye");
