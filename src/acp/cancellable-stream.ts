@@ -1,5 +1,7 @@
 import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 import { otherSide } from "./methods.js";
+import { MessageReadable } from "./message-readable.js";
+import { MessageWritable } from "./message-writable.js";
 import type { MessageStream } from "./sdk-stream.js";
 
 /**
@@ -12,7 +14,6 @@ export function cancellableStream(
 ): { stream: MessageStream; cancellation: Cancellation } {
   const local = options.role;
   const remote = otherSide(local);
-  let toLocal!: ReadableStreamDefaultController<unknown>;
   let localOpen = true;
   const writer = inner.writable.getWriter();
   // One handler for every write's failure (no closure per message).
@@ -32,17 +33,14 @@ export function cancellableStream(
     toLocal.close();
   };
   const reader = inner.readable.getReader();
-  const readable = new ReadableStream<unknown>({
-    start(controller) {
-      toLocal = controller;
-    },
+  const { readable, feed: toLocal } = MessageReadable.create({
     cancel(reason) {
       localOpen = false;
       engine.close(local, "the local app stopped reading");
       void reader.cancel(reason).catch(() => {});
     },
   });
-  const writable = new WritableStream<unknown>({
+  const writable = new MessageWritable({
     write(message) {
       engine.receive(local, message);
     },
