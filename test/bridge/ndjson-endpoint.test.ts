@@ -67,7 +67,7 @@ describe("NdjsonEndpoint", () => {
     // PassThrough delivers synchronously here: no turn of the event loop has passed.
     assert.equal(r.out(), '{"id":1}\n{"made":"here"}\n{"id":2,"synth":true}\n');
     assert.equal(r.writes.length, 1);
-    r.send(':3}\n');
+    r.send(":3}\n");
     assert.equal(r.writes.length, 2);
     assert.equal(r.out(), '{"id":1}\n{"made":"here"}\n{"id":2,"synth":true}\n{"id":3}\n');
   });
