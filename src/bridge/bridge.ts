@@ -96,6 +96,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
       end() {
         void shutdown("the editor closed its input");
       },
+      chunkEnd: flushBoth,
     },
     settings.maxLineBytes,
   );
@@ -124,10 +125,16 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
           trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
         },
         end() {},
+        chunkEnd: flushBoth,
       },
       settings.maxLineBytes,
     );
   };
+  /** What a chunk from either side produced leaves at once, as a byte relay's would. */
+  function flushBoth(): void {
+    editor.flushQueued();
+    agentEnd.flushQueued();
+  }
   let agentEnd = connectAgent(agent);
 
   /** With --on-stuck restart: the editor's initialize (as sent to the agent), to replay. */

@@ -5,6 +5,8 @@ export interface EndpointHandlers {
   value(value: unknown): void;
   problem(problem: FramingProblem): void;
   end(error?: Error): void;
+  /** Every line of one chunk has been handled (a relay writes here what the chunk produced). */
+  chunkEnd?(): void;
 }
 
 const LF = 0x0a;
@@ -27,8 +29,10 @@ const PART_BYTES = 64 * 1024;
  * object) is copied as those bytes: no re-serialisation, no string round trip, and the
  * sender's exact bytes (less a CR before the LF).
  *
- * Out: messages are gathered and written once per readable burst (at the end of the event
- * loop's poll phase), or in parts of PART_MESSAGES when a burst is larger. Consecutive
+ * Out: messages are gathered and written once per input chunk when the owner says a chunk
+ * is handled (`chunkEnd`, as a byte relay writes each chunk it reads), else once per readable
+ * burst (at the end of the event loop's poll phase), and in parts of PART_MESSAGES when a
+ * chunk is larger. Consecutive
  * relayed lines of one chunk stay one byte range, written as a slice of that chunk.
  */
 export class NdjsonEndpoint {
@@ -86,6 +90,9 @@ export class NdjsonEndpoint {
       },
       { maxLineBytes },
     );
+    // Registered after the reader's listener: runs once the chunk's lines are handled.
+    const chunkEnd = handlers.chunkEnd;
+    if (chunkEnd !== undefined) input.on("data", () => chunkEnd());
     output.on("error", () => {});
   }
 
@@ -176,6 +183,11 @@ export class NdjsonEndpoint {
       this.paused.pause();
       output.once("drain", this.resume);
     }
+  }
+
+  /** Writes what is queued now, as a byte relay writes each chunk it reads. */
+  flushQueued(): void {
+    if (this.pieces.length > 0 || this.openChunk !== undefined || this.text !== "") this.flushNow();
   }
 
   /** Writes what is queued, then ends the output. */

@@ -8,7 +8,7 @@ import type { FramingProblem } from "../../src/wire/index.js";
  * Two endpoints as the bridge wires them: what `left` reads is relayed through `right`'s
  * output. Values with `"synth": true` are preceded by a message the relay writes itself.
  */
-function relay() {
+function relay(flushPerChunk = false) {
   const leftIn = new PassThrough();
   const rightOut = new PassThrough();
   const writes: Buffer[] = [];
@@ -25,6 +25,7 @@ function relay() {
       },
       problem: (p) => problems.push(p),
       end() {},
+      ...(flushPerChunk ? { chunkEnd: () => right.flushQueued() } : {}),
     },
     1024,
   );
@@ -58,6 +59,17 @@ describe("NdjsonEndpoint", () => {
     // 41 messages: the 40 relayed and the one the relay writes before id 20.
     assert.deepEqual(perWrite, [16, 16, 9]);
     assert.equal(r.out(), `${[...lines.slice(0, 20), '{"made":"here"}', ...lines.slice(20)].join("\n")}\n`);
+  });
+
+  it("with a chunkEnd hook, what a chunk produced is written as soon as the chunk is handled", () => {
+    const r = relay(true);
+    r.send('{"id":1}\n{"id":2,"synth":true}\n{"id"');
+    // PassThrough delivers synchronously here: no turn of the event loop has passed.
+    assert.equal(r.out(), '{"id":1}\n{"made":"here"}\n{"id":2,"synth":true}\n');
+    assert.equal(r.writes.length, 1);
+    r.send(":3}\n");
+    assert.equal(r.writes.length, 2);
+    assert.equal(r.out(), '{"id":1}\n{"made":"here"}\n{"id":2,"synth":true}\n{"id":3}\n');
   });
 
   it("turns CRLF into LF, joins a line cut across chunks, and skips blank lines", async () => {
