@@ -1,3 +1,5 @@
+import { RESOLVED, rejected } from "./stream-promises.js";
+
 /** What a `MessageReadable` tells its producer. */
 export interface MessageSource {
   cancel(reason: unknown): void;
@@ -12,17 +14,9 @@ export interface MessageFeed {
 type Result = ReadableStreamReadResult<unknown>;
 const DONE: Result = Object.freeze({ done: true, value: undefined });
 const DONE_PROMISE = Promise.resolve(DONE);
-const RESOLVED = Promise.resolve();
 
 const lockedError = () => new TypeError("Invalid state: ReadableStream is locked");
 const releasedError = () => new TypeError("Invalid state: Reader released");
-
-/** A rejected promise that does not count as unhandled (as the standard stream's). */
-function rejected(error: unknown): Promise<never> {
-  const promise = Promise.reject(error);
-  promise.catch(() => {});
-  return promise;
-}
 
 interface Pending {
   resolve(result: Result): void;

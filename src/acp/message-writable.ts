@@ -1,3 +1,5 @@
+import { RESOLVED, rejected } from "./stream-promises.js";
+
 /** Where a `MessageWritable` hands each message: synchronously, in order. */
 export interface MessageSink {
   write(message: unknown): void;
@@ -5,19 +7,11 @@ export interface MessageSink {
   abort(reason: unknown): void;
 }
 
-const RESOLVED = Promise.resolve();
 const standard = WritableStream.prototype;
 
 const lockedError = () => new TypeError("Invalid state: WritableStream is locked");
 const releasedError = () => new TypeError("Invalid state: Writer has been released");
 const closedError = () => new TypeError("Invalid state: WritableStream is closed");
-
-/** A rejected promise that does not count as unhandled (as the standard stream's). */
-function rejected(error: unknown): Promise<never> {
-  const promise = Promise.reject(error);
-  promise.catch(() => {});
-  return promise;
-}
 
 interface Waiter {
   resolve(): void;
