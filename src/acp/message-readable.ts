@@ -1,4 +1,4 @@
-import { RESOLVED, rejected } from "./stream-promises.js";
+import { type HandledDeferred, handledDeferred, RESOLVED, rejected } from "./stream-promises.js";
 
 /** What a `MessageReadable` tells its producer. */
 export interface MessageSource {
@@ -190,7 +190,7 @@ const standardValues = (
 /** The reader a `MessageReadable` hands out: the standard reader's interface, one queue. */
 class MessageReader {
   #shared: Shared | undefined;
-  #closed: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | undefined;
+  #closed: HandledDeferred | undefined;
 
   constructor(shared: Shared) {
     this.#shared = shared;
@@ -201,14 +201,7 @@ class MessageReader {
     if (shared === undefined) return rejected(releasedError());
     if (!shared.open && shared.size === 0) return RESOLVED;
     if (this.#closed === undefined) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((yes, no) => {
-        resolve = yes;
-        reject = no;
-      });
-      promise.catch(() => {});
-      this.#closed = { promise, resolve, reject };
+      this.#closed = handledDeferred();
       shared.closedWaiter = this.#closed;
     }
     return this.#closed.promise;

@@ -1,4 +1,4 @@
-import { RESOLVED, rejected } from "./stream-promises.js";
+import { handledDeferred, RESOLVED, rejected } from "./stream-promises.js";
 
 /** Where a `MessageWritable` hands each message: synchronously, in order. */
 export interface MessageSink {
@@ -145,14 +145,7 @@ class MessageWriter {
     if (shared.state === "closed") return RESOLVED;
     if (shared.state === "errored") return rejected(shared.error);
     if (this.#closed === undefined) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((yes, no) => {
-        resolve = yes;
-        reject = no;
-      });
-      promise.catch(() => {});
-      this.#closed = { promise, resolve, reject };
+      this.#closed = handledDeferred();
       shared.waiters.add(this.#closed);
     }
     return this.#closed.promise;

@@ -96,6 +96,7 @@ for (const peer of AGENT_PEERS) {
     const cellIt = (touchesDirect: boolean) => {
       const slow = peer.slow === "all" || (peer.slow === "direct" && touchesDirect);
       if (!slow) return it;
+      // Skipped in `npm test` only because it is slow; `npm run test:interop` runs it (the title says so).
       return RUN_SLOW ? it : (title: string, fn: () => Promise<void>) => it.skip(title + SLOW_NOTE, fn);
     };
 
