@@ -9,6 +9,7 @@ import {
 } from "./agent-process.js";
 import { BRIDGE_DEFAULTS, type BridgeOptions } from "./bridge-options.js";
 import { ExitCode } from "./exit-codes.js";
+import { FlushGroup } from "./flush-group.js";
 import { Logger } from "./logger.js";
 import { NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { summarise } from "./summary.js";
@@ -81,6 +82,8 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     return "fail";
   }
 
+  /** What a chunk from either side produced leaves at once, as a byte relay's would. */
+  const flushGroup = new FlushGroup();
   const editor = new NdjsonEndpoint(
     editorInput,
     editorOutput,
@@ -96,9 +99,9 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
       end() {
         void shutdown("the editor closed its input");
       },
-      chunkEnd: flushBoth,
     },
     settings.maxLineBytes,
+    flushGroup,
   );
   /** Agents replaced by a restart: their last words and their exit change nothing. */
   const retired = new Set<AgentProcess>();
@@ -125,16 +128,11 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
           trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
         },
         end() {},
-        chunkEnd: flushBoth,
       },
       settings.maxLineBytes,
+      flushGroup,
     );
   };
-  /** What a chunk from either side produced leaves at once, as a byte relay's would. */
-  function flushBoth(): void {
-    editor.flushQueued();
-    agentEnd.flushQueued();
-  }
   let agentEnd = connectAgent(agent);
 
   /** With --on-stuck restart: the editor's initialize (as sent to the agent), to replay. */
@@ -168,6 +166,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   function restartAgent(stuck: StuckTurn): void {
     if (restarting !== undefined || stopping !== undefined) return;
     const old = agent;
+    const oldEnd = agentEnd;
     retired.add(old);
     waiting = [];
     const detail =
@@ -176,7 +175,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     trace?.note(`restart: ${detail}`);
     engine.reopen("agent", detail);
     restarting = (async () => {
-      old.child.stdin.end();
+      oldEnd.end();
       old.signalGroup("SIGTERM");
       // What it left in its group (the stuck tool) goes too, SIGTERM or not.
       void Promise.race([old.exited, sleep(settings.killGraceMs)]).then(() => old.signalGroup("SIGKILL"));

@@ -1,12 +1,11 @@
 import type { Readable, Writable } from "node:stream";
 import { type FramingProblem, readNdjson } from "../wire/index.js";
+import type { FlushGroup } from "./flush-group.js";
 
 export interface EndpointHandlers {
   value(value: unknown): void;
   problem(problem: FramingProblem): void;
   end(error?: Error): void;
-  /** Every line of one chunk has been handled (a relay writes here what the chunk produced). */
-  chunkEnd?(): void;
 }
 
 const LF = 0x0a;
@@ -29,11 +28,11 @@ const PART_BYTES = 64 * 1024;
  * object) is copied as those bytes: no re-serialisation, no string round trip, and the
  * sender's exact bytes (less a CR before the LF).
  *
- * Out: messages are gathered and written once per input chunk when the owner says a chunk
- * is handled (`chunkEnd`, as a byte relay writes each chunk it reads), else once per readable
- * burst (at the end of the event loop's poll phase), and in parts of PART_MESSAGES when a
- * chunk is larger. Consecutive
- * relayed lines of one chunk stay one byte range, written as a slice of that chunk.
+ * Out: messages are gathered and written once per input chunk when the endpoint belongs to a
+ * `FlushGroup` (as a byte relay writes each chunk it reads), else once per readable burst (at
+ * the end of the event loop's poll phase), and in parts of PART_MESSAGES when a chunk is
+ * larger. Consecutive relayed lines of one chunk stay one byte range, written as a slice of
+ * that chunk. A write from outside any chunk (a timer's) leaves on the next turn of the loop.
  */
 export class NdjsonEndpoint {
   private currentValue: unknown;
@@ -69,11 +68,14 @@ export class NdjsonEndpoint {
     readonly output: Writable,
     handlers: EndpointHandlers,
     maxLineBytes: number,
+    private readonly group?: FlushGroup,
   ) {
+    const problem = handlers.problem;
     readNdjson(
       input,
       {
         value: (value, _line, bytes, start, end) => {
+          group?.chunkStart();
           this.currentValue = value;
           this.currentBytes = bytes;
           this.currentStart = start;
@@ -85,14 +87,19 @@ export class NdjsonEndpoint {
             this.currentBytes = undefined;
           }
         },
-        problem: handlers.problem,
+        problem:
+          group === undefined
+            ? problem
+            : (framing) => {
+                group.chunkStart();
+                problem(framing);
+              },
         end: handlers.end,
+        ...(group === undefined ? {} : { chunkEnd: () => group.chunkEnd() }),
       },
       { maxLineBytes },
     );
-    // Registered after the reader's listener: runs once the chunk's lines are handled.
-    const chunkEnd = handlers.chunkEnd;
-    if (chunkEnd !== undefined) input.on("data", () => chunkEnd());
+    group?.add(this);
     output.on("error", () => {});
   }
 
@@ -119,7 +126,8 @@ export class NdjsonEndpoint {
       this.flushNow();
       return;
     }
-    if (!this.flushScheduled) {
+    // Inside a group's chunk the flush at the chunk's end writes it; no timer is needed.
+    if (!this.flushScheduled && this.group?.flushesSoon !== true) {
       this.flushScheduled = true;
       setImmediate(this.flush);
     }
@@ -190,8 +198,9 @@ export class NdjsonEndpoint {
     if (this.pieces.length > 0 || this.openChunk !== undefined || this.text !== "") this.flushNow();
   }
 
-  /** Writes what is queued, then ends the output. */
+  /** Writes what is queued, then ends the output (and leaves its group). */
   end(): void {
+    this.group?.delete(this);
     this.flushNow();
     if (!this.output.destroyed && !this.output.writableEnded) this.output.end();
   }

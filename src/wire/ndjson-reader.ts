@@ -21,6 +21,8 @@ export interface NdjsonReaderHandlers {
   problem(problem: FramingProblem): void;
   /** The stream ended or failed. */
   end(error?: Error): void;
+  /** Every line of one chunk has been handled (called from the same listener: no second one). */
+  chunkEnd?(): void;
 }
 
 export interface NdjsonReaderOptions {
@@ -80,8 +82,14 @@ export function readNdjson(
     if (error === undefined) splitter.end();
     handlers.end(error);
   };
-  const onData = (chunk: Buffer | string) =>
-    splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  const chunkEnd = handlers.chunkEnd;
+  const onData =
+    chunkEnd === undefined
+      ? (chunk: Buffer | string) => splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
+      : (chunk: Buffer | string) => {
+          splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+          chunkEnd();
+        };
   const onEnd = () => finish();
   const onError = (error: Error) => finish(error);
   const onClose = () => finish();

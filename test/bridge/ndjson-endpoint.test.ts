@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { setImmediate as nextBurst } from "node:timers/promises";
+import sinon from "sinon";
+import { FlushGroup } from "../../src/bridge/flush-group.js";
 import { NdjsonEndpoint } from "../../src/bridge/ndjson-endpoint.js";
 import type { FramingProblem } from "../../src/wire/index.js";
 
@@ -9,12 +11,19 @@ import type { FramingProblem } from "../../src/wire/index.js";
  * output. Values with `"synth": true` are preceded by a message the relay writes itself.
  */
 function relay(flushPerChunk = false) {
+  const group = flushPerChunk ? new FlushGroup() : undefined;
   const leftIn = new PassThrough();
   const rightOut = new PassThrough();
   const writes: Buffer[] = [];
   rightOut.on("data", (chunk: Buffer) => writes.push(chunk));
   const problems: FramingProblem[] = [];
-  const right: NdjsonEndpoint = new NdjsonEndpoint(new PassThrough(), rightOut, { value() {}, problem() {}, end() {} }, 1024);
+  const right: NdjsonEndpoint = new NdjsonEndpoint(
+    new PassThrough(),
+    rightOut,
+    { value() {}, problem() {}, end() {} },
+    1024,
+    group,
+  );
   const left: NdjsonEndpoint = new NdjsonEndpoint(
     leftIn,
     new PassThrough(),
@@ -25,12 +34,12 @@ function relay(flushPerChunk = false) {
       },
       problem: (p) => problems.push(p),
       end() {},
-      ...(flushPerChunk ? { chunkEnd: () => right.flushQueued() } : {}),
     },
     1024,
+    group,
   );
   const out = () => Buffer.concat(writes).toString("utf8");
-  return { send: (text: string) => leftIn.write(Buffer.from(text, "utf8")), writes, out, problems };
+  return { send: (text: string) => leftIn.write(Buffer.from(text, "utf8")), writes, out, problems, right, leftIn };
 }
 
 describe("NdjsonEndpoint", () => {
@@ -61,7 +70,7 @@ describe("NdjsonEndpoint", () => {
     assert.equal(r.out(), `${[...lines.slice(0, 20), '{"made":"here"}', ...lines.slice(20)].join("\n")}\n`);
   });
 
-  it("with a chunkEnd hook, what a chunk produced is written as soon as the chunk is handled", () => {
+  it("in a flush group, what a chunk produced is written as soon as the chunk is handled", () => {
     const r = relay(true);
     r.send('{"id":1}\n{"id":2,"synth":true}\n{"id"');
     // PassThrough delivers synchronously here: no turn of the event loop has passed.
@@ -70,6 +79,65 @@ describe("NdjsonEndpoint", () => {
     r.send(":3}\n");
     assert.equal(r.writes.length, 2);
     assert.equal(r.out(), '{"id":1}\n{"made":"here"}\n{"id":2,"synth":true}\n{"id":3}\n');
+  });
+
+  it("in a flush group, a chunk's writes arm no timer; a write from outside any chunk still leaves on the next turn", () => {
+    const clock = sinon.useFakeTimers({ toFake: ["setImmediate", "clearImmediate"] });
+    try {
+      const grouped = relay(true);
+      grouped.send('{"id":1}\n{"id":2}\n');
+      assert.equal(grouped.writes.length, 1);
+      assert.equal(clock.countTimers(), 0);
+      // A write no chunk is carrying (as a grace timer's answer is) waits for the next turn.
+      grouped.right.write({ id: 3 }, undefined, grouped.leftIn);
+      assert.equal(clock.countTimers(), 1);
+      assert.equal(grouped.writes.length, 1);
+      clock.runAll();
+      assert.equal(grouped.out(), '{"id":1}\n{"id":2}\n{"id":3}\n');
+
+      const alone = relay(false);
+      alone.send('{"id":1}\n');
+      assert.equal(clock.countTimers(), 1);
+      assert.equal(alone.writes.length, 0);
+      clock.runAll();
+      assert.equal(alone.out(), '{"id":1}\n');
+    } finally {
+      clock.restore();
+    }
+  });
+
+  it("in a flush group, an answer written for a bad line leaves with its chunk", () => {
+    const group = new FlushGroup();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const written: string[] = [];
+    output.on("data", (chunk: Buffer) => written.push(chunk.toString("utf8")));
+    const endpoint: NdjsonEndpoint = new NdjsonEndpoint(
+      input,
+      output,
+      {
+        value() {},
+        problem: (problem) => endpoint.write({ error: problem.kind }, undefined, input),
+        end() {},
+      },
+      1024,
+      group,
+    );
+    input.write('{"id":1}\nnot json\n');
+    assert.deepEqual(written, ['{"error":"parse"}\n']);
+  });
+
+  it("a flush group flushes its members at a chunk's end, not one that left, and only once per chunk", () => {
+    const group = new FlushGroup();
+    const flushed: string[] = [];
+    group.add({ flushQueued: () => flushed.push("kept") });
+    const gone = { flushQueued: () => flushed.push("gone") };
+    group.add(gone);
+    group.delete(gone);
+    group.chunkStart();
+    group.chunkEnd();
+    group.chunkEnd(); // a second end without a start writes nothing
+    assert.deepEqual(flushed, ["kept"]);
   });
 
   it("turns CRLF into LF, joins a line cut across chunks, and skips blank lines", async () => {
