@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, Job, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, Job, JobGrace, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -79,7 +79,7 @@ export class CancelEngine {
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   private readonly graceMs: number;
-  private readonly grace: GraceTimers<RequestJob>;
+  private readonly grace: JobGrace<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
   private readonly cleanup: ReadonlySet<string>;
@@ -105,7 +105,7 @@ export class CancelEngine {
     options: EngineOptions = {},
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
+    this.grace = new JobGrace(this.graceMs, (job) => this.graceExpired(job));
     this.workGrace = new GraceTimers(this.graceMs, (work) => this.workGivenUp(work));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
