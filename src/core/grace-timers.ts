@@ -16,13 +16,10 @@ export class GraceTimers<T> {
     return this.due.size;
   }
 
-  /**
-   * Starts `item`'s grace period (a second start keeps the first deadline). A caller that
-   * starts many at once (a cascade) reads the clock once and passes it as `startedAt`.
-   */
-  start(item: T, startedAt: number = Date.now()): void {
+  /** Starts `item`'s grace period now (a second start keeps the first deadline). */
+  start(item: T): void {
     if (this.due.has(item)) return;
-    this.due.set(item, startedAt + this.graceMs);
+    this.due.set(item, Date.now() + this.graceMs);
     if (this.timer === undefined) this.arm(this.graceMs);
   }
 
