@@ -1,5 +1,7 @@
+import { CANCEL_REASONS, type CancelReason } from "../core/index.js";
 import {
   cancelledErrorData,
+  type CancelledErrorData,
   ErrorCode,
   errorResponse,
   type JsonRpcId,
@@ -11,6 +13,17 @@ import type { RequestJob } from "./request-record.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
 const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
+/**
+ * The `data` of a -32800 that names only its reason, one frozen object per reason: the
+ * answers of a cascade's jobs share it instead of building one each.
+ */
+const REASON_ONLY = Object.fromEntries(
+  CANCEL_REASONS.map((reason) => [reason, Object.freeze(cancelledErrorData(reason))]),
+) as Readonly<Record<CancelReason, Readonly<CancelledErrorData>>>;
+
+function reasonData(reason: CancelReason, detail: string | undefined): CancelledErrorData {
+  return detail === undefined ? REASON_ONLY[reason] : cancelledErrorData(reason, detail);
+}
 
 /**
  * The answer a cancelled request gets when its handler gave none: the method's
@@ -26,12 +39,7 @@ export function cancelledAnswer(job: RequestJob, detail?: string): JsonRpcRespon
 /** -32800 with the job's reason: the cancelled answer of a method without a cancelled result. */
 export function cancelledError(job: RequestJob, detail?: string): JsonRpcResponse {
   const reason = job.reason ?? "internal";
-  return errorResponse(
-    job.payload.id,
-    ErrorCode.RequestCancelled,
-    "Request cancelled",
-    cancelledErrorData(reason, detail),
-  );
+  return errorResponse(job.payload.id, ErrorCode.RequestCancelled, "Request cancelled", reasonData(reason, detail));
 }
 
 /** The answer for a request whose handler side is gone: an error naming why. */
@@ -75,6 +83,7 @@ export function normaliseCancelledError(
   if (error.code === ErrorCode.RequestCancelled) {
     // Already a cancellation: keep the handler's words, make sure the reason is there.
     const data = error.data;
+    if (data === undefined) return errorResponse(id, error.code, error.message, reasonData(job.reason ?? "internal", undefined));
     const given =
       typeof data === "object" && data !== null && !Array.isArray(data)
         ? (data as Record<string, unknown>)

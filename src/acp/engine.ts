@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, Job, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, Job, JobGrace, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -79,7 +79,7 @@ export class CancelEngine {
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   private readonly graceMs: number;
-  private readonly grace: GraceTimers<RequestJob>;
+  private readonly grace: JobGrace<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
   private readonly cleanup: ReadonlySet<string>;
@@ -105,7 +105,7 @@ export class CancelEngine {
     options: EngineOptions = {},
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
+    this.grace = new JobGrace(this.graceMs, (job) => this.graceExpired(job));
     this.workGrace = new GraceTimers(this.graceMs, (work) => this.workGivenUp(work));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
@@ -433,27 +433,23 @@ export class CancelEngine {
       return;
     }
     // Permission dialogs and other agent requests of the session that hang under no turn.
-    for (const job of [...this.tables.agent.values()]) {
-      const record = job.payload;
-      if (
-        record.sessionId === sessionId &&
+    // (The turn's own children are cancelling by now: the first test passes over them.)
+    const orphans = this.tables.agent.select(
+      (job) =>
         job.isRunning &&
-        !this.cleanup.has(record.method) &&
-        (!isRequestJob(job.parent) || job.parent.isSettled)
-      ) {
-        this.cancelJob(job, "session");
-      }
-    }
+        job.payload.sessionId === sessionId &&
+        !this.cleanup.has(job.payload.method) &&
+        (!isRequestJob(job.parent) || job.parent.isSettled),
+    );
+    for (const job of orphans) if (job.isRunning) this.cancelJob(job, "session");
   }
 
   /** Prompts of the session not answered yet (held or not yet inserted): cancelled with it (v2). */
   private cancelUninsertedPrompts(sessionId: string): void {
-    for (const job of [...this.tables.client.values()]) {
-      const record = job.payload;
-      if (record.method === Method.prompt && record.sessionId === sessionId && job.isRunning) {
-        this.cancelJob(job, "session");
-      }
-    }
+    const prompts = this.tables.client.select(
+      (job) => job.isRunning && job.payload.method === Method.prompt && job.payload.sessionId === sessionId,
+    );
+    for (const job of prompts) if (job.isRunning) this.cancelJob(job, "session");
   }
 
   // ---- turns ------------------------------------------------------------------------
@@ -524,21 +520,25 @@ export class CancelEngine {
   }
 
   private cancelJob(root: AnyJob, reason: CancelReason) {
+    // The clocks are read once per cascade, not once per job: a cascade of 1,000 takes
+    // about a millisecond, and every job it reaches was cancelled at its start.
+    const at: CascadeClock = { now: this.now(), wall: Date.now() };
     // Other bindings' jobs in the subtree are stopped through their own signals.
     return root.cancel(reason, (job) => {
-      if (isRequestJob(job)) this.onJobCancelled(job, job === root);
+      if (isRequestJob(job)) this.onJobCancelled(job, job === root, at);
     });
   }
 
   /** Visited deepest first for every job a cancel reaches. */
-  private onJobCancelled(job: RequestJob, isRoot: boolean): void {
+  private onJobCancelled(job: RequestJob, isRoot: boolean, at: CascadeClock): void {
     const record = job.payload;
     const { issuer, id, method } = record;
     const handler = otherSide(issuer);
     const reason = job.reason ?? "internal";
     this.stats.cancels++;
-    record.cancelledAt = this.now();
-    this.emit({ type: "cancel", side: issuer, id, method, reason });
+    record.cancelledAt = at.now;
+    // No event object is built for nobody (one per job in a cascade).
+    if (this.onEvent !== undefined) this.onEvent({ type: "cancel", side: issuer, id, method, reason });
     // [turn-aftermath] a held prompt never reached the agent: nothing to stop, answer now.
     if (!record.delivered && this.aftermath.release(job)) {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
@@ -561,7 +561,7 @@ export class CancelEngine {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    this.grace.start(job);
+    this.grace.start(job, at.wall);
   }
 
   /** Tells the handling side to stop, in the words it understands. */
@@ -620,16 +620,19 @@ export class CancelEngine {
     if (record.delivered && !record.handlerAnswered) {
       this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;
-      this.emit({
-        type: "answered-for-peer",
-        side: record.issuer,
-        id: record.id,
-        method: record.method,
-        reason: job.reason,
-      });
+      if (this.onEvent !== undefined) {
+        this.onEvent({
+          type: "answered-for-peer",
+          side: record.issuer,
+          id: record.id,
+          method: record.method,
+          reason: job.reason,
+        });
+      }
     }
     if (record.cancelledAt !== undefined) this.recordLatency(this.now() - record.cancelledAt);
-    if (record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
+    // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
+    if (record.method === Method.prompt && record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
       this.turns.delete(record.sessionId);
     this.send(record.issuer, response);
     // [turn-aftermath] answered for the agent, whose own turn goes on: track it to its real end.
@@ -696,6 +699,12 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
+}
+
+/** The clocks as a cascade began: the engine's (`now`, for latencies) and the wall clock (grace). */
+interface CascadeClock {
+  readonly now: number;
+  readonly wall: number;
 }
 
 /** A session's foreground work (v2), as opposed to a prompt turn (v1). */

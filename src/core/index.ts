@@ -3,4 +3,5 @@ export { type AnyJob, type CancelVisitor, Job, type JobState } from "./job.js";
 export { JobTable, type JobTableOptions } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
 export { GraceTimers } from "./grace-timers.js";
+export { JobGrace } from "./job-grace.js";
 export { bindHandlerJob, type HandlerContextLike, jobOf } from "./handler-job.js";

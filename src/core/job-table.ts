@@ -74,6 +74,17 @@ export class JobTable<K, P> {
     return jobs.values();
   }
 
+  /**
+   * The in-flight jobs that pass `test`, in the order of `values()`: a scan that copies only
+   * what it finds (a session's cancel looks for a few among thousands).
+   */
+  select(test: (job: Job<P>) => boolean): Job<P>[] {
+    const found: Job<P>[] = [];
+    if (this.slotted > 0) for (const job of this.slotJobs) if (job !== undefined && test(job)) found.push(job);
+    for (const job of this.others.values()) if (test(job)) found.push(job);
+    return found;
+  }
+
   /** Creates a job under `key`; undefined when the key is already in flight. */
   create(key: K, payload: P, parent?: AnyJob): Job<P> | undefined {
     if (this.get(key) !== undefined) return undefined;

@@ -37,6 +37,8 @@ export class Job<P = unknown> {
    * through their own bindings, so this is how the holder learns the wait is over.
    */
   onChildrenSettled: ((lastChild: AnyJob) => void) | undefined = undefined;
+  /** The ticket of this job's grace period in a `JobGrace` queue; 0 while it has none. */
+  graceTicket = 0;
 
   constructor(
     readonly payload: P,

@@ -82,4 +82,39 @@ describe("RecentKeys", () => {
     keys.add("c");
     assert.equal(keys.has("c"), true);
   });
+
+  it("behaves like a list of keys, oldest first, under any mix of adds, re-adds and deletes", () => {
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (const capacity of [1, 3, 16]) {
+      const keys = new RecentKeys<number>(capacity);
+      let model: number[] = [];
+      for (let step = 0; step < 20000; step++) {
+        const key = random(capacity * 3);
+        if (random(3) === 0) {
+          assert.equal(keys.delete(key), model.includes(key));
+          model = model.filter((k) => k !== key);
+        } else {
+          keys.add(key);
+          model = [...model.filter((k) => k !== key), key];
+          if (model.length > capacity) model.shift();
+        }
+        assert.equal(keys.size, model.length);
+        for (let k = 0; k < capacity * 3; k++) assert.equal(keys.has(k), model.includes(k), `key ${k} at step ${step}`);
+      }
+    }
+  });
+
+  it("holds no more entries than twice its capacity, whatever passed through it", () => {
+    const keys = new RecentKeys<number>(10);
+    for (let i = 0; i < 10000; i++) {
+      keys.add(i);
+      if (i % 3 === 0) keys.delete(i);
+      const inside = keys as unknown as { order: unknown[]; head: number };
+      assert.ok(inside.order.length <= 2 * 10 + 1 + 10, `${inside.order.length} entries at ${i}`);
+    }
+  });
 });
