@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
+import { urlToHttpOptions } from "node:url";
 import {
   type A2aCancelMessage,
   type AosAgent,
   type AosGuardRequest,
   type AosResult,
-  AosResultSchema,
-  GuardianResponseSchema,
   type PingResult,
   PingResultSchema,
 } from "./aos.js";
 import { cancelInputProblem } from "./cancel-payload.js";
+import { aosResult, guardianResponse } from "./guardian-answer.js";
 import type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
 import { GuardInputError } from "./guard-errors.js";
 
@@ -61,6 +61,8 @@ export class GuardianClient {
   readonly url: URL;
   readonly timeoutMs: number;
   readonly failPolicy: FailPolicy;
+  /** Where and how every question is sent, worked out once rather than per question. */
+  private readonly target: http.RequestOptions;
   private readonly headers: Record<string, string>;
   private readonly maxResponseBytes: number;
   private readonly listeners = new Set<DecisionListener>();
@@ -77,13 +79,14 @@ export class GuardianClient {
     if (this.failPolicy !== "deny" && this.failPolicy !== "allow") {
       throw new GuardInputError(`failPolicy must be "deny" or "allow", got '${String(this.failPolicy)}'`);
     }
-    this.headers = options.headers ?? {};
+    this.headers = { ...options.headers, "content-type": "application/json" };
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (options.onDecision !== undefined) this.listeners.add(options.onDecision);
     // Keep-alive: a guard sits on the cancel's path, so no new connection per question.
     this.agent = this.url.protocol === "https:"
       ? new https.Agent({ keepAlive: true })
       : new http.Agent({ keepAlive: true });
+    this.target = { ...urlToHttpOptions(this.url), method: "POST", agent: this.agent };
   }
 
   /** Subscribes to every decision; returns the unsubscribe function. */
@@ -113,9 +116,9 @@ export class GuardianClient {
     const base = { hook: question.hook, taskId: question.payload.params.id, requestId: request.id };
     let decision: GuardDecision;
     try {
-      const result = AosResultSchema.safeParse(await this.call(request));
-      if (!result.success) throw new GuardianFailure("invalid-answer", "the result is not an AOS decision");
-      decision = { ...base, ...this.fromResult(result.data), durationMs: 0, at: "" };
+      const result = aosResult(await this.call(request));
+      if (result === undefined) throw new GuardianFailure("invalid-answer", "the result is not an AOS decision");
+      decision = { ...base, ...this.fromResult(result), durationMs: 0, at: "" };
     } catch (error) {
       const failure = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
       decision = {
@@ -206,14 +209,9 @@ export class GuardianClient {
         () => finish(new GuardianFailure("timeout", `no answer within ${this.timeoutMs} ms`)),
         this.timeoutMs,
       );
-      const req = transport.request(this.url, {
-        method: "POST",
-        agent: this.agent,
-        headers: {
-          ...this.headers,
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-        },
+      const req = transport.request({
+        ...this.target,
+        headers: { ...this.headers, "content-length": Buffer.byteLength(body) },
       });
       req.on("error", (error) => finish(new GuardianFailure("unreachable", error.message)));
       req.on("response", (res) => {
@@ -240,12 +238,11 @@ export class GuardianClient {
             finish(new GuardianFailure("invalid-answer", `HTTP ${res.statusCode}: not JSON`));
             return;
           }
-          const parsed = GuardianResponseSchema.safeParse(json);
-          if (!parsed.success) {
+          const answer = guardianResponse(json);
+          if (answer === undefined) {
             finish(new GuardianFailure("invalid-answer", "not a JSON-RPC 2.0 answer with an AOS result"));
             return;
           }
-          const answer = parsed.data;
           if (answer.id !== request.id) {
             finish(new GuardianFailure("invalid-answer", "the answer's id is not the request's"));
           } else if ("error" in answer) {
