@@ -122,6 +122,35 @@ describe("GuardianClient (AOS JSON-RPC 2.0 over HTTP), against guardians on loop
     }
   });
 
+  it("keeps the order of fields in the question it sends and in the decision it records", async () => {
+    const answers = [
+      { decision: "deny", message: "no", reasoning: "busy", reasonCode: ["a", 2] },
+      { decision: "modify", reasonCode: [] },
+      { decision: "maybe" },
+    ];
+    let next = 0;
+    const g = await scriptedGuardian((r) => ({ jsonrpc: "2.0", id: r.id, result: answers[next++] }));
+    const client = new GuardianClient({ url: g.url });
+    try {
+      const keys = async () => Object.keys(await client.check(question()));
+      assert.deepEqual(await keys(), [
+        "hook", "taskId", "requestId", "decision", "source", "message", "reasonCode", "reasoning", "durationMs", "at",
+      ]);
+      assert.deepEqual(await keys(), [
+        "hook", "taskId", "requestId", "decision", "source", "guardianDecision", "message", "reasonCode", "durationMs", "at",
+      ]);
+      assert.deepEqual(await keys(), [
+        "hook", "taskId", "requestId", "decision", "source", "failure", "guardianDecision", "message", "reasonCode",
+        "durationMs", "at",
+      ]);
+      const sent = g.requests[0] as { params: Record<string, unknown> };
+      assert.deepEqual(Object.keys(sent.params), ["payload", "reasoning", "context"]);
+    } finally {
+      client.close();
+      await g.close();
+    }
+  });
+
   it("an audit listener that throws does not change the decision", async () => {
     const g = await recordingGuardian({ default: "allow" });
     const client = new GuardianClient({ url: g.url });
