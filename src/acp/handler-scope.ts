@@ -1,6 +1,7 @@
 import { bindHandlerJob } from "../core/index.js";
 import type { CancelEngine } from "./engine.js";
 import type { Side } from "./methods.js";
+import type { RequestJob } from "./request-record.js";
 
 /** Aborts thrown by the handler's own machinery (AbortController, AbortSignal.timeout). */
 export function isAbortLike(error: unknown): boolean {
@@ -54,9 +55,12 @@ function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object
 /**
  * Runs a request handler as part of its request's job: requests it sends through its
  * context nest under that request, `jobOf(ctx)` returns that job (for other bindings' calls),
- * and an abort of its own is answered as a cancellation (-32800), not -32603. The handler's
- * result passes through one `then` (no async wrapper: fewer promises and microtask turns per
- * request).
+ * and an abort of its own is answered as a cancellation (-32800), not -32603.
+ *
+ * A handler's (native) promise goes back to the SDK as it is, watched by one reaction
+ * registered before the SDK's own, so it runs first: no promise in between, so the SDK's
+ * answer leaves one microtask sooner, and an error is not thrown a second time. Any other
+ * thenable passes through one `then`, so that its `then` is called once, as the SDK would.
  */
 export function runHandlerInScope(
   engine: CancelEngine,
@@ -71,19 +75,30 @@ export function runHandlerInScope(
   if (ctx.signal instanceof AbortSignal) bindHandlerJob(ctx.signal, job);
   if (ctx.client !== undefined) markNestedRequests(engine, ctx.client, job);
   if (ctx.agent !== undefined) markNestedRequests(engine, ctx.agent, job);
-  const failed = (error: unknown): never => {
-    if (isAbortLike(error) && job.isRunning) {
-      engine.cancel(remote, job.payload.id, isTimeoutLike(error) ? "deadline" : "internal");
-    }
-    throw error;
-  };
+  const failed = (error: unknown): void => cancelOnOwnAbort(engine, remote, job, error);
   let result: unknown;
   try {
     result = handler(context);
   } catch (error) {
-    return Promise.reject(error).catch(failed);
+    failed(error);
+    return Promise.reject(error);
   }
-  return isThenable(result) ? result.then(undefined, failed) : Promise.resolve(result);
+  if (result instanceof Promise && result.constructor === Promise) {
+    result.then(undefined, failed);
+    return result;
+  }
+  if (!isThenable(result)) return Promise.resolve(result);
+  return result.then(undefined, (error: unknown) => {
+    failed(error);
+    throw error;
+  });
+}
+
+/** A handler's own abort (its AbortController, AbortSignal.timeout) cancels its job. */
+function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, error: unknown): void {
+  if (isAbortLike(error) && job.isRunning) {
+    engine.cancel(remote, job.payload.id, isTimeoutLike(error) ? "deadline" : "internal");
+  }
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
