@@ -255,6 +255,26 @@ describe("RAP runtime: cancel notices fanned out to every tool server over real 
     assert.ok(most <= 7);
   });
 
+  it("sends the Host and the URL's credentials as node would, and a signer's own Authorization instead", async () => {
+    const server = await recordingServer((_a, response) => response.end());
+    open.push(server);
+    const withAuth = server.url.replace("http://", "http://us%20er:p%40ss@");
+    const plain = new CancelFanout({ servers: [withAuth] });
+    plain.notify("t", "c");
+    await plain.idle();
+    const signed = new CancelFanout({ servers: [withAuth], signer: bearerSigner("tok") });
+    signed.notify("t", "c");
+    await signed.idle();
+    const host = new URL(server.url).host;
+    assert.deepEqual(
+      server.arrivals.map((a) => [a.headers.host, a.headers.authorization, a.headers["content-type"], a.headers["content-length"]]),
+      [
+        [host, `Basic ${Buffer.from("us er:p@ss").toString("base64")}`, "application/json", "36"],
+        [host, "Bearer tok", "application/json", "36"],
+      ],
+    );
+  });
+
   it("rejects bad configuration with a message naming it", () => {
     assert.throws(() => new CancelFanout({ servers: [], timeoutMs: 0 }), /timeoutMs must be a positive number/);
     assert.throws(() => new CancelFanout({ servers: [], concurrency: -1 }), /concurrency must be a positive number/);
