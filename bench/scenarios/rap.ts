@@ -4,7 +4,7 @@
  * against a bare node:http handler, and memory per call. Ratios in one run, rounds
  * interleaved, medians.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, globalAgent, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { CallRegistry, CancelFanout, createNodeCancelHandler } from "../../src/rap/index.js";
@@ -25,6 +25,8 @@ interface FanoutPoint {
   n: number;
   sentMs: number;
   settledMs: number;
+  /** Settled, with a new connection to every server. */
+  coldSettledMs: number;
   seqSentMs: number;
   seqSettledMs: number;
 }
@@ -36,6 +38,7 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
   const memory = await memoryPerCall(options.quick ? 10_000 : 50_000);
   const at = (n: number) => fanout.find((p) => p.n === n) as FanoutPoint;
   const settledSpread = ratio(Math.max(...fanout.map((p) => p.settledMs)), Math.min(...fanout.map((p) => p.settledMs)));
+  const coldSpread = ratio(Math.max(...fanout.map((p) => p.coldSettledMs)), Math.min(...fanout.map((p) => p.coldSettledMs)));
   const sentSpread = ratio(Math.max(...fanout.map((p) => p.sentMs)), Math.min(...fanout.map((p) => p.sentMs)));
   return {
     id: "rap",
@@ -43,17 +46,20 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
     tables: [
       {
         title: `One cancel to N tool servers that each answer after ${ANSWER_MS} ms (median of ${rounds} rounds, ms)`,
-        columns: ["N", "fan-out: all sent", "fan-out: all settled", "sequential: all sent", "sequential: all settled", "speed-up (settled)"],
+        columns: ["N", "fan-out: all sent", "fan-out: all settled", "fan-out, new connections: all settled", "sequential: all sent", "sequential: all settled", "speed-up (settled)"],
         rows: fanout.map((p) => [
           String(p.n),
           fmt.ms(p.sentMs),
           fmt.ms(p.settledMs),
+          fmt.ms(p.coldSettledMs),
           fmt.ms(p.seqSentMs),
           fmt.ms(p.seqSettledMs),
           fmt.x(ratio(p.seqSettledMs, p.settledMs)),
         ]),
         note:
           "'Sent': until the last server has received its POST (timed in the servers). 'Settled': until every POST has its outcome. " +
+          "Each fan-out measured right after an unmeasured one to the same servers, so every N finds its keep-alive connections open; " +
+          "'new connections': the agent's idle sockets dropped first. " +
           "The sequential sender awaits each POST before the next (global fetch), as RAP's reference runtime does. Real loopback HTTP; the tool servers run in a process of their own; " +
           "default fan-out options (node's HTTP client, concurrency 128, timeout 5 s).",
       },
@@ -96,6 +102,7 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
         description: "Fan-out time until all settled, slowest N / fastest N (N = 1…100): flat in N",
         measured: settledSpread,
         target: FLAT_LIMIT,
+        anchor: `new connections: ${fmt.x(coldSpread)}`,
         kind: "max",
         unit: "x",
       }),
@@ -109,7 +116,7 @@ export async function rapScenario(options: BenchOptions): Promise<ScenarioResult
         unit: "x",
       }),
     ],
-    data: { fanout, sentSpread, settledSpread, load, memory },
+    data: { fanout, sentSpread, settledSpread, coldSpread, load, memory },
   };
 }
 
@@ -125,6 +132,21 @@ async function fanoutSweep(rounds: number): Promise<FanoutPoint[]> {
     const settled = now() - t0;
     return { sent: Math.max(...(await servers.arrivals())) - t0, settled };
   };
+  // Every N on the same footing: an unmeasured fan-out to the same servers just before opens
+  // (or refreshes) a keep-alive connection to each, whatever the rounds before left idle long
+  // enough to expire. Without it, N = 100 met connections closed during the 5 s sequential
+  // runs and N = 1 never did.
+  const warm = async (n: number) => {
+    await concurrent(n);
+    return concurrent(n);
+  };
+  // The same, every connection new: node's agent drops its idle sockets first (and their
+  // closing is done before the clock starts).
+  const cold = async (n: number) => {
+    globalAgent.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return concurrent(n);
+  };
   const sequential = async (n: number) => {
     const body = JSON.stringify({ thread_id: "bench-thread", tool_call_id: "bench-call" });
     const t0 = now();
@@ -135,36 +157,46 @@ async function fanoutSweep(rounds: number): Promise<FanoutPoint[]> {
     const settled = now() - t0;
     return { sent: Math.max(...(await servers.arrivals())) - t0, settled };
   };
-  // Warm-up: connections to every server opened, code compiled.
+  // Warm-up: code compiled.
   await concurrent(urls.length);
   await sequential(urls.length);
-  const samples = new Map<number, { sent: number[]; settled: number[]; seqSent: number[]; seqSettled: number[] }>();
-  for (const n of SIZES) samples.set(n, { sent: [], settled: [], seqSent: [], seqSettled: [] });
+  const samples = new Map<number, Samples>();
+  for (const n of SIZES) samples.set(n, { sent: [], settled: [], coldSettled: [], seqSent: [], seqSettled: [] });
   for (let r = 0; r < rounds; r++) {
     for (const n of r % 2 === 0 ? SIZES : [...SIZES].reverse()) {
-      const s = samples.get(n);
-      if (s === undefined) continue;
+      const s = samples.get(n) as Samples;
       const first = r % 2 === 0;
-      const a = first ? await concurrent(n) : undefined;
+      const a = first ? await warm(n) : undefined;
       const b = await sequential(n);
-      const c = a ?? (await concurrent(n));
+      const c = a ?? (await warm(n));
+      const d = await cold(n);
       s.sent.push(c.sent);
       s.settled.push(c.settled);
+      s.coldSettled.push(d.settled);
       s.seqSent.push(b.sent);
       s.seqSettled.push(b.settled);
     }
   }
   await servers.close();
   return SIZES.map((n) => {
-    const s = samples.get(n) as { sent: number[]; settled: number[]; seqSent: number[]; seqSettled: number[] };
+    const s = samples.get(n) as Samples;
     return {
       n,
       sentMs: median(s.sent),
       settledMs: median(s.settled),
+      coldSettledMs: median(s.coldSettled),
       seqSentMs: median(s.seqSent),
       seqSettledMs: median(s.seqSettled),
     };
   });
+}
+
+interface Samples {
+  sent: number[];
+  settled: number[];
+  coldSettled: number[];
+  seqSent: number[];
+  seqSettled: number[];
 }
 
 /** The tool servers' process: their ports, and the arrival times it recorded since last asked. */

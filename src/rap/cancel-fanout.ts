@@ -1,5 +1,7 @@
+import type { ClientRequest, OutgoingHttpHeaders } from "node:http";
+import { GraceTimers } from "../core/grace-timers.js";
 import { cancelUrl } from "./base-url.js";
-import { postNotice } from "./notice-post.js";
+import { type NoticeTarget, noticeTarget, postNotice } from "./notice-post.js";
 import type { RequestSigner } from "./signer.js";
 
 /** A tool server the runtime is configured to use, named by its base URL. */
@@ -48,39 +50,58 @@ export const DEFAULT_NOTICE_TIMEOUT_MS = 5_000;
 /** Large enough that 100 servers get one cancel in a single wave, small enough to bound sockets in a thread-wide cancel. */
 export const DEFAULT_NOTICE_CONCURRENCY = 128;
 
+/** POSTs started per turn of the event loop: the first ones leave while the rest are built. */
+const SEND_BATCH = 8;
+
 interface Notice {
   readonly server: ResolvedServer;
   readonly body: string;
+  /** Node's headers, shared by every POST of this notice, when neither a signer nor a fetch needs its own Headers. */
+  readonly headers: OutgoingHttpHeaders | undefined;
   readonly threadId: string;
   readonly toolCallId: string;
 }
 
 interface ResolvedServer {
   readonly name: string;
-  readonly url: URL;
+  readonly target: NoticeTarget;
+}
+
+/** One POST on its way; `ended` once its outcome is reported, whichever of answer, error or deadline came first. */
+interface Delivery {
+  readonly notice: Notice;
+  readonly started: number;
+  request: ClientRequest | undefined;
+  controller: AbortController | undefined;
+  ended: boolean;
 }
 
 /**
  * Sends each cancel notice to every configured tool server, concurrently and at most once:
  * RAP forbids retries and a failing server must not hold up the others. `notify` only
- * queues, so the caller's cancellation never waits on the network.
+ * queues, so the caller's cancellation never waits on the network; the POSTs start on the
+ * next turns of the event loop, a few per turn.
  */
 export class CancelFanout {
   private readonly servers: readonly ResolvedServer[];
   private readonly timeoutMs: number;
   private readonly concurrency: number;
-  private readonly queue: Notice[] = [];
+  private readonly queue: (Notice | undefined)[] = [];
   private head = 0;
   private running = 0;
+  private scheduled = false;
   private waiters: (() => void)[] = [];
+  /** Every POST has the same time limit: one timer for all of them, not one per POST. */
+  private readonly deadlines: GraceTimers<Delivery>;
 
   constructor(private readonly options: CancelFanoutOptions) {
     this.servers = options.servers.map((s) => {
       const server = typeof s === "string" ? { baseUrl: s } : s;
-      return { name: server.name ?? server.baseUrl, url: cancelUrl(server.baseUrl) };
+      return { name: server.name ?? server.baseUrl, target: noticeTarget(cancelUrl(server.baseUrl)) };
     });
     this.timeoutMs = positive("timeoutMs", options.timeoutMs ?? DEFAULT_NOTICE_TIMEOUT_MS);
     this.concurrency = positive("concurrency", options.concurrency ?? DEFAULT_NOTICE_CONCURRENCY);
+    this.deadlines = new GraceTimers(this.timeoutMs, (delivery) => this.expire(delivery));
   }
 
   /** POSTs still queued or in flight. */
@@ -91,8 +112,13 @@ export class CancelFanout {
   /** Queues one POST per server for this call and returns at once. */
   notify(threadId: string, toolCallId: string): void {
     const body = JSON.stringify({ thread_id: threadId, tool_call_id: toolCallId });
-    for (const server of this.servers) this.queue.push({ server, body, threadId, toolCallId });
-    this.pump();
+    const { signer, fetch: custom } = this.options;
+    const headers =
+      signer === undefined && custom === undefined
+        ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }
+        : undefined;
+    for (const server of this.servers) this.queue.push({ server, body, headers, threadId, toolCallId });
+    this.schedule();
   }
 
   /** Resolves once every queued POST has its outcome (for tests, benchmarks and shutdown). */
@@ -101,59 +127,137 @@ export class CancelFanout {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  private pump(): void {
-    while (this.running < this.concurrency && this.head < this.queue.length) {
-      const notice = this.queue[this.head++] as Notice;
-      this.running++;
-      void this.send(notice).finally(() => {
-        this.running--;
-        this.pump();
-      });
+  private schedule(): void {
+    if (this.scheduled || this.head === this.queue.length || this.running >= this.concurrency) return;
+    this.scheduled = true;
+    setImmediate(this.pumpNow);
+  }
+
+  private readonly pumpNow = (): void => {
+    this.scheduled = false;
+    // A batch per turn: its requests are written at the end of this turn, so the servers
+    // start on them while the next batch is built (on 2 cores, in parallel).
+    for (let batch = 0; batch < SEND_BATCH && this.running < this.concurrency && this.head < this.queue.length; batch++) {
+      const notice = this.queue[this.head] as Notice;
+      this.queue[this.head++] = undefined;
+      this.send(notice);
     }
     if (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
     }
-    if (this.pending === 0 && this.waiters.length > 0) {
-      const waiters = this.waiters;
-      this.waiters = [];
-      for (const resolve of waiters) resolve();
+    this.schedule();
+    this.wakeWaiters();
+  };
+
+  private wakeWaiters(): void {
+    if (this.pending !== 0 || this.waiters.length === 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private send(notice: Notice): void {
+    const delivery: Delivery = { notice, started: performance.now(), request: undefined, controller: undefined, ended: false };
+    this.running++;
+    this.deadlines.start(delivery);
+    if (notice.headers !== undefined) return this.postNode(delivery, notice.headers);
+    const headers = new Headers({ "content-type": "application/json" });
+    const signer = this.options.signer;
+    if (signer === undefined) return this.post(delivery, headers);
+    let signing: void | Promise<void>;
+    try {
+      signing = signer({ url: notice.server.target.url, method: "POST", headers, body: notice.body });
+    } catch (error) {
+      return this.end(delivery, "signer-error", { detail: describe(error) });
+    }
+    if (signing === undefined) return this.post(delivery, headers);
+    Promise.resolve(signing).then(
+      () => this.post(delivery, headers),
+      (error: unknown) => this.end(delivery, "signer-error", { detail: describe(error) }),
+    );
+  }
+
+  /** A POST whose headers a signer may have set, through the configured fetch or node's client. */
+  private post(delivery: Delivery, headers: Headers): void {
+    // Its deadline may have passed while the signer ran.
+    if (delivery.ended) return;
+    const custom = this.options.fetch;
+    if (custom === undefined) return this.postNode(delivery, outgoingHeaders(headers, delivery.notice.body));
+    const controller = new AbortController();
+    delivery.controller = controller;
+    postWithFetch(custom, delivery.notice.server.target.url, headers, delivery.notice.body, controller.signal).then(
+      (status) => this.answered(delivery, status),
+      (error: unknown) => this.failed(delivery, error),
+    );
+  }
+
+  private postNode(delivery: Delivery, headers: OutgoingHttpHeaders): void {
+    try {
+      delivery.request = postNotice(delivery.notice.server.target, headers, delivery.notice.body, (error, status) => {
+        if (error === undefined) this.answered(delivery, status);
+        else this.failed(delivery, error);
+      });
+    } catch (error) {
+      // A header value node refuses (from a signer) throws before anything is sent.
+      this.failed(delivery, error);
     }
   }
 
-  private async send(notice: Notice): Promise<void> {
-    const started = performance.now();
-    const report = (result: NoticeResult, extra: { status?: number; detail?: string } = {}) =>
-      this.options.onOutcome?.({
-        type: "cancel-notice",
-        server: notice.server.name,
-        threadId: notice.threadId,
-        toolCallId: notice.toolCallId,
-        result,
-        ...extra,
-        ms: performance.now() - started,
-      });
-    const headers = new Headers({ "content-type": "application/json" });
-    try {
-      await this.options.signer?.({ url: notice.server.url, method: "POST", headers, body: notice.body });
-    } catch (error) {
-      report("signer-error", { detail: describe(error) });
-      return;
-    }
-    try {
-      const signal = AbortSignal.timeout(this.timeoutMs);
-      const custom = this.options.fetch;
-      const status =
-        custom === undefined
-          ? await postNotice(notice.server.url, headers, notice.body, signal)
-          : await postWithFetch(custom, notice.server.url, headers, notice.body, signal);
-      if (status === 200) report("ok", { status: 200 });
-      else report("http-error", { status });
-    } catch (error) {
-      if (error instanceof Error && error.name === "TimeoutError") report("timeout", { detail: `no answer within ${this.timeoutMs} ms` });
-      else report("network-error", { detail: describe(error) });
-    }
+  private answered(delivery: Delivery, status: number): void {
+    if (status === 200) this.end(delivery, "ok", { status: 200 });
+    else this.end(delivery, "http-error", { status });
   }
+
+  private failed(delivery: Delivery, error: unknown): void {
+    if (error instanceof Error && error.name === "TimeoutError") this.end(delivery, "timeout", { detail: `no answer within ${this.timeoutMs} ms` });
+    else this.end(delivery, "network-error", { detail: describe(error) });
+  }
+
+  private expire(delivery: Delivery): void {
+    if (delivery.ended) return;
+    const reason = new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError");
+    this.end(delivery, "timeout", { detail: reason.message });
+    delivery.request?.destroy(reason);
+    delivery.controller?.abort(reason);
+  }
+
+  /** Reports the POST's outcome, once: whatever comes after (an error after the deadline) is ignored. */
+  private end(delivery: Delivery, result: NoticeResult, extra: { status?: number; detail?: string }): void {
+    if (delivery.ended) return;
+    delivery.ended = true;
+    this.deadlines.stop(delivery);
+    this.running--;
+    this.schedule();
+    const { notice } = delivery;
+    const outcome: CancelNoticeOutcome = {
+      type: "cancel-notice",
+      server: notice.server.name,
+      threadId: notice.threadId,
+      toolCallId: notice.toolCallId,
+      result,
+      ...extra,
+      ms: performance.now() - delivery.started,
+    };
+    try {
+      this.options.onOutcome?.(outcome);
+    } catch (error) {
+      // The listener's bug, not a failed POST: it surfaces, and the fan-out's state stays whole.
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+    this.wakeWaiters();
+  }
+}
+
+/** A signer's Headers as node's outgoing headers, with the body's length. */
+function outgoingHeaders(headers: Headers, body: string): OutgoingHttpHeaders {
+  const outgoing: OutgoingHttpHeaders = { "content-length": String(Buffer.byteLength(body)) };
+  headers.forEach((value, name) => {
+    outgoing[name] = value;
+  });
+  return outgoing;
 }
 
 async function postWithFetch(post: typeof fetch, url: URL, headers: Headers, body: string, signal: AbortSignal): Promise<number> {

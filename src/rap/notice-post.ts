@@ -1,31 +1,48 @@
-import { request as httpRequest } from "node:http";
+import { type ClientRequest, type OutgoingHttpHeaders, request as httpRequest, type RequestOptions } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { urlToHttpOptions } from "node:url";
+
+/** Where a server's notices go, resolved once: a POST then costs no URL parsing. */
+export interface NoticeTarget {
+  readonly url: URL;
+  readonly options: RequestOptions;
+  readonly send: typeof httpRequest;
+}
+
+export function noticeTarget(url: URL): NoticeTarget {
+  const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+  const options: RequestOptions = { protocol, hostname, port, path, method: "POST", ...(auth === undefined ? {} : { auth }) };
+  return { url, options, send: url.protocol === "https:" ? httpsRequest : httpRequest };
+}
+
+/** Called exactly once: with the status once the response has ended, or with the error. */
+export type NoticeDone = (error: Error | undefined, status: number) => void;
 
 /**
- * POSTs one cancel notice with node's own HTTP client and resolves with the status once the
- * response has ended. Used when no `fetch` is configured: per POST it costs a fraction of
- * the global fetch's CPU, which is what bounds a fan-out to a hundred servers (docs/rap.md).
- * Like `redirect: "manual"`, a redirect is not followed: its status is the outcome. Rejects
- * with the socket's error, or with `signal.reason` once the signal aborts.
+ * POSTs one cancel notice with node's own HTTP client (the global keep-alive agent). Used
+ * when no `fetch` is configured: per POST it costs a fraction of the global fetch's CPU,
+ * which is what bounds a fan-out to a hundred servers (docs/rap.md). Like
+ * `redirect: "manual"`, a redirect is not followed: its status is the outcome. The caller
+ * bounds the time: `destroy(error)` on the returned request ends it with that error.
  */
-export function postNotice(url: URL, headers: Headers, body: string, signal: AbortSignal): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: unknown) => reject(signal.aborted ? signal.reason : error);
-    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const outgoing: Record<string, string> = { "content-length": String(Buffer.byteLength(body)) };
-    headers.forEach((value, name) => {
-      outgoing[name] = value;
+export function postNotice(target: NoticeTarget, headers: OutgoingHttpHeaders, body: string, done: NoticeDone): ClientRequest {
+  let settled = false;
+  const finish = (error: Error | undefined, status: number) => {
+    if (settled) return;
+    settled = true;
+    done(error, status);
+  };
+  const fail = (error: Error) => finish(error, 0);
+  const request = target.send({ ...target.options, headers }, (response) => {
+    response.on("error", fail);
+    // Reading to the end lets the keep-alive connection be reused.
+    response.on("end", () => finish(undefined, response.statusCode ?? 0));
+    response.on("close", () => {
+      if (!response.complete) fail(new Error("the connection closed before the response ended"));
     });
-    const request = send(url, { method: "POST", headers: outgoing, signal }, (response) => {
-      response.on("error", fail);
-      // Reading to the end lets the keep-alive connection be reused.
-      response.on("end", () => resolve(response.statusCode ?? 0));
-      response.on("close", () => {
-        if (!response.complete) fail(new Error("the connection closed before the response ended"));
-      });
-      response.resume();
-    });
-    request.on("error", fail);
-    request.end(body);
+    response.resume();
   });
+  request.on("error", fail);
+  request.end(body);
+  return request;
 }

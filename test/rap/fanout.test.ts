@@ -205,6 +205,76 @@ describe("RAP runtime: cancel notices fanned out to every tool server over real 
     });
   }
 
+  it("notify only queues; a hung signer ends in one timeout, and a POST to the next server still goes out", async () => {
+    const server = await recordingServer((_a, response) => response.end());
+    open.push(server);
+    const outcomes: CancelNoticeOutcome[] = [];
+    let signed = 0;
+    const fanout = new CancelFanout({
+      servers: [
+        { baseUrl: server.url, name: "hung signer" },
+        { baseUrl: server.url, name: "signed" },
+      ],
+      timeoutMs: 100,
+      // The first request's credentials never come.
+      signer: () => (++signed === 1 ? new Promise<void>(() => undefined) : undefined),
+      onOutcome: (o) => outcomes.push(o),
+    });
+    fanout.notify("t", "c");
+    assert.equal(signed, 0);
+    assert.equal(fanout.pending, 2);
+    await fanout.idle();
+    assert.deepEqual(outcomes.map((o) => [o.server, o.result]).sort(), [["hung signer", "timeout"], ["signed", "ok"]]);
+    assert.equal(server.arrivals.length, 1);
+    assert.equal(fanout.pending, 0);
+  });
+
+  it("many notices to many servers: every POST reported exactly once, at most `concurrency` at a time", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const server = await recordingServer((_a, response) => {
+      most = Math.max(most, ++inFlight);
+      setImmediate(() => {
+        inFlight--;
+        response.end();
+      });
+    });
+    open.push(server);
+    const outcomes: CancelNoticeOutcome[] = [];
+    const fanout = new CancelFanout({
+      servers: Array.from({ length: 20 }, (_, i) => ({ baseUrl: `${server.url}/s${i}`, name: `s${i}` })),
+      concurrency: 7,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    for (let call = 0; call < 10; call++) fanout.notify("t", `c${call}`);
+    await fanout.idle();
+    assert.equal(outcomes.length, 200);
+    assert.equal(new Set(outcomes.map((o) => `${o.server} ${o.toolCallId}`)).size, 200);
+    assert.ok(outcomes.every((o) => o.result === "ok"));
+    assert.equal(server.arrivals.length, 200);
+    assert.ok(most <= 7);
+  });
+
+  it("sends the Host and the URL's credentials as node would, and a signer's own Authorization instead", async () => {
+    const server = await recordingServer((_a, response) => response.end());
+    open.push(server);
+    const withAuth = server.url.replace("http://", "http://us%20er:p%40ss@");
+    const plain = new CancelFanout({ servers: [withAuth] });
+    plain.notify("t", "c");
+    await plain.idle();
+    const signed = new CancelFanout({ servers: [withAuth], signer: bearerSigner("tok") });
+    signed.notify("t", "c");
+    await signed.idle();
+    const host = new URL(server.url).host;
+    assert.deepEqual(
+      server.arrivals.map((a) => [a.headers.host, a.headers.authorization, a.headers["content-type"], a.headers["content-length"]]),
+      [
+        [host, `Basic ${Buffer.from("us er:p@ss").toString("base64")}`, "application/json", "36"],
+        [host, "Bearer tok", "application/json", "36"],
+      ],
+    );
+  });
+
   it("rejects bad configuration with a message naming it", () => {
     assert.throws(() => new CancelFanout({ servers: [], timeoutMs: 0 }), /timeoutMs must be a positive number/);
     assert.throws(() => new CancelFanout({ servers: [], concurrency: -1 }), /concurrency must be a positive number/);
