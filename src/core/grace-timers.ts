@@ -1,3 +1,5 @@
+import { SharedTimer } from "./shared-timer.js";
+
 /**
  * Grace periods with one timer for all of them. Every period has the same length, so they
  * end in the order they started: a Map (which keeps insertion order) and one timer for its
@@ -5,7 +7,7 @@
  */
 export class GraceTimers<T> {
   private readonly due = new Map<T, number>();
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private readonly timer = new SharedTimer(() => this.fire());
 
   constructor(
     private readonly graceMs: number,
@@ -20,28 +22,21 @@ export class GraceTimers<T> {
   start(item: T): void {
     if (this.due.has(item)) return;
     this.due.set(item, Date.now() + this.graceMs);
-    if (this.timer === undefined) this.arm(this.graceMs);
+    if (!this.timer.armed) this.timer.arm(this.graceMs);
   }
 
   /** `item` no longer needs its grace period. */
   stop(item: T): void {
     if (!this.due.delete(item) || this.due.size > 0) return;
     // Nothing left to wait for: no timer outlives the work.
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private arm(ms: number): void {
-    this.timer = setTimeout(() => this.fire(), Math.max(0, ms));
-    this.timer.unref?.();
+    this.timer.clear();
   }
 
   private fire(): void {
-    this.timer = undefined;
     const now = Date.now();
     for (const [item, due] of this.due) {
       if (due > now) {
-        if (this.timer === undefined) this.arm(due - now);
+        if (!this.timer.armed) this.timer.arm(due - now);
         return;
       }
       this.due.delete(item);

@@ -1,4 +1,5 @@
 import type { AnyJob } from "./job.js";
+import { SharedTimer } from "./shared-timer.js";
 
 /** Past this many passed-over entries the queue drops them in one go. */
 const COMPACT_AT = 1024;
@@ -21,7 +22,7 @@ export class JobGrace<J extends AnyJob> {
   private head = 0;
   private pending = 0;
   private lastTicket = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  private readonly timer = new SharedTimer(() => this.fire());
 
   constructor(
     private readonly graceMs: number,
@@ -45,7 +46,7 @@ export class JobGrace<J extends AnyJob> {
     this.tickets.push(ticket);
     this.dues.push(due);
     this.pending++;
-    if (this.timer === undefined) this.arm(due - Date.now());
+    if (!this.timer.armed) this.timer.arm(due - Date.now());
   }
 
   /** `job` no longer needs its grace period. */
@@ -54,8 +55,7 @@ export class JobGrace<J extends AnyJob> {
     job.graceTicket = 0;
     if (--this.pending > 0) return;
     // Nothing left to wait for: no timer outlives the work, and no dead entry holds a job.
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.timer.clear();
     this.empty();
   }
 
@@ -66,13 +66,7 @@ export class JobGrace<J extends AnyJob> {
     return this.lastTicket;
   }
 
-  private arm(ms: number): void {
-    this.timer = setTimeout(() => this.fire(), Math.max(0, ms));
-    this.timer.unref?.();
-  }
-
   private fire(): void {
-    this.timer = undefined;
     const now = Date.now();
     // `expire` may start and stop periods: the loop reads the queue afresh at every step.
     while (this.head < this.jobs.length) {
@@ -84,7 +78,7 @@ export class JobGrace<J extends AnyJob> {
       }
       const due = this.dues[at] as number;
       if (due > now) {
-        if (this.timer === undefined) this.arm(due - now);
+        if (!this.timer.armed) this.timer.arm(due - now);
         this.compact();
         return;
       }

@@ -1,0 +1,28 @@
+/**
+ * One unref'd timer that a set of equal-length periods shares: armed for the first period
+ * to end, re-armed by its owner when it fires. It never keeps the process alive.
+ */
+export class SharedTimer {
+  private handle: ReturnType<typeof setTimeout> | undefined = undefined;
+
+  constructor(private readonly onFire: () => void) {}
+
+  get armed(): boolean {
+    return this.handle !== undefined;
+  }
+
+  arm(ms: number): void {
+    this.handle = setTimeout(this.fired, Math.max(0, ms));
+    this.handle.unref?.();
+  }
+
+  clear(): void {
+    clearTimeout(this.handle);
+    this.handle = undefined;
+  }
+
+  private readonly fired = () => {
+    this.handle = undefined;
+    this.onFire();
+  };
+}
