@@ -129,7 +129,7 @@ describe("interop: acpx 0.19.1 (client) against real agents", function () {
     ["codex-acp 0.16.0", codex.agent, "say hi"],
   ] as const) {
     const title = `--timeout, ${label}: direct, acpx only closes the agent's stdin; through the bridge the agent is cancelled first`;
-    // Slow (two acpx runs with a real timeout): runs in `npm run test:interop`, pending with that reason in `npm test`.
+    // Skipped in `npm test` only because it is slow (two acpx runs with a real timeout); `npm run test:interop` runs it.
     (RUN_SLOW ? it : it.skip)(RUN_SLOW ? title : title + SLOW_NOTE, async () => {
       const direct = await runAcpx({ placement: "direct", agent, prompt, acpxArgs: ["--timeout", "6"] });
       assert.equal(direct.code, 3, "acpx's documented timeout status");
