@@ -13,15 +13,40 @@ export async function interleave<T>(
   rounds: number,
   warmupRounds = 0,
 ): Promise<Map<string, T[]>> {
-  const results = new Map<string, T[]>(cells.map((cell) => [cell.key, []]));
+  return interleaveGroups([cells], rounds, warmupRounds);
+}
+
+/**
+ * As `interleave`, with the cells that are compared with each other kept together: in every
+ * round each group's cells run back to back (in a rotated order), so that a ratio within a
+ * group compares runs seconds apart at most, not a whole round apart. Which group runs first
+ * rotates too.
+ */
+export async function interleaveGroups<T>(
+  groups: readonly (readonly Cell<T>[])[],
+  rounds: number,
+  warmupRounds = 0,
+): Promise<Map<string, T[]>> {
+  const results = new Map<string, T[]>(groups.flat().map((cell) => [cell.key, []]));
   for (let round = 0; round < warmupRounds + rounds; round++) {
-    const shift = round % Math.max(1, cells.length);
-    const order = [...cells.slice(shift), ...cells.slice(0, shift)];
-    if (round % 2 === 1) order.reverse();
-    for (const cell of order) {
-      const value = await cell.run();
-      if (round >= warmupRounds) results.get(cell.key)?.push(value);
+    for (const group of rotated(groups, round)) {
+      for (const cell of rotated(group, round)) {
+        const value = await cell.run();
+        if (round >= warmupRounds) results.get(cell.key)?.push(value);
+      }
     }
   }
   return results;
+}
+
+/**
+ * Every other round runs backwards, and each pair of rounds starts one item further on: over
+ * 2 × length rounds every item runs first, and last, equally often, for any length (a plain
+ * rotation that also reverses every other round undoes itself when the length is even).
+ */
+export function rotated<T>(items: readonly T[], round: number): T[] {
+  const shift = Math.floor(round / 2) % Math.max(1, items.length);
+  const order = [...items.slice(shift), ...items.slice(0, shift)];
+  if (round % 2 === 1) order.reverse();
+  return order;
 }

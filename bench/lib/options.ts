@@ -48,10 +48,12 @@ export function benchOptions(argv: readonly string[]): BenchOptions {
     : {
         quick,
         only,
-        rounds: 7,
-        echoMs: 800,
+        // Many short rounds rather than a few long ones: a ratio is the median of per-round
+        // ratios, and on a shared machine slow phases last seconds.
+        rounds: 11,
+        echoMs: 500,
         cancelMany: 10_000,
-        cancelRounds: 5,
+        cancelRounds: 9,
         cancelOneRepeats: 9,
         cascadeSizes: [1, 10, 100, 1000],
         cascadeRounds: 9,

@@ -11,7 +11,7 @@ import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
 import { connectSdkClient, type SdkClient } from "../clients/sdk-client.js";
 import { connectVscodeClient, type VscodeClient } from "../clients/vscode-client.js";
 import { startPeer } from "../lib/child.js";
-import { type Cell, interleave } from "../lib/interleave.js";
+import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { median, medianOf, ratio } from "../lib/stats.js";
@@ -220,8 +220,9 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     targets.set(s.key, target);
     await measure(target, watch, 200); // warm-up: code paths compiled, buffers grown
   }
-  const cells: Cell<CancelSample>[] = SUBJECTS.flatMap((s) =>
-    sizes.map((n) => ({
+  // The cells compared with each other (same N) run back to back in every round.
+  const groups: Cell<CancelSample>[][] = sizes.map((n) =>
+    SUBJECTS.map((s) => ({
       key: `${s.key}@${n}`,
       async run() {
         const target = must(targets.get(s.key), s.key);
@@ -238,7 +239,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
       },
     })),
   );
-  const results = await interleave(cells, options.cancelRounds);
+  const results = await interleaveGroups(groups, options.cancelRounds);
   await Promise.all([...targets.values()].map((t) => t.close()));
 
   const at = (key: string, n: number) => results.get(`${key}@${n}`) ?? [];

@@ -9,7 +9,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { connectSdkClient, type SdkClient } from "../clients/sdk-client.js";
 import type { CascadeCost } from "../engine/cascade.js";
 import { startPeer } from "../lib/child.js";
-import { type Cell, interleave } from "../lib/interleave.js";
+import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { runProbe } from "../lib/probe.js";
@@ -140,10 +140,11 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
     targets.set(s.key, target);
     for (const n of sizes) await measure(target, n); // warm-up
   }
-  const cells: Cell<CascadeSample>[] = SUBJECTS.flatMap((s) =>
-    sizes.map((n) => ({ key: `${s.key}@${n}`, run: () => measure(must(targets.get(s.key), s.key), n) })),
+  // The cells compared with each other (same N) run back to back in every round.
+  const groups: Cell<CascadeSample>[][] = sizes.map((n) =>
+    SUBJECTS.map((s) => ({ key: `${s.key}@${n}`, run: () => measure(must(targets.get(s.key), s.key), n) })),
   );
-  const results = await interleave(cells, options.cascadeRounds);
+  const results = await interleaveGroups(groups, options.cascadeRounds);
   await Promise.all([...targets.values()].map((t) => t.client.close()));
   const engine = await runProbe<CascadeCost[]>("engine-probe", [
     "cascade",

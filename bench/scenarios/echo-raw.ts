@@ -5,7 +5,7 @@
  */
 import { type RawClient, rawClient } from "../clients/raw-client.js";
 import { type Route, startPeer } from "../lib/child.js";
-import { type Cell, interleave } from "../lib/interleave.js";
+import { type Cell, interleave, interleaveGroups } from "../lib/interleave.js";
 import type { LoadResult } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
@@ -27,13 +27,14 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
   );
   // Every route answers once before measuring (processes started, code loaded).
   for (const client of clients.values()) await client.run(1, 50);
-  const cells: Cell<LoadResult>[] = ROUTES.flatMap(({ route }) =>
-    [1, 64].map((c) => ({
+  // The cells compared with each other (same concurrency) run back to back in every round.
+  const groups: Cell<LoadResult>[][] = [1, 64].map((c) =>
+    ROUTES.map(({ route }) => ({
       key: `${route}@${c}`,
       run: () => must(clients.get(route), route).run(c, options.echoMs),
     })),
   );
-  const results = await interleave(cells, options.rounds, 1);
+  const results = await interleaveGroups(groups, options.rounds, 1);
   // CPU per request of the process in the middle, under the same open load for each route.
   const cpu = await interleave(
     ROUTES.map(({ route }) => ({

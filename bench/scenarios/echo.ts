@@ -5,7 +5,7 @@
 import { connectSdkClient } from "../clients/sdk-client.js";
 import { connectAcpVscodeClient, connectVscodeClient } from "../clients/vscode-client.js";
 import { type Route, startPeer } from "../lib/child.js";
-import { type Cell, interleave } from "../lib/interleave.js";
+import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { closedLoop, type LoadResult } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
@@ -70,13 +70,14 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       live.map(async (s) => [s.key, await (s.connect as NonNullable<Subject["connect"]>)()] as const),
     ),
   );
-  const cells: Cell<LoadResult>[] = live.flatMap((s) =>
-    CONCURRENCY.map((c) => ({
+  // The cells compared with each other (same concurrency) run back to back in every round.
+  const groups: Cell<LoadResult>[][] = CONCURRENCY.map((c) =>
+    live.map((s) => ({
       key: `${s.key}@${c}`,
       run: () => closedLoop(must(connections.get(s.key), s.key).call, c, options.echoMs),
     })),
   );
-  const results = await interleave(cells, options.rounds, 1);
+  const results = await interleaveGroups(groups, options.rounds, 1);
   await Promise.all([...connections.values()].map((c) => c.close()));
 
   const rounds = (key: string, c: number) => results.get(`${key}@${c}`) ?? [];
