@@ -50,8 +50,8 @@ export function benchOptions(argv: readonly string[]): BenchOptions {
         only,
         // Many short rounds rather than a few long ones: a ratio is the median of per-round
         // ratios, and on a shared machine slow phases last seconds.
-        rounds: 11,
-        echoMs: 500,
+        rounds: 15,
+        echoMs: 400,
         cancelMany: 10_000,
         cancelRounds: 9,
         cancelOneRepeats: 9,
