@@ -6,6 +6,7 @@
 import { GraceTimers, Job, JobTable, type AnyJob, type CancelReason } from "../core/index.js";
 import {
   type AgentInfo,
+  type CallRequest,
   type CallResult,
   type CancelResult,
   type InitializeResult,
@@ -111,18 +112,22 @@ export class AbpClient {
     }
     return new Promise((resolve, reject) => {
       const { signal } = options;
-      const onAbort = () => this.cancelJob(job, "abort");
-      const finish = (settle: () => void) => {
-        if (job.isSettled) return;
-        signal?.removeEventListener("abort", onAbort);
-        this.grace.stop(callId);
-        this.expireGrace.delete(callId);
-        this.calls.settle(callId);
-        settle();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (options.timeout !== undefined) job.setDeadline(options.timeout, () => this.cancelJob(job, "timeout"));
+      const onAbort = signal === undefined ? undefined : () => this.cancelJob(job, "abort");
       let reacted = false;
+      /** Frees the call's bookkeeping; false when it was already settled (a late answer). */
+      const finish = (): boolean => {
+        if (job.isSettled) return false;
+        if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
+        if (reacted) {
+          // Only a cancelled call has a grace period to stop.
+          this.grace.stop(callId);
+          this.expireGrace.delete(callId);
+        }
+        this.calls.settle(callId);
+        return true;
+      };
+      if (onAbort !== undefined) signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.timeout !== undefined) job.setDeadline(options.timeout, () => this.cancelJob(job, "timeout"));
       // Once the job is cancelled, whoever did it: send the cancel, and wait at most the grace period.
       job.payload.react = () => {
         if (reacted || job.isSettled) return;
@@ -131,7 +136,7 @@ export class AbpClient {
         this.expireGrace.set(callId, () => {
           const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: job.payload.cause ?? "parent" };
           if (!this.shuttingDown) settled.unconfirmed = true;
-          finish(() => resolve(settled));
+          if (finish()) resolve(settled);
         });
         this.grace.start(callId);
         if (!job.payload.cancelSent && !this.shuttingDown) void this.sendCancel(job, options.onCancelAcknowledged);
@@ -139,21 +144,17 @@ export class AbpClient {
       // Only a parent's cascade reaches the job from outside this class; the signal (an
       // AbortController) is made only then.
       if (options.parent !== undefined) job.signal.addEventListener("abort", job.payload.react, { once: true });
-      const { progressToken } = options;
-      this.transport
-        .call(
-          {
-            capability,
-            callId,
-            ...(params === undefined ? {} : { params }),
-            ...(progressToken === undefined ? {} : { options: { progressToken } }),
-          },
-          options.onProgress,
-        )
-        .then(
-          (result) => finish(() => resolve(this.withCause(result, job))),
-          (error: unknown) => finish(() => reject(error)),
-        );
+      const request: CallRequest = { capability, callId };
+      if (params !== undefined) request.params = params;
+      if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
+      this.transport.call(request, options.onProgress).then(
+        (result) => {
+          if (finish()) resolve(this.withCause(result, job));
+        },
+        (error: unknown) => {
+          if (finish()) reject(error);
+        },
+      );
     });
   }
 

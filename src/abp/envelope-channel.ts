@@ -28,6 +28,8 @@ import {
   describeIssue,
   EnvelopeSchema,
   InitializeResultSchema,
+  isExactEnvelope,
+  isPlainCallResult,
   NotificationSchema,
   ProgressSchema,
 } from "./schemas.js";
@@ -115,9 +117,13 @@ export class EnvelopeChannel implements AbpTransport {
         return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
       }
     }
-    const parsed = EnvelopeSchema.safeParse(value);
-    if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, idOf(value));
-    const envelope = parsed.data;
+    let envelope: z.infer<typeof EnvelopeSchema>;
+    if (isExactEnvelope(value)) envelope = value;
+    else {
+      const parsed = EnvelopeSchema.safeParse(value);
+      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, idOf(value));
+      envelope = parsed.data;
+    }
     switch (envelope.type) {
       case "initialize-result":
       case "capabilities/call-result":
@@ -184,12 +190,18 @@ export class EnvelopeChannel implements AbpTransport {
     });
   }
 
-  private answer(type: MessageType, id: string | undefined, payload: unknown): void {
+  private answer(type: MessageType, id: string | undefined, payload: Record<string, unknown>): void {
     const waiting = id === undefined ? undefined : this.pending.get(id);
     // Answers to calls already settled here (after a grace period or a shutdown) are dropped.
     if (waiting === undefined || id === undefined) return;
     if (RESULT_TYPE[waiting.type] !== type) {
       return this.refuse("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`, id);
+    }
+    // A call's usual answer is checked by hand; anything else (and anything wrong) by its schema.
+    if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) {
+      this.settle(id, waiting);
+      waiting.resolve(payload);
+      return;
     }
     const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
     if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`, id);

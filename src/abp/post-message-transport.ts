@@ -48,16 +48,19 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
   if (targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
   const receiver = options.receiver ?? (globalThis as unknown as WorkerTarget);
   const listener = (event: MessageEvent) => {
-    if (event.origin !== targetOrigin) {
+    // Each of the event's fields is read once: every read crosses into the browser.
+    const { origin } = event;
+    if (origin !== targetOrigin) {
       // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.
       if (looksLikeAbp(event.data)) {
-        options.onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${event.origin}" ignored (expected "${targetOrigin}")`));
+        options.onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${origin}" ignored (expected "${targetOrigin}")`));
       }
       return;
     }
     // Another frame of the same origin is not ours. A message posted while the app's page unloads
     // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
-    if (event.source !== target && event.source !== null) return;
+    const { source } = event;
+    if (source !== target && source !== null) return;
     channel.receive(event.data);
   };
   const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>

@@ -66,6 +66,38 @@ export const NotificationSchema = z.object({
   data: z.unknown().optional(),
 });
 
+const MESSAGE_TYPE_SET: ReadonlySet<string> = new Set(MESSAGE_TYPES);
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["type", "id", "timestamp", "payload"]);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isId = (value: unknown): boolean => typeof value === "string" && value.length >= 1 && value.length <= LIMITS.maxIdLength;
+
+/**
+ * The common case of `EnvelopeSchema`, checked by hand without a copy: true only when zod would
+ * accept `value` and give back the same fields (no others to strip). Anything else goes to zod,
+ * which says what is wrong.
+ */
+export function isExactEnvelope(value: unknown): value is z.infer<typeof EnvelopeSchema> {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!ENVELOPE_KEYS.has(key)) return false;
+  const { type, id, timestamp } = value;
+  return typeof type === "string" && MESSAGE_TYPE_SET.has(type) &&
+    (id === undefined || isId(id)) &&
+    typeof timestamp === "number" && Number.isFinite(timestamp) &&
+    isPlainObject(value.payload);
+}
+
+/**
+ * The common case of `CallResultSchema` (`success`, and maybe `data` and `cancelled`), by hand:
+ * true only when zod would accept `value` as it is. Errors and metadata go to zod.
+ */
+export function isPlainCallResult(value: Record<string, unknown>): boolean {
+  for (const key in value) if (key !== "success" && key !== "data" && key !== "cancelled") return false;
+  const { success, cancelled } = value;
+  if (typeof success !== "boolean" || (cancelled !== undefined && typeof cancelled !== "boolean")) return false;
+  return !(cancelled === true && (success || value.data !== undefined));
+}
+
 /** One line naming the first problem zod found, with its path. */
 export function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];

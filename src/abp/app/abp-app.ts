@@ -87,6 +87,9 @@ export class AbpApp {
   private skipped = 0;
   private sessions = 0;
   private localIds = 0;
+  private pumping = false;
+  /** One function for every call's context: its signal, made when the handler asks for it. */
+  private readonly controllerOf = (record: CallRecord) => this.controllerFor(record);
 
   constructor(private readonly options: AbpAppOptions) {
     this.remembered = new RememberedCalls(options.rememberIds ?? 1024);
@@ -116,32 +119,45 @@ export class AbpApp {
     options: AppCallOptions = {},
     onProgress?: (payload: ProgressPayload) => void,
   ): Promise<CallResult> {
-    if (!this.initialized) return Promise.resolve(failure(notInitialized()));
+    return new Promise((answer) => this.dispatch(capability, params, options, onProgress, answer));
+  }
+
+  /**
+   * The same call, answered exactly once through `answer` instead of a promise: at once when the
+   * handler returns a plain value (or throws), when the handler's promise settles otherwise. The
+   * envelope hosts use it, so a quick capability answers in the task that brought the call.
+   */
+  dispatch(
+    capability: string,
+    params: Record<string, unknown>,
+    options: AppCallOptions,
+    onProgress: ((payload: ProgressPayload) => void) | undefined,
+    answer: (result: CallResult) => void,
+  ): void {
+    if (!this.initialized) return answer(failure(notInitialized()));
     const handler = Object.hasOwn(this.options.capabilities, capability) ? this.options.capabilities[capability] : undefined;
     if (handler === undefined) {
-      return Promise.resolve(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
+      return answer(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
     }
     const callId = options.callId ?? `local-${++this.localIds}`;
     if (this.records.has(callId) || this.remembered.get(callId) !== undefined) {
-      return Promise.resolve(failure({ code: ERROR_CODES.duplicateCallId, message: `callId "${callId}" was already used`, retryable: false }));
+      return answer(failure({ code: ERROR_CODES.duplicateCallId, message: `callId "${callId}" was already used`, retryable: false }));
     }
-    return new Promise((answer) => {
-      const record: CallRecord = {
-        callId, handler, params, options, onProgress, state: "queued", answer, controller: undefined, timer: undefined,
-      };
-      this.records.set(callId, record);
-      if (options.timeout !== undefined) {
-        this.timers++;
-        // A timeout ends the call exactly as a cancel does: the app cannot tell them apart.
-        record.timer = setTimeout(() => {
-          record.timer = undefined;
-          this.timers--;
-          this.abort(record, "timeout");
-        }, options.timeout);
-      }
-      if (this.running < (this.options.maxConcurrent ?? Number.POSITIVE_INFINITY)) this.start(record);
-      else this.queue.push(record);
-    });
+    const record: CallRecord = {
+      callId, handler, params, options, onProgress, state: "queued", answer, controller: undefined, timer: undefined,
+    };
+    this.records.set(callId, record);
+    if (options.timeout !== undefined) {
+      this.timers++;
+      // A timeout ends the call exactly as a cancel does: the app cannot tell them apart.
+      record.timer = setTimeout(() => {
+        record.timer = undefined;
+        this.timers--;
+        this.abort(record, "timeout");
+      }, options.timeout);
+    }
+    if (this.running < (this.options.maxConcurrent ?? Number.POSITIVE_INFINITY)) this.start(record);
+    else this.queue.push(record);
   }
 
   cancel(callId: string, reason?: string): CancelResult {
@@ -184,31 +200,18 @@ export class AbpApp {
 
   private start(record: CallRecord): void {
     record.state = "running";
-    const controller = () => this.controllerFor(record);
     this.running++;
     this.started++;
-    const { progressToken } = record.options;
-    const context: CapabilityContext = {
-      // Made when the handler first asks for it: a handler that never looks costs no controller.
-      get signal() {
-        return controller().signal;
-      },
-      callId: record.callId,
-      progress: (progress, total, message) => {
-        if (progressToken === undefined || record.state !== "running") return;
-        record.onProgress?.({
-          progressToken,
-          progress,
-          ...(total === undefined ? {} : { total }),
-          ...(message === undefined ? {} : { message }),
-        });
-      },
-    };
     let outcome: unknown;
     try {
-      outcome = record.handler(record.params, context);
+      outcome = record.handler(record.params, new CallContext(this.controllerOf, record));
     } catch (error) {
       this.finish(record, failure(handlerError(error)));
+      return;
+    }
+    if (!isThenable(outcome)) {
+      // A plain value needs no turn of the event loop: answer now.
+      this.finish(record, outcome === undefined ? { success: true } : { success: true, data: outcome });
       return;
     }
     Promise.resolve(outcome).then(
@@ -253,17 +256,28 @@ export class AbpApp {
     }
     record.state = "cancelled";
     this.remembered.remember(record.callId, "cancelled");
-    record.answer(CANCELLED);
+    // Answered in a microtask, after what the caller answers now: a cancel's acknowledgement goes
+    // out before the call's own answer, and a page going away says "closing" first.
+    const { answer } = record;
+    queueMicrotask(() => answer(CANCELLED));
     // No partial data: whatever the handler returns from now on is dropped in finish().
     record.controller?.abort(new DOMException(reason, "AbortError"));
   }
 
   private pump(): void {
-    const limit = this.options.maxConcurrent ?? Number.POSITIVE_INFINITY;
-    while (this.running < limit) {
-      const next = this.queue.shift();
-      if (next === undefined) return;
-      this.start(next);
+    // A handler that answers at once finishes inside start(), which pumps again: the outer loop
+    // carries on instead, so a long queue of quick calls never deepens the stack.
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      const limit = this.options.maxConcurrent ?? Number.POSITIVE_INFINITY;
+      while (this.running < limit) {
+        const next = this.queue.shift();
+        if (next === undefined) return;
+        this.start(next);
+      }
+    } finally {
+      this.pumping = false;
     }
   }
 
@@ -273,6 +287,45 @@ export class AbpApp {
     record.timer = undefined;
     this.timers--;
   }
+}
+
+/**
+ * What a handler gets. Its signal (an AbortController) and its progress function are made only
+ * when the handler asks for them; both survive destructuring (`{ signal, progress }`).
+ */
+class CallContext implements CapabilityContext {
+  readonly callId: string;
+  private report: CapabilityContext["progress"] | undefined = undefined;
+
+  constructor(
+    private readonly controllerOf: (record: CallRecord) => AbortController,
+    private readonly record: CallRecord,
+  ) {
+    this.callId = record.callId;
+  }
+
+  get signal(): AbortSignal {
+    return this.controllerOf(this.record).signal;
+  }
+
+  get progress(): CapabilityContext["progress"] {
+    const { record } = this;
+    this.report ??= (progress, total, message) => {
+      const { progressToken } = record.options;
+      if (progressToken === undefined || record.state !== "running") return;
+      record.onProgress?.({
+        progressToken,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      });
+    };
+    return this.report;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 function failure(error: AbpError): CallResult {

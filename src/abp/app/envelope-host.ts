@@ -4,7 +4,7 @@
  * with a `notification` `{event: "error", error, inReplyTo?}` and changes nothing.
  */
 import type { AbpApp } from "./abp-app.js";
-import { type Envelope, LIMITS, type MessageType, type NotificationPayload } from "./protocol.js";
+import { type Envelope, LIMITS, type MessageType, type NotificationPayload, type ProgressPayload } from "./protocol.js";
 import { checkAgentMessage } from "./validate.js";
 
 export type Reply = (envelope: Envelope) => void;
@@ -46,9 +46,12 @@ export class EnvelopeHost {
       case "capabilities/call": {
         const { capability, callId, params, options } = message.payload;
         const id = message.id;
-        void this.app
-          .call(capability, params, { ...options, callId }, (progress) => reply(envelope("progress", undefined, progress)))
-          .then((result) => reply(envelope("capabilities/call-result", id, result)));
+        // Progress goes back only for a call that asked for it (the app checks the token too).
+        const onProgress = options?.progressToken === undefined
+          ? undefined
+          : (progress: ProgressPayload) => reply(envelope("progress", undefined, progress));
+        const callOptions = options === undefined ? { callId } : { ...options, callId };
+        this.app.dispatch(capability, params ?? {}, callOptions, onProgress, (result) => reply(envelope("capabilities/call-result", id, result)));
         return;
       }
       case "capabilities/cancel":

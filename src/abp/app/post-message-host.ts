@@ -26,29 +26,41 @@ export interface ServedApp {
   close(): void;
 }
 
+type Source = { postMessage(message: unknown, targetOrigin: string): void };
+
 export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): ServedApp {
   const receiver = options.receiver ?? (globalThis as unknown as MessageReceiver);
   const host = new EnvelopeHost(app, options);
-  /** Agents heard from, told when this page goes away (postMessage has no close of its own). */
-  const agents = new Map<unknown, (envelope: unknown) => void>();
+  /**
+   * Agents heard from (told when this page goes away: postMessage has no close of its own), each
+   * with the reply it was first given, reused while it keeps its origin and form.
+   */
+  const agents = new Map<unknown, { origin: string; text: boolean; reply: (envelope: unknown) => void }>();
+  const replyTo = (source: Source | null, origin: string, text: boolean) =>
+    source !== null && origin !== ""
+      ? (envelope: unknown) => source.postMessage(text ? JSON.stringify(envelope) : envelope, origin)
+      : (envelope: unknown) => receiver.postMessage?.(text ? JSON.stringify(envelope) : envelope); // a worker answers its owner
   const listener = (event: MessageEvent) => {
-    if (!options.allowedOrigins.includes(event.origin)) {
+    // Each of the event's fields is read once: every read crosses into the browser.
+    const { origin } = event;
+    if (!options.allowedOrigins.includes(origin)) {
       // Answering an unknown origin would leak that we exist: refuse it here and say so locally.
-      host.reject({ code: "WRONG_ORIGIN", message: `message from origin "${event.origin}" is not allowed` });
+      host.reject({ code: "WRONG_ORIGIN", message: `message from origin "${origin}" is not allowed` });
       return;
     }
-    const source = event.source as { postMessage(message: unknown, targetOrigin: string): void } | null;
+    const { data } = event;
+    const source = event.source as Source | null;
     // Answers take the form the request came in: JSON text for text, a structured clone otherwise.
-    const encode = typeof event.data === "string" ? (envelope: unknown) => JSON.stringify(envelope) : (envelope: unknown) => envelope;
-    const reply = source !== null && event.origin !== ""
-      ? (envelope: unknown) => source.postMessage(encode(envelope), event.origin)
-      : (envelope: unknown) => receiver.postMessage?.(encode(envelope)); // a worker answers its owner
-    if (source !== null && !agents.has(source)) agents.set(source, reply);
-    host.receive(event.data, reply);
+    const text = typeof data === "string";
+    const known = source === null ? undefined : agents.get(source);
+    if (known !== undefined && known.origin === origin && known.text === text) return host.receive(data, known.reply);
+    const reply = replyTo(source, origin, text);
+    if (source !== null && known === undefined) agents.set(source, { origin, text, reply });
+    host.receive(data, reply);
   };
   const goingAway = () => {
     app.shutdown({ reason: "the app's page is going away" });
-    for (const reply of agents.values()) reply(envelope("notification", undefined, { event: "closing" }));
+    for (const { reply } of agents.values()) reply(envelope("notification", undefined, { event: "closing" }));
     agents.clear();
   };
   receiver.addEventListener("message", listener);

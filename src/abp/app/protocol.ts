@@ -158,21 +158,21 @@ export type RequestType = keyof typeof RESULT_TYPE;
  * serializing it). Stops counting once over `limit`; nesting deeper than 64 counts as infinite.
  */
 export function messageSize(data: unknown, limit: number = Number.POSITIVE_INFINITY): number {
-  if (typeof data === "string") return data.length;
-  let size = 0;
-  const walk = (value: unknown, depth: number): void => {
-    if (size > limit) return;
-    if (typeof value === "string") size += value.length + 2;
-    else if (typeof value !== "object" || value === null) size += 8;
-    else if (depth > 64) size = Number.POSITIVE_INFINITY;
-    else if (Array.isArray(value)) for (const item of value) walk(item, depth + 1);
-    else {
-      for (const key in value) {
-        size += key.length + 3;
-        walk((value as Record<string, unknown>)[key], depth + 1);
-      }
-    }
-  };
-  walk(data, 0);
+  return typeof data === "string" ? data.length : sizeOf(data, 0, 0, limit);
+}
+
+/** `size` plus what `value` counts for; one plain recursive function, no closure per message. */
+function sizeOf(value: unknown, size: number, depth: number, limit: number): number {
+  if (typeof value === "string") return size + value.length + 2;
+  if (typeof value !== "object" || value === null) return size + 8;
+  if (depth > 64) return Number.POSITIVE_INFINITY;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && size <= limit; i++) size = sizeOf(value[i], size, depth + 1, limit);
+    return size;
+  }
+  for (const key in value) {
+    if (size > limit) return size;
+    size = sizeOf((value as Record<string, unknown>)[key], size + key.length + 3, depth + 1, limit);
+  }
   return size;
 }
