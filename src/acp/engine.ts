@@ -85,6 +85,10 @@ export class CancelEngine {
   private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
+  /** The clock `now` reads when the options gave none: read inline on the answer path. */
+  private readonly ownClock: boolean;
+  /** What each port's options decide about `$/cancel_request` (undefined: negotiation does). */
+  private readonly forcedSupport: Record<Side, boolean | undefined>;
   /** [turn-aftermath] Cancelled foreground work (v2) the agent has this long to end before the engine gives up. */
   private readonly workGrace: GraceTimers<WorkJob>;
   /** Cancelled turns answered for the agent that the agent has not really ended yet. */
@@ -112,6 +116,8 @@ export class CancelEngine {
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? nowMs;
+    this.ownClock = options.now === undefined;
+    this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
     this.aftermath = new TurnAftermath(
       {
         now: () => this.now(),
@@ -233,10 +239,7 @@ export class CancelEngine {
 
   /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
   supportsCancel(side: Side): boolean {
-    const port = this.ports[side];
-    const forced: CancelSupport = port.cancelSupport ?? "auto";
-    if (forced !== "auto") return forced === "yes";
-    return port.inProcess === true || this.negotiated[side]?.cancelRequest === true;
+    return this.forcedSupport[side] ?? this.negotiated[side]?.cancelRequest === true;
   }
 
   // ---- requests ---------------------------------------------------------------------
@@ -372,7 +375,7 @@ export class CancelEngine {
     }
     const record = job.payload;
     record.handlerAnswered = true;
-    if (job.isRunning) {
+    if (job.state === "running") {
       const answer = record.method === Method.initialize ? this.negotiateAgent(response) : response;
       this.answer(job, answer);
       return;
@@ -434,9 +437,8 @@ export class CancelEngine {
     }
     // Permission dialogs and other agent requests of the session that hang under no turn.
     // (The turn's own children are cancelling by now: the first test passes over them.)
-    const orphans = this.tables.agent.select(
+    const orphans = this.tables.agent.selectRunning(
       (job) =>
-        job.isRunning &&
         job.payload.sessionId === sessionId &&
         !this.cleanup.has(job.payload.method) &&
         (!isRequestJob(job.parent) || job.parent.isSettled),
@@ -446,8 +448,8 @@ export class CancelEngine {
 
   /** Prompts of the session not answered yet (held or not yet inserted): cancelled with it (v2). */
   private cancelUninsertedPrompts(sessionId: string): void {
-    const prompts = this.tables.client.select(
-      (job) => job.isRunning && job.payload.method === Method.prompt && job.payload.sessionId === sessionId,
+    const prompts = this.tables.client.selectRunning(
+      (job) => job.payload.method === Method.prompt && job.payload.sessionId === sessionId,
     );
     for (const job of prompts) if (job.isRunning) this.cancelJob(job, "session");
   }
@@ -533,7 +535,7 @@ export class CancelEngine {
   private onJobCancelled(job: RequestJob, isRoot: boolean, at: CascadeClock): void {
     const record = job.payload;
     const { issuer, id, method } = record;
-    const handler = otherSide(issuer);
+    const handler: Side = issuer === "client" ? "agent" : "client";
     const reason = job.reason ?? "internal";
     this.stats.cancels++;
     record.cancelledAt = at.now;
@@ -568,15 +570,18 @@ export class CancelEngine {
   private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
     const { id, method, sessionId } = job.payload;
     const isTurn = method === Method.prompt;
+    if (!isTurn) {
+      // Most of a cascade: one `$/cancel_request`, unless the handler is known not to speak it.
+      if (this.ports[handler].cancelSupport !== "no") this.send(handler, cancelRequestFor(id));
+      return;
+    }
     const agentPort = this.ports.agent;
     const agentEndsTurns = agentPort.inProcess !== true && this.negotiated.agent?.sessionCancel === true;
     // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
     // stable ACP v1 and receivers ignore what they do not support).
     const speaksCancel = this.ports[handler].cancelSupport !== "no";
     const sendsCancelRequest = speaksCancel && !(isTurn && reason === "session" && agentEndsTurns);
-    if (sendsCancelRequest) {
-      this.send(handler, notification(Method.cancelRequest, { requestId: id }));
-    }
+    if (sendsCancelRequest) this.send(handler, cancelRequestFor(id));
     // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
     const agentHeard = agentEndsTurns && sendsCancelRequest;
     const emulate = isTurn && this.rules.promptIsTurn && reason !== "session";
@@ -597,7 +602,7 @@ export class CancelEngine {
 
   /** Answers a cancelled job once its children have settled; until then the answer is held. */
   private finishCancelled(job: RequestJob, response: JsonRpcResponse): void {
-    if (job.isSettled) return;
+    if (job.state === "settled") return;
     if (job.childCount > 0) {
       job.payload.held = response;
       // Children of other bindings settle on their own: the last one out releases the answer.
@@ -616,7 +621,7 @@ export class CancelEngine {
   private answer(job: RequestJob, response: JsonRpcResponse): void {
     const record = job.payload;
     if (this.tables[record.issuer].settle(record.id) === undefined) return;
-    this.grace.stop(job);
+    if (job.graceTicket !== 0) this.grace.stop(job);
     if (record.delivered && !record.handlerAnswered) {
       this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;
@@ -630,7 +635,9 @@ export class CancelEngine {
         });
       }
     }
-    if (record.cancelledAt !== undefined) this.recordLatency(this.now() - record.cancelledAt);
+    if (record.cancelledAt !== undefined) {
+      this.recordLatency((this.ownClock ? clock.now() : this.now()) - record.cancelledAt);
+    }
     // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
     if (record.method === Method.prompt && record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
       this.turns.delete(record.sessionId);
@@ -654,8 +661,11 @@ export class CancelEngine {
   }
 
   private recordLatency(ms: number): void {
-    if (this.cancelLatencies.length < LATENCY_MEMORY) this.cancelLatencies.push(ms);
-    else this.cancelLatencies[this.latencyCursor++ % LATENCY_MEMORY] = ms;
+    // One path for filling and for wrapping (the cursor is the length until the array is
+    // full): a branch first taken at the 4,097th answer deoptimised the whole answer path.
+    const at = this.latencyCursor;
+    this.cancelLatencies[at] = ms;
+    this.latencyCursor = at + 1 === LATENCY_MEMORY ? 0 : at + 1;
   }
 
   // ---- negotiation ------------------------------------------------------------------
@@ -699,6 +709,18 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
+}
+
+/** What a port's options alone decide about `$/cancel_request`; undefined: the capability decides. */
+function forcedSupport(port: PortOptions): boolean | undefined {
+  const forced: CancelSupport = port.cancelSupport ?? "auto";
+  if (forced !== "auto") return forced === "yes";
+  return port.inProcess === true ? true : undefined;
+}
+
+/** The `$/cancel_request` for `requestId`, built as one literal (once per job of a cascade). */
+function cancelRequestFor(requestId: JsonRpcId): JsonRpcNotification {
+  return { jsonrpc: "2.0", method: Method.cancelRequest, params: { requestId } };
 }
 
 /** The clocks as a cascade began: the engine's (`now`, for latencies) and the wall clock (grace). */

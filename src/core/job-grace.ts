@@ -39,7 +39,9 @@ export class JobGrace<J extends AnyJob> {
    */
   start(job: J, startedAt: number = Date.now()): void {
     if (job.graceTicket !== 0) return;
-    const ticket = this.nextTicket();
+    // Small integers; 0 means "no period". Wrapping is harmless: a ticket only has to differ
+    // from the job's earlier ones still queued, and those are at most a period old.
+    const ticket = (this.lastTicket = this.lastTicket >= 0x3fffffff ? 1 : this.lastTicket + 1);
     const due = startedAt + this.graceMs;
     job.graceTicket = ticket;
     this.jobs.push(job);
@@ -57,13 +59,6 @@ export class JobGrace<J extends AnyJob> {
     // Nothing left to wait for: no timer outlives the work, and no dead entry holds a job.
     this.timer.clear();
     this.empty();
-  }
-
-  private nextTicket(): number {
-    // Small integers; 0 means "no period". Wrapping is harmless: a ticket only has to differ
-    // from the job's earlier ones still queued, and those are at most a period old.
-    this.lastTicket = this.lastTicket >= 0x3fffffff ? 1 : this.lastTicket + 1;
-    return this.lastTicket;
   }
 
   private fire(): void {

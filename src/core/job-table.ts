@@ -37,9 +37,12 @@ export class JobTable<K, P> {
   private slotted = 0;
   private readonly others = new Map<K, Job<P>>();
   private readonly settledKeys: RecentKeys<K>;
+  private readonly remembers: boolean;
 
   constructor(options: JobTableOptions = {}) {
-    this.settledKeys = new RecentKeys(options.rememberSettled ?? 256);
+    const remember = options.rememberSettled ?? 256;
+    this.settledKeys = new RecentKeys(remember);
+    this.remembers = remember > 0;
   }
 
   get size(): number {
@@ -85,6 +88,23 @@ export class JobTable<K, P> {
     return found;
   }
 
+  /**
+   * As `select`, for running jobs only: the state is tested in the loop, so the jobs a
+   * cascade has just marked cancelling (most of a session's, after its turn) cost no call.
+   */
+  selectRunning(test: (job: Job<P>) => boolean): Job<P>[] {
+    const found: Job<P>[] = [];
+    if (this.slotted > 0) {
+      const jobs = this.slotJobs;
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[i];
+        if (job !== undefined && job.state === "running" && test(job)) found.push(job);
+      }
+    }
+    if (this.others.size > 0) for (const job of this.others.values()) if (job.state === "running" && test(job)) found.push(job);
+    return found;
+  }
+
   /** Creates a job under `key`; undefined when the key is already in flight. */
   create(key: K, payload: P, parent?: AnyJob): Job<P> | undefined {
     if (this.get(key) !== undefined) return undefined;
@@ -99,7 +119,7 @@ export class JobTable<K, P> {
     const job = this.remove(key);
     if (job === undefined) return undefined;
     job.settle();
-    this.settledKeys.add(key);
+    if (this.remembers) this.settledKeys.add(key);
     return job;
   }
 
