@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import type { Child } from "../lib/child.js";
-import { type LoadResult, loadResult } from "../lib/load.js";
+import { type LoadSample, loadSample } from "../lib/load.js";
 
 const RING = 4096;
 
 export interface RawClient {
   /** A closed loop of raw ndjson requests: `concurrency` in flight for `durationMs`. */
-  run(concurrency: number, durationMs: number): Promise<LoadResult>;
+  run(concurrency: number, durationMs: number): Promise<LoadSample>;
   /**
    * An open loop: a burst of `burst` requests every millisecond for `durationMs`. Returns the
    * CPU time the child process (the process in the middle, for a relayed route) spent per
@@ -63,7 +63,7 @@ export function rawClient(child: Child): RawClient {
           if (now < end) return send(now);
           if (inFlight === 0) {
             onAnswer = undefined;
-            resolve(loadResult(latencies, now - started));
+            resolve(loadSample(latencies, now - started));
           }
           return "";
         };

@@ -50,3 +50,26 @@ export function rotated<T>(items: readonly T[], round: number): T[] {
   if (round % 2 === 1) order.reverse();
   return order;
 }
+
+/**
+ * As `interleaveGroups`, with each round cut into `slices` short passes: every cell of a group
+ * runs a slice, then every cell runs its next slice, and so on; `merge` makes a cell's slices
+ * of one round its figure for that round. Cells compared with each other then share the
+ * machine's slow phases to within a slice, not a whole cell's run.
+ */
+export async function interleaveSliced<S, T>(
+  groups: readonly (readonly Cell<S>[])[],
+  rounds: number,
+  slices: number,
+  merge: (slices: readonly S[]) => T,
+  warmupRounds = 0,
+): Promise<Map<string, T[]>> {
+  const passes = await interleaveGroups(groups, rounds * slices, warmupRounds * slices);
+  const results = new Map<string, T[]>();
+  for (const [key, samples] of passes) {
+    const merged: T[] = [];
+    for (let at = 0; at < samples.length; at += slices) merged.push(merge(samples.slice(at, at + slices)));
+    results.set(key, merged);
+  }
+  return results;
+}

@@ -11,6 +11,11 @@ export interface LoadResult {
   p99: number;
 }
 
+/** A burst with its latencies kept, so that slices of one round can be merged. */
+export interface LoadSample extends LoadResult {
+  readonly latencies: readonly number[];
+}
+
 export function loadResult(latencies: readonly number[], elapsedMs: number): LoadResult {
   return {
     completed: latencies.length,
@@ -19,6 +24,18 @@ export function loadResult(latencies: readonly number[], elapsedMs: number): Loa
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };
+}
+
+export function loadSample(latencies: readonly number[], elapsedMs: number): LoadSample {
+  return { ...loadResult(latencies, elapsedMs), latencies };
+}
+
+/** One figure from several slices of a round: all their calls over all their time. */
+export function mergeSlices(slices: readonly LoadSample[]): LoadResult {
+  return loadResult(
+    slices.flatMap((slice) => slice.latencies),
+    slices.reduce((sum, slice) => sum + slice.elapsedMs, 0),
+  );
 }
 
 /**
@@ -30,7 +47,7 @@ export async function closedLoop(
   call: () => Promise<unknown>,
   concurrency: number,
   durationMs: number,
-): Promise<LoadResult> {
+): Promise<LoadSample> {
   const latencies: number[] = [];
   const start = performance.now();
   const end = start + durationMs;
@@ -44,5 +61,5 @@ export async function closedLoop(
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return loadResult(latencies, last - start);
+  return loadSample(latencies, last - start);
 }

@@ -5,8 +5,9 @@ export interface BenchOptions {
   only: string[] | undefined;
   /** Measured echo rounds (after one warm-up round); subjects interleave within a round. */
   rounds: number;
-  /** Length of one echo burst, in ms. */
+  /** How long each echo cell runs per round, in ms, cut into `echoSlices` passes. */
   echoMs: number;
+  echoSlices: number;
   /** Requests in flight for the big cancellation case. */
   cancelMany: number;
   cancelRounds: number;
@@ -35,6 +36,7 @@ export function benchOptions(argv: readonly string[]): BenchOptions {
         only,
         rounds: 2,
         echoMs: 150,
+        echoSlices: 1,
         cancelMany: 1_000,
         cancelRounds: 2,
         cancelOneRepeats: 5,
@@ -48,10 +50,12 @@ export function benchOptions(argv: readonly string[]): BenchOptions {
     : {
         quick,
         only,
-        // Many short rounds rather than a few long ones: a ratio is the median of per-round
-        // ratios, and on a shared machine slow phases last seconds.
-        rounds: 15,
-        echoMs: 400,
+        // Each round's figure comes from 4 passes of 150 ms that alternate with the other
+        // cells' (a ratio is the median of per-round ratios, and on a shared machine slow
+        // phases last from a fraction of a second to seconds).
+        rounds: 9,
+        echoMs: 600,
+        echoSlices: 4,
         cancelMany: 10_000,
         cancelRounds: 9,
         cancelOneRepeats: 9,

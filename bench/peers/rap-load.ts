@@ -39,6 +39,6 @@ function post(): Promise<void> {
 
 await closedLoop(post, Number(concurrency), 200); // warm-up: connections and JIT
 for (const key of Object.keys(statuses)) delete statuses[key];
-const result = await closedLoop(post, Number(concurrency), Number(durationMs));
+const { latencies: _latencies, ...result } = await closedLoop(post, Number(concurrency), Number(durationMs));
 agent.destroy();
 process.stdout.write(JSON.stringify({ ...result, statuses }));

@@ -5,12 +5,13 @@
  */
 import { type RawClient, rawClient } from "../clients/raw-client.js";
 import { type Route, startPeer } from "../lib/child.js";
-import { type Cell, interleave, interleaveGroups } from "../lib/interleave.js";
-import type { LoadResult } from "../lib/load.js";
+import { type Cell, interleave, interleaveSliced } from "../lib/interleave.js";
+import { type LoadResult, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { median, medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
+import { SLICE_WARMUP_MS } from "./echo.js";
 
 const ROUTES: { route: Route; label: string }[] = [
   { route: "direct", label: "direct (raw client ↔ raw echo agent)" },
@@ -28,13 +29,18 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
   // Every route answers once before measuring (processes started, code loaded).
   for (const client of clients.values()) await client.run(1, 50);
   // The cells compared with each other (same concurrency) run back to back in every round.
-  const groups: Cell<LoadResult>[][] = [1, 64].map((c) =>
+  const sliceMs = options.echoMs / options.echoSlices;
+  const groups: Cell<LoadSample>[][] = [1, 64].map((c) =>
     ROUTES.map(({ route }) => ({
       key: `${route}@${c}`,
-      run: () => must(clients.get(route), route).run(c, options.echoMs),
+      async run() {
+        const client = must(clients.get(route), route);
+        await client.run(c, SLICE_WARMUP_MS); // unmeasured, as in scenario 1
+        return client.run(c, sliceMs);
+      },
     })),
   );
-  const results = await interleaveGroups(groups, options.rounds, 1);
+  const results = await interleaveSliced(groups, options.rounds, options.echoSlices, mergeSlices, 1);
   // CPU per request of the process in the middle, under the same open load for each route.
   const cpu = await interleave(
     ROUTES.map(({ route }) => ({

@@ -5,8 +5,8 @@
 import { connectSdkClient } from "../clients/sdk-client.js";
 import { connectAcpVscodeClient, connectVscodeClient } from "../clients/vscode-client.js";
 import { type Route, startPeer } from "../lib/child.js";
-import { type Cell, interleaveGroups } from "../lib/interleave.js";
-import { closedLoop, type LoadResult } from "../lib/load.js";
+import { type Cell, interleaveSliced } from "../lib/interleave.js";
+import { closedLoop, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { medianOf, ratio } from "../lib/stats.js";
@@ -62,6 +62,8 @@ const SUBJECTS: Subject[] = [
 ];
 
 export const CONCURRENCY = [1, 64] as const;
+/** Each slice starts with this much unmeasured load, so that it measures the steady state. */
+export const SLICE_WARMUP_MS = 25;
 
 export async function echoScenario(options: BenchOptions): Promise<ScenarioResult> {
   const live = SUBJECTS.filter((s) => s.connect !== undefined);
@@ -71,13 +73,19 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
     ),
   );
   // The cells compared with each other (same concurrency) run back to back in every round.
-  const groups: Cell<LoadResult>[][] = CONCURRENCY.map((c) =>
+  const sliceMs = options.echoMs / options.echoSlices;
+  const groups: Cell<LoadSample>[][] = CONCURRENCY.map((c) =>
     live.map((s) => ({
       key: `${s.key}@${c}`,
-      run: () => closedLoop(must(connections.get(s.key), s.key).call, c, options.echoMs),
+      async run() {
+        const { call } = must(connections.get(s.key), s.key);
+        // Unmeasured: the pair was idle while the other cells ran, and a slice is short.
+        await closedLoop(call, c, SLICE_WARMUP_MS);
+        return closedLoop(call, c, sliceMs);
+      },
     })),
   );
-  const results = await interleaveGroups(groups, options.rounds, 1);
+  const results = await interleaveSliced(groups, options.rounds, options.echoSlices, mergeSlices, 1);
   await Promise.all([...connections.values()].map((c) => c.close()));
 
   const rounds = (key: string, c: number) => results.get(`${key}@${c}`) ?? [];

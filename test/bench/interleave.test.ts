@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
-import { interleave, interleaveGroups, rotated } from "../../bench/lib/interleave.js";
+import { interleave, interleaveGroups, interleaveSliced, rotated } from "../../bench/lib/interleave.js";
+import { loadSample, mergeSlices } from "../../bench/lib/load.js";
 
 /** Cells that record the order they ran in, and return their round's index of the run. */
 function recorder(keys: readonly string[], log: string[]) {
@@ -58,5 +59,33 @@ describe("bench interleave", () => {
     const leaders = [0, 1, 2, 3].map((round) => (log[round * 6] as string).slice(1));
     assert.deepEqual([...new Set(leaders)].sort(), ["1", "64"]);
     for (const key of ["a1", "b1", "c1", "a64", "b64", "c64"]) assert.equal(results.get(key)?.length, 4);
+  });
+
+  it("merges each round's slices into one figure: all the calls over all the time", async () => {
+    const log: string[] = [];
+    let pass = 0;
+    const cell = (key: string) => ({
+      key,
+      run: async () => {
+        log.push(key);
+        pass++;
+        // Slice k of any cell: k + 1 calls of 1 ms each, over 10 ms.
+        return loadSample(Array.from({ length: (pass % 2) + 1 }, () => 1), 10);
+      },
+    });
+    const results = await interleaveSliced([[cell("a"), cell("b")]], 3, 4, mergeSlices, 1);
+    // A warm-up round of 4 passes, then 3 rounds of 4: every pass runs a and b once.
+    assert.equal(log.length, 2 * 4 * 4);
+    for (let at = 0; at < log.length; at += 2) assert.deepEqual([...log.slice(at, at + 2)].sort(), ["a", "b"]);
+    for (const key of ["a", "b"]) {
+      const rounds = results.get(key) ?? [];
+      assert.equal(rounds.length, 3);
+      for (const round of rounds) {
+        assert.equal(round.elapsedMs, 40);
+        assert.equal(round.completed, Math.round(round.rps * 0.04));
+        assert.ok(round.completed >= 4 && round.completed <= 8, `${round.completed}`);
+        assert.equal("latencies" in round, false);
+      }
+    }
   });
 });
