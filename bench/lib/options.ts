@@ -23,6 +23,9 @@ export interface BenchOptions {
   engineRounds: number;
 }
 
+/** Each echo slice starts with this much unmeasured load, so that it measures the steady state. */
+export const SLICE_WARMUP_MS = 25;
+
 export function benchOptions(argv: readonly string[]): BenchOptions {
   const quick = argv.includes("--quick");
   const onlyAt = argv.indexOf("--only");

@@ -8,10 +8,9 @@ import { type Route, startPeer } from "../lib/child.js";
 import { type Cell, interleave, interleaveSliced } from "../lib/interleave.js";
 import { type LoadResult, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
-import type { BenchOptions } from "../lib/options.js";
+import { type BenchOptions, SLICE_WARMUP_MS } from "../lib/options.js";
 import { median, medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
-import { SLICE_WARMUP_MS } from "./echo.js";
 
 const ROUTES: { route: Route; label: string }[] = [
   { route: "direct", label: "direct (raw client ↔ raw echo agent)" },

@@ -8,7 +8,7 @@ import { type Route, startPeer } from "../lib/child.js";
 import { type Cell, interleaveSliced } from "../lib/interleave.js";
 import { closedLoop, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
-import type { BenchOptions } from "../lib/options.js";
+import { type BenchOptions, SLICE_WARMUP_MS } from "../lib/options.js";
 import { medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
@@ -62,8 +62,6 @@ const SUBJECTS: Subject[] = [
 ];
 
 export const CONCURRENCY = [1, 64] as const;
-/** Each slice starts with this much unmeasured load, so that it measures the steady state. */
-export const SLICE_WARMUP_MS = 25;
 
 export async function echoScenario(options: BenchOptions): Promise<ScenarioResult> {
   const live = SUBJECTS.filter((s) => s.connect !== undefined);

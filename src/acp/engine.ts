@@ -570,16 +570,16 @@ export class CancelEngine {
   private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
     const { id, method, sessionId } = job.payload;
     const isTurn = method === Method.prompt;
+    // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
+    // stable ACP v1 and receivers ignore what they do not support).
+    const speaksCancel = this.ports[handler].cancelSupport !== "no";
     if (!isTurn) {
-      // Most of a cascade: one `$/cancel_request`, unless the handler is known not to speak it.
-      if (this.ports[handler].cancelSupport !== "no") this.send(handler, cancelRequestFor(id));
+      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
+      if (speaksCancel) this.send(handler, cancelRequestFor(id));
       return;
     }
     const agentPort = this.ports.agent;
     const agentEndsTurns = agentPort.inProcess !== true && this.negotiated.agent?.sessionCancel === true;
-    // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
-    // stable ACP v1 and receivers ignore what they do not support).
-    const speaksCancel = this.ports[handler].cancelSupport !== "no";
     const sendsCancelRequest = speaksCancel && !(isTurn && reason === "session" && agentEndsTurns);
     if (sendsCancelRequest) this.send(handler, cancelRequestFor(id));
     // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
