@@ -6,6 +6,7 @@
  */
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { CallInterceptor } from "@a2a-js/sdk/client";
+import { withCancelTask } from "../../src/a2a/server-hook.js";
 
 /** A bare guardian round trip, timed: `spent` gets its milliseconds. */
 export type TimedCall = () => Promise<void>;
@@ -34,11 +35,5 @@ export function plainCancelHandler(handler: A2ARequestHandler, call: TimedCall):
     await call();
     return handler.cancelTask(params, context);
   };
-  return new Proxy(handler, {
-    get(target, property, receiver) {
-      if (property === "cancelTask") return cancelTask;
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  return withCancelTask(handler, cancelTask);
 }
