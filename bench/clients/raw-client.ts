@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Child } from "../lib/child.js";
+import { processCpuMicros } from "../lib/cpu.js";
 import { type LoadSample, loadSample } from "../lib/load.js";
 
 const RING = 4096;
@@ -75,7 +75,7 @@ export function rawClient(child: Child): RawClient {
     async cpuPerRequest(burst, durationMs) {
       const pid = child.proc.pid;
       if (pid === undefined) return Number.NaN;
-      const before = { cpu: cpuMicros(pid), answered };
+      const before = { cpu: processCpuMicros(pid), answered };
       let sent = 0;
       const end = performance.now() + durationMs;
       await new Promise<void>((resolve) => {
@@ -95,18 +95,8 @@ export function rawClient(child: Child): RawClient {
       for (let waited = 0; answered - before.answered < sent && waited < 5000; waited += 5) {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      return (cpuMicros(pid) - before.cpu) / (answered - before.answered);
+      return (processCpuMicros(pid) - before.cpu) / (answered - before.answered);
     },
     close: () => child.stop(),
   };
-}
-
-/** User + system CPU of a process so far, in µs (Linux /proc; NaN elsewhere). */
-function cpuMicros(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * (1_000_000 / 100);
-  } catch {
-    return Number.NaN;
-  }
 }

@@ -62,6 +62,7 @@ export const fmt = {
     Number.isFinite(v) ? (v < 1 ? v.toFixed(3) : v < 100 ? v.toFixed(2) : v.toFixed(0)) : "n/a",
   x: (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : "n/a"),
   ns: (v: number) => (Number.isFinite(v) ? v.toFixed(0) : "n/a"),
+  us: (v: number) => (Number.isFinite(v) ? v.toFixed(1) : "n/a"),
   bytes: (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "n/a"),
 };
 

@@ -11,6 +11,7 @@ import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
 import { connectSdkClient, type SdkClient } from "../clients/sdk-client.js";
 import { connectVscodeClient, type VscodeClient } from "../clients/vscode-client.js";
 import { startPeer } from "../lib/child.js";
+import { ownCpuMicros, processCpuMicros } from "../lib/cpu.js";
 import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
@@ -23,6 +24,10 @@ interface CancelSample {
   /** abort() → last request promise settled in the app (ms). */
   app: number;
   answered: number;
+  /** CPU of the peer process (the agent) per cancelled request, abort() → all settled (µs). */
+  peerCpu: number;
+  /** CPU of the client's process per cancelled request, over the same window (µs). */
+  clientCpu: number;
 }
 
 /** Counts what crosses the client's wire during one measurement. */
@@ -58,6 +63,8 @@ class WireWatch {
 }
 
 interface Target {
+  /** The peer's process, whose CPU each measurement reads. */
+  readonly pid: number | undefined;
   /** Issues n waiting requests; resolves once all n handlers are waiting. */
   issue(n: number): Promise<{ cancel(): void; settled: Promise<number> }>;
   close(): Promise<void>;
@@ -98,6 +105,7 @@ async function sdkTarget(
   });
   const count = async () => (await client.agent.request<{ waiting: number }>("bench/count", {})).waiting;
   return {
+    pid: child.proc.pid,
     async issue(n) {
       const controller = new AbortController();
       setMaxListeners(0, controller.signal); // one signal for all n requests
@@ -111,13 +119,15 @@ async function sdkTarget(
 }
 
 async function vscodeTarget(watch: WireWatch): Promise<Target> {
-  const client: VscodeClient = connectVscodeClient(startPeer("vscode-echo-server"), {
+  const child = startPeer("vscode-echo-server");
+  const client: VscodeClient = connectVscodeClient(child, {
     outgoing: (m, now) => (m as { method?: string }).method === "$/cancelRequest" && watch.cancelOut(now),
     incoming: (m, now) => !("method" in m) && watch.answerIn(now),
   });
   const count = async () => ((await client.request("bench/count")) as { waiting: number }).waiting;
   await count();
   return {
+    pid: child.proc.pid,
     async issue(n) {
       const sources = Array.from({ length: n }, () => new CancellationTokenSource());
       const requests = sources.map((s) => client.request("bench/wait", s.token));
@@ -148,6 +158,7 @@ async function vscodeBindingTarget(watch: WireWatch): Promise<Target> {
   const count = async () => (await connection.sendRequest<{ waiting: number }>("bench/count", {})).waiting;
   await count();
   return {
+    pid: child.proc.pid,
     async issue(n) {
       const sources = Array.from({ length: n }, () => new CancellationTokenSource());
       const requests = sources.map((s) => connection.sendRequest("bench/wait", {}, s.token));
@@ -201,12 +212,18 @@ const SAME_WORK = "sdk";
 async function measure(target: Target, watch: WireWatch, n: number): Promise<CancelSample> {
   const batch = await target.issue(n);
   const wired = watch.arm(n);
+  const peerBefore = processCpuMicros(target.pid);
+  const clientBefore = ownCpuMicros();
   const aborted = performance.now();
   batch.cancel();
   const timeout = until(30_000).then(() => "timeout" as const);
   const [settledAt, outcome] = await Promise.all([batch.settled, Promise.race([wired, timeout])]);
-  if (outcome === "timeout") return { wire: Number.NaN, app: Number.NaN, answered: watch.answers };
-  return { wire: watch.lastAnswer - watch.firstCancel, app: settledAt - aborted, answered: watch.answers };
+  const peerCpu = (processCpuMicros(target.pid) - peerBefore) / n;
+  const clientCpu = (ownCpuMicros() - clientBefore) / n;
+  if (outcome === "timeout") {
+    return { wire: Number.NaN, app: Number.NaN, answered: watch.answers, peerCpu: Number.NaN, clientCpu: Number.NaN };
+  }
+  return { wire: watch.lastAnswer - watch.firstCancel, app: settledAt - aborted, answered: watch.answers, peerCpu, clientCpu };
 }
 
 export async function cancelLatencyScenario(options: BenchOptions): Promise<ScenarioResult> {
@@ -235,6 +252,9 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
           wire: medianOf(samples, (x) => x.wire),
           app: medianOf(samples, (x) => x.app),
           answered: 1,
+          // One request's CPU is below the clock's 10 ms tick: not read.
+          peerCpu: Number.NaN,
+          clientCpu: Number.NaN,
         };
       },
     })),
@@ -262,6 +282,21 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     fmt.x(perRound(s.key, SAME_WORK)),
     fmt.x(ratio(wire(s.key, many), wire(fastest, many))),
   ]);
+  // CPU per cancel of each process, and its per-round ratio to the bare SDK pair's: a wire time
+  // is set by whichever of the two processes is busier, and this says which, and by how much.
+  const cpu = (key: string, pick: (s: CancelSample) => number) => medianOf(at(key, many), pick);
+  const cpuVsSdk = (key: string, pick: (s: CancelSample) => number) =>
+    median(at(key, many).map((s, i) => ratio(pick(s), pick(at(SAME_WORK, many)[i] as CancelSample))));
+  const peerCpu = (s: CancelSample) => s.peerCpu;
+  const clientCpu = (s: CancelSample) => s.clientCpu;
+  const cpuRows = SUBJECTS.map((s) => [
+    s.label,
+    fmt.ms(wire(s.key, many)),
+    fmt.us(cpu(s.key, peerCpu)),
+    fmt.x(cpuVsSdk(s.key, peerCpu)),
+    fmt.us(cpu(s.key, clientCpu)),
+    fmt.x(cpuVsSdk(s.key, clientCpu)),
+  ]);
   const figures = (key: string, anchor: string) =>
     `${anchor}: ${fmt.ms(wire(anchor, many))} ms; subject: ${fmt.ms(wire(key, many))} ms`;
   return {
@@ -286,6 +321,24 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
           "with stopWaitingOnCancel the SDK rejects locally at once, but the agent's answers still take the wire time. " +
           "'vs bare SDK cooperative' is the median of per-round ratios (the goal); 'vs fastest anchor' compares " +
           `medians with the fastest anchor overall (${fastest}).`,
+      },
+      {
+        title: `CPU per cancel, ${many.toLocaleString("en-US")} in flight: the agent's process and the client's`,
+        columns: [
+          "subject",
+          `wire ms, ${many}`,
+          "agent µs / cancel",
+          "agent vs bare SDK",
+          "client µs / cancel",
+          "client vs bare SDK",
+        ],
+        rows: cpuRows,
+        note:
+          "CPU (user + system, from /proc for the agent and process.cpuUsage for the client's process) from abort() " +
+          "until every answer is in and every request promise settled, over the number of requests. The client's " +
+          "figure includes its abort() itself (the SDK's one listener per request on the shared signal). Ratios are " +
+          "medians of per-round ratios to the bare SDK pair. Both processes work at once on two cores: the wire time " +
+          "follows the busier one.",
       },
     ],
     goals: [
@@ -330,7 +383,13 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
           {
             label: s.label,
             one: { wire: wire(s.key, 1), app: app(s.key, 1) },
-            many: { n: many, wire: wire(s.key, many), app: app(s.key, many) },
+            many: {
+              n: many,
+              wire: wire(s.key, many),
+              app: app(s.key, many),
+              agentCpuMicrosPerCancel: cpu(s.key, peerCpu),
+              clientCpuMicrosPerCancel: cpu(s.key, clientCpu),
+            },
           },
         ]),
       ),
