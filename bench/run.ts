@@ -11,7 +11,7 @@
  */
 import { cpus, loadavg } from "node:os";
 import { benchOptions } from "./lib/options.js";
-import { formatValue, type ScenarioResult, verdict } from "./report/types.js";
+import { formatValue, intervalText, isOpen, type ScenarioResult, verdict } from "./report/types.js";
 import { writeReport } from "./report/write.js";
 import { cancelLatencyScenario } from "./scenarios/cancel-latency.js";
 import { cascadeScenario } from "./scenarios/cascade.js";
@@ -90,7 +90,8 @@ const files = writeReport(
 for (const g of results.flatMap((r) => r.goals)) {
   const target = `${g.kind === "max" ? "<=" : ">="} ${formatValue(g.target, g.unit)}`;
   process.stdout.write(
-    `${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  (${target})  ${g.description}\n`,
+    `${verdict(g).padEnd(14)} ${formatValue(g.measured, g.unit).padStart(10)}  (${target})  ${g.description}` +
+    `${g.interval === undefined ? "" : `  [95%: ${intervalText(g)}${isOpen(g) ? ", open" : ""}]`}\n`,
   );
 }
 process.stdout.write(`\nwrote ${[files.json, files.doc, files.svg].filter((f) => f !== undefined).join("\n      ")}\n`);

@@ -10,10 +10,12 @@
  * - `bench/echo`  answers `{}` at once.
  * - `bench/wait`  awaits its signal, then throws (a handler that honours cancellation).
  * - `bench/count` how many `bench/wait` handlers are waiting.
+ * - `bench/busy`  how long the main thread has been busy so far, in ms (event-loop utilisation).
  * - `session/prompt` with text `cascade N`: issues N nested `bench/nested` requests to the
  *   client and waits for all of them. Wrapped, it threads no signal (acp-cancel cascades);
  *   bare, it threads a per-session signal by hand and aborts it on `session/cancel`.
  */
+import { performance as nodePerformance } from "node:perf_hooks";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { ndJsonStream, withCancellation } from "../../src/index.js";
@@ -62,6 +64,7 @@ app
   .onRequest("*", async ({ method, signal }) => {
     if (method === "bench/echo") return {};
     if (method === "bench/count") return { waiting };
+    if (method === "bench/busy") return { busyMs: nodePerformance.eventLoopUtilization().active };
     if (method === "bench/wait") {
       waiting++;
       await untilAborted(signal);

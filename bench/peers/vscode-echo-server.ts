@@ -1,8 +1,9 @@
 /**
  * A stock vscode-jsonrpc server (Content-Length framing, `$/cancelRequest`) over stdio, or
  * with `--acp` the same server on acp-cancel's binding (ndjson, `$/cancel_request`).
- * The same requests as the SDK bench agent: `bench/echo`, `bench/wait`, `bench/count`.
+ * The same requests as the SDK bench agent: `bench/echo`, `bench/wait`, `bench/count`, `bench/busy`.
  */
+import { performance as nodePerformance } from "node:perf_hooks";
 import {
   type CancellationToken,
   createMessageConnection,
@@ -18,6 +19,7 @@ const connection = process.argv.includes("--acp")
 let waiting = 0;
 connection.onRequest("bench/echo", () => ({}));
 connection.onRequest("bench/count", () => ({ waiting }));
+connection.onRequest("bench/busy", () => ({ busyMs: nodePerformance.eventLoopUtilization().active }));
 connection.onRequest("bench/wait", async (_params: unknown, token: CancellationToken) => {
   waiting++;
   await new Promise<void>((resolve) => {

@@ -1,3 +1,5 @@
+import type { MedianInterval } from "../lib/stats.js";
+
 /** What each scenario hands to the report: tables to print, goals to judge, raw data to keep. */
 export interface Table {
   title: string;
@@ -21,6 +23,11 @@ export interface Goal {
   label: string;
   /** The anchor's own figure (and the subject's), shown beside a ratio: "relay 275,318 req/s". */
   anchor?: string;
+  /**
+   * Where the median of per-round values can be, at 95% (for goals measured over rounds): how
+   * far this run's noise leaves the verdict open. The verdict itself is the median's.
+   */
+  interval?: MedianInterval;
 }
 
 export interface ScenarioResult {
@@ -32,12 +39,33 @@ export interface ScenarioResult {
 }
 
 export function goal(
-  spec: Omit<Goal, "pass" | "chart" | "label" | "anchor"> & { chart?: boolean; label?: string; anchor?: string },
+  spec: Omit<Goal, "pass" | "chart" | "label" | "anchor" | "interval"> & {
+    chart?: boolean;
+    label?: string;
+    anchor?: string;
+    interval?: MedianInterval | undefined;
+  },
 ): Goal {
   const pass =
     Number.isFinite(spec.measured) &&
     (spec.kind === "max" ? spec.measured <= spec.target : spec.measured >= spec.target);
-  return { ...spec, pass, chart: spec.chart ?? spec.unit === "x", label: spec.label ?? spec.id };
+  const { interval, ...rest } = spec;
+  const judged: Goal = { ...rest, pass, chart: spec.chart ?? spec.unit === "x", label: spec.label ?? spec.id };
+  if (interval !== undefined) judged.interval = interval;
+  return judged;
+}
+
+/** The goal's 95% interval as "0.91x–0.99x (9 rounds)", or "" when it has none. */
+export function intervalText(g: Goal): string {
+  const i = g.interval;
+  if (i === undefined) return "";
+  return `${formatValue(i.low, g.unit)}–${formatValue(i.high, g.unit)} (${i.samples} rounds)`;
+}
+
+/** True when the goal's 95% interval lies on both sides of its target: this run cannot settle it. */
+export function isOpen(g: Goal): boolean {
+  const i = g.interval;
+  return i !== undefined && i.low <= g.target && i.high >= g.target && i.low !== i.high;
 }
 
 /** "PASS" or "MISS by 12%" (how far the measured value is from the target, relative to it). */

@@ -5,6 +5,7 @@
  * from abort() to the last request promise settling.
  */
 import { setMaxListeners } from "node:events";
+import { performance as nodePerformance } from "node:perf_hooks";
 import { PassThrough } from "node:stream";
 import { CancellationTokenSource } from "vscode-jsonrpc/node";
 import { createAcpMessageConnection } from "../../src/jsonrpc/index.js";
@@ -15,7 +16,7 @@ import { ownCpuMicros, processCpuMicros } from "../lib/cpu.js";
 import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
-import { median, medianOf, ratio } from "../lib/stats.js";
+import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, type ScenarioResult } from "../report/types.js";
 
 interface CancelSample {
@@ -28,6 +29,10 @@ interface CancelSample {
   peerCpu: number;
   /** CPU of the client's process per cancelled request, over the same window (µs). */
   clientCpu: number;
+  /** How long the peer's main thread was busy, per cancelled request, over the same window (µs). */
+  peerBusy: number;
+  /** How long the client's main thread was busy, per cancelled request (µs). */
+  clientBusy: number;
 }
 
 /** Counts what crosses the client's wire during one measurement. */
@@ -65,6 +70,8 @@ class WireWatch {
 interface Target {
   /** The peer's process, whose CPU each measurement reads. */
   readonly pid: number | undefined;
+  /** How long the peer's main thread has been busy so far (ms), asked over the connection. */
+  busyMs(): Promise<number>;
   /** Issues n waiting requests; resolves once all n handlers are waiting. */
   issue(n: number): Promise<{ cancel(): void; settled: Promise<number> }>;
   close(): Promise<void>;
@@ -106,6 +113,7 @@ async function sdkTarget(
   const count = async () => (await client.agent.request<{ waiting: number }>("bench/count", {})).waiting;
   return {
     pid: child.proc.pid,
+    busyMs: async () => (await client.agent.request<{ busyMs: number }>("bench/busy", {})).busyMs,
     async issue(n) {
       const controller = new AbortController();
       setMaxListeners(0, controller.signal); // one signal for all n requests
@@ -128,6 +136,7 @@ async function vscodeTarget(watch: WireWatch): Promise<Target> {
   await count();
   return {
     pid: child.proc.pid,
+    busyMs: async () => ((await client.request("bench/busy")) as { busyMs: number }).busyMs,
     async issue(n) {
       const sources = Array.from({ length: n }, () => new CancellationTokenSource());
       const requests = sources.map((s) => client.request("bench/wait", s.token));
@@ -159,6 +168,7 @@ async function vscodeBindingTarget(watch: WireWatch): Promise<Target> {
   await count();
   return {
     pid: child.proc.pid,
+    busyMs: async () => (await connection.sendRequest<{ busyMs: number }>("bench/busy", {})).busyMs,
     async issue(n) {
       const sources = Array.from({ length: n }, () => new CancellationTokenSource());
       const requests = sources.map((s) => connection.sendRequest("bench/wait", {}, s.token));
@@ -209,21 +219,34 @@ const ANCHORS = ["sdk", "sdk-stop", "vscode"];
  */
 const SAME_WORK = "sdk";
 
+const UNMEASURED: CancelSample = {
+  wire: Number.NaN,
+  app: Number.NaN,
+  answered: 0,
+  peerCpu: Number.NaN,
+  clientCpu: Number.NaN,
+  peerBusy: Number.NaN,
+  clientBusy: Number.NaN,
+};
+
 async function measure(target: Target, watch: WireWatch, n: number): Promise<CancelSample> {
   const batch = await target.issue(n);
+  const peerBusyBefore = await target.busyMs();
   const wired = watch.arm(n);
   const peerBefore = processCpuMicros(target.pid);
   const clientBefore = ownCpuMicros();
+  const clientLoop = nodePerformance.eventLoopUtilization();
   const aborted = performance.now();
   batch.cancel();
   const timeout = until(30_000).then(() => "timeout" as const);
   const [settledAt, outcome] = await Promise.all([batch.settled, Promise.race([wired, timeout])]);
+  const clientBusy = (nodePerformance.eventLoopUtilization(clientLoop).active * 1000) / n;
   const peerCpu = (processCpuMicros(target.pid) - peerBefore) / n;
   const clientCpu = (ownCpuMicros() - clientBefore) / n;
-  if (outcome === "timeout") {
-    return { wire: Number.NaN, app: Number.NaN, answered: watch.answers, peerCpu: Number.NaN, clientCpu: Number.NaN };
-  }
-  return { wire: watch.lastAnswer - watch.firstCancel, app: settledAt - aborted, answered: watch.answers, peerCpu, clientCpu };
+  if (outcome === "timeout") return { ...UNMEASURED, answered: watch.answers };
+  const peerBusy = ((await target.busyMs()) - peerBusyBefore) * (1000 / n);
+  const wire = watch.lastAnswer - watch.firstCancel;
+  return { wire, app: settledAt - aborted, answered: watch.answers, peerCpu, clientCpu, peerBusy, clientBusy };
 }
 
 export async function cancelLatencyScenario(options: BenchOptions): Promise<ScenarioResult> {
@@ -248,13 +271,12 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         // One request is quick and noisy: take the median of a few.
         const samples: CancelSample[] = [];
         for (let i = 0; i < options.cancelOneRepeats; i++) samples.push(await measure(target, watch, 1));
+        // One request's CPU is below the clock's 10 ms tick: only its times are kept.
         return {
+          ...UNMEASURED,
           wire: medianOf(samples, (x) => x.wire),
           app: medianOf(samples, (x) => x.app),
           answered: 1,
-          // One request's CPU is below the clock's 10 ms tick: not read.
-          peerCpu: Number.NaN,
-          clientCpu: Number.NaN,
         };
       },
     })),
@@ -269,8 +291,13 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     ANCHORS.reduce((best, key) => (wire(key, n) < wire(best, n) ? key : best), ANCHORS[0] as string);
   const fastest = fastestAnchor(many);
   // Ratio per round against the anchor that is fastest overall, then the median.
-  const perRound = (key: string, anchor: string) =>
-    median(at(key, many).map((s, i) => ratio(s.wire, at(anchor, many)[i]?.wire ?? Number.NaN)));
+  const wireRatios = (key: string, anchor: string) =>
+    at(key, many).map((s, i) => ratio(s.wire, at(anchor, many)[i]?.wire ?? Number.NaN));
+  const perRound = (key: string, anchor: string) => median(wireRatios(key, anchor));
+  const overRounds = (key: string, anchor: string) => ({
+    measured: perRound(key, anchor),
+    interval: medianInterval(wireRatios(key, anchor)),
+  });
   const allAnswered = SUBJECTS.every((s) => at(s.key, many).every((x) => x.answered === many));
 
   const rows = SUBJECTS.map((s) => [
@@ -289,13 +316,17 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     median(at(key, many).map((s, i) => ratio(pick(s), pick(at(SAME_WORK, many)[i] as CancelSample))));
   const peerCpu = (s: CancelSample) => s.peerCpu;
   const clientCpu = (s: CancelSample) => s.clientCpu;
+  const peerBusy = (s: CancelSample) => s.peerBusy;
+  const clientBusy = (s: CancelSample) => s.clientBusy;
   const cpuRows = SUBJECTS.map((s) => [
     s.label,
     fmt.ms(wire(s.key, many)),
+    fmt.us(cpu(s.key, peerBusy)),
+    fmt.x(cpuVsSdk(s.key, peerBusy)),
     fmt.us(cpu(s.key, peerCpu)),
-    fmt.x(cpuVsSdk(s.key, peerCpu)),
+    fmt.us(cpu(s.key, clientBusy)),
+    fmt.x(cpuVsSdk(s.key, clientBusy)),
     fmt.us(cpu(s.key, clientCpu)),
-    fmt.x(cpuVsSdk(s.key, clientCpu)),
   ]);
   const figures = (key: string, anchor: string) =>
     `${anchor}: ${fmt.ms(wire(anchor, many))} ms; subject: ${fmt.ms(wire(key, many))} ms`;
@@ -323,22 +354,26 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
           `medians with the fastest anchor overall (${fastest}).`,
       },
       {
-        title: `CPU per cancel, ${many.toLocaleString("en-US")} in flight: the agent's process and the client's`,
+        title: `Work per cancel, ${many.toLocaleString("en-US")} in flight: the agent's process and the client's`,
         columns: [
           "subject",
           `wire ms, ${many}`,
-          "agent µs / cancel",
-          "agent vs bare SDK",
-          "client µs / cancel",
-          "client vs bare SDK",
+          "agent busy µs",
+          "agent busy vs bare SDK",
+          "agent CPU µs",
+          "client busy µs",
+          "client busy vs bare SDK",
+          "client CPU µs",
         ],
         rows: cpuRows,
         note:
-          "CPU (user + system, from /proc for the agent and process.cpuUsage for the client's process) from abort() " +
-          "until every answer is in and every request promise settled, over the number of requests. The client's " +
-          "figure includes its abort() itself (the SDK's one listener per request on the shared signal). Ratios are " +
-          "medians of per-round ratios to the bare SDK pair. Both processes work at once on two cores: the wire time " +
-          "follows the busier one.",
+          "Per cancelled request, from abort() until every answer is in and every request promise settled. Busy: " +
+          "the time the process's main thread was not waiting in its event loop (event-loop utilisation; the agent " +
+          "reports its own over the connection). CPU: user + system of every thread, GC helpers included (/proc for " +
+          "the agent, process.cpuUsage for the client's process, which also hosts the idle targets of the other " +
+          "subjects). The client's figures include abort() itself, where the SDK client removes one listener per " +
+          "request from the shared signal. Ratios are medians of per-round ratios to the bare SDK pair. The two " +
+          "processes work at once on two cores: the wire time follows the main thread that is busy throughout.",
       },
     ],
     goals: [
@@ -346,7 +381,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k",
         label: `cancel ${many / 1000}k / SDK cooperative`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the bare SDK's cooperative cancel (the anchor that does the same work)`,
-        measured: perRound("embedded", SAME_WORK),
+        ...overRounds("embedded", SAME_WORK),
         anchor: figures("embedded", SAME_WORK),
         target: 1,
         kind: "max",
@@ -356,7 +391,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k-inline",
         label: `cancel ${many / 1000}k inline / SDK cooperative`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded on acp-cancel's ndJsonStream vs the bare SDK's cooperative cancel`,
-        measured: perRound("embedded-inline", SAME_WORK),
+        ...overRounds("embedded-inline", SAME_WORK),
         anchor: figures("embedded-inline", SAME_WORK),
         target: 1,
         kind: "max",
@@ -366,7 +401,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k-vscode",
         label: `cancel ${many / 1000}k vscode binding / stock`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), acp-cancel's vscode-jsonrpc binding vs stock vscode-jsonrpc`,
-        measured: perRound("vscode-binding", "vscode"),
+        ...overRounds("vscode-binding", "vscode"),
         anchor: figures("vscode-binding", "vscode"),
         target: 1,
         kind: "max",
@@ -387,7 +422,9 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
               n: many,
               wire: wire(s.key, many),
               app: app(s.key, many),
+              agentBusyMicrosPerCancel: cpu(s.key, peerBusy),
               agentCpuMicrosPerCancel: cpu(s.key, peerCpu),
+              clientBusyMicrosPerCancel: cpu(s.key, clientBusy),
               clientCpuMicrosPerCancel: cpu(s.key, clientCpu),
             },
           },

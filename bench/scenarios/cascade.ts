@@ -13,7 +13,7 @@ import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { runProbe } from "../lib/probe.js";
-import { median, medianOf, ratio } from "../lib/stats.js";
+import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, type ScenarioResult } from "../report/types.js";
 
 interface CascadeSample {
@@ -172,8 +172,9 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
   const engineBiggest = engine.find((x) => x.n === biggest);
   const ANCHOR = "sdk-by-hand";
   // Per round against the hand-threaded anchor measured in the same round, then the median.
-  const vsAnchor = (key: string) =>
-    median(at(key, biggest).map((s, i) => ratio(s.total, at(ANCHOR, biggest)[i]?.total ?? Number.NaN)));
+  const vsAnchorPerRound = (key: string) =>
+    at(key, biggest).map((s, i) => ratio(s.total, at(ANCHOR, biggest)[i]?.total ?? Number.NaN));
+  const vsAnchor = (key: string) => median(vsAnchorPerRound(key));
   const figures = (key: string) =>
     `by hand: ${fmt.ms(med(ANCHOR, biggest, (x) => x.total))} ms; subject: ${fmt.ms(med(key, biggest, (x) => x.total))} ms`;
   return {
@@ -197,6 +198,7 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
         label: `cascade ${biggest}`,
         description: `Cascade of ${biggest} nested requests (agent withCancellation, bare SDK client) vs the bare SDK agent threading signals by hand: all cancels in and prompt answered`,
         measured: vsAnchor("embedded"),
+        interval: medianInterval(vsAnchorPerRound("embedded")),
         anchor: figures("embedded"),
         target: 1,
         kind: "max",
@@ -207,6 +209,7 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
         label: `cascade ${biggest} inline`,
         description: `Cascade of ${biggest} nested requests (agent withCancellation + acp-cancel ndJsonStream, bare SDK client) vs the bare SDK agent threading signals by hand`,
         measured: vsAnchor("embedded-inline"),
+        interval: medianInterval(vsAnchorPerRound("embedded-inline")),
         anchor: figures("embedded-inline"),
         target: 1,
         kind: "max",

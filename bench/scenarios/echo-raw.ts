@@ -9,7 +9,7 @@ import { type Cell, interleave, interleaveSliced } from "../lib/interleave.js";
 import { type LoadResult, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import { type BenchOptions, SLICE_WARMUP_MS } from "../lib/options.js";
-import { median, medianOf, ratio } from "../lib/stats.js";
+import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
 const ROUTES: { route: Route; label: string }[] = [
@@ -53,7 +53,8 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
   const cpuOf = (route: Route) => median(cpu.get(route) ?? []);
 
   const rounds = (route: Route, c: number) => results.get(`${route}@${c}`) ?? [];
-  const perRound = (f: (i: number) => number) => median(rounds("direct", 1).map((_, i) => f(i)));
+  const perRoundValues = (f: (i: number) => number) => rounds("direct", 1).map((_, i) => f(i));
+  const perRound = (f: (i: number) => number) => median(perRoundValues(f));
   const at = (route: Route, c: number, i: number) => rounds(route, c)[i] as LoadResult;
   const bridgeVsRelay64 = perRound((i) => ratio(at("bridge", 64, i).rps, at("relay", 64, i).rps));
   const bridgeVsRelay1 = perRound((i) => ratio(at("bridge", 1, i).rps, at("relay", 1, i).rps));
@@ -65,6 +66,11 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
   // Per round: each route's p50 minus the direct p50 of the same round, then the ratio.
   const addedIn = (route: Route, i: number) => at(route, 1, i).p50 - at("direct", 1, i).p50;
   const addedRatio = perRound((i) => ratio(addedIn("bridge", i), addedIn("relay", i)));
+  /** A goal's median over rounds and its 95% interval. */
+  const overRounds = (f: (i: number) => number) => {
+    const values = perRoundValues(f);
+    return { measured: median(values), interval: medianInterval(values) };
+  };
 
   const summary = Object.fromEntries(
     ROUTES.map(({ route }) => [
@@ -128,7 +134,7 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
         id: "raw-bridge-vs-relay-c64",
         label: "bridge/relay req/s @64",
         description: "Raw echo throughput through the bridge vs through the byte relay, 64 in flight",
-        measured: bridgeVsRelay64,
+        ...overRounds((i) => ratio(at("bridge", 64, i).rps, at("relay", 64, i).rps)),
         anchor: `relay: ${fmt.rps(summary.relay.c64?.rps ?? Number.NaN)} req/s; bridge: ${fmt.rps(summary.bridge.c64?.rps ?? Number.NaN)} req/s`,
         target: 0.9,
         kind: "min",
@@ -138,7 +144,7 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
         id: "raw-added-latency-c1",
         label: "bridge/relay added p50 @1",
         description: "Added p50 latency at 1 in flight, bridge vs byte relay (each minus direct)",
-        measured: addedRatio,
+        ...overRounds((i) => ratio(addedIn("bridge", i), addedIn("relay", i))),
         anchor: `relay adds ${fmt.ms(added("relay"))} ms; bridge adds ${fmt.ms(added("bridge"))} ms`,
         target: 1.5,
         kind: "max",

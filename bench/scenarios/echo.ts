@@ -9,7 +9,7 @@ import { type Cell, interleaveSliced } from "../lib/interleave.js";
 import { closedLoop, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import { type BenchOptions, SLICE_WARMUP_MS } from "../lib/options.js";
-import { medianOf, ratio } from "../lib/stats.js";
+import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
 interface Subject {
@@ -87,14 +87,17 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
   await Promise.all([...connections.values()].map((c) => c.close()));
 
   const rounds = (key: string, c: number) => results.get(`${key}@${c}`) ?? [];
-  /** Median over rounds of subject/anchor, each round's pair measured close together. */
-  const rpsRatio = (key: string, anchor: string, c: number) => {
+  /** Subject/anchor per round, each round's pair measured close together. */
+  const rpsRatios = (key: string, anchor: string, c: number) => {
     const a = rounds(anchor, c);
-    const s = rounds(key, c);
-    return medianOf(
-      s.map((r, i) => ratio(r.rps, a[i]?.rps ?? Number.NaN)),
-      (x) => x,
-    );
+    return rounds(key, c).map((r, i) => ratio(r.rps, a[i]?.rps ?? Number.NaN));
+  };
+  /** Median over rounds of subject/anchor. */
+  const rpsRatio = (key: string, anchor: string, c: number) => median(rpsRatios(key, anchor, c));
+  /** A goal's measured ratio and the 95% interval of that median. */
+  const overRounds = (key: string, anchor: string, c: number) => {
+    const values = rpsRatios(key, anchor, c);
+    return { measured: median(values), interval: medianInterval(values) };
   };
   const summary = Object.fromEntries(
     SUBJECTS.map((s) => [
@@ -145,7 +148,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-embedded-c${c}`,
       label: `embedded/SDK @${c}`,
       description: `Echo throughput, withCancellation on both ends vs bare SDK, ${c} in flight`,
-      measured: rpsRatio("embedded", "sdk", c),
+      ...overRounds("embedded", "sdk", c),
       anchor: figures("sdk", "embedded", c),
       target: 0.95,
       kind: "min",
@@ -155,7 +158,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-embedded-inline-c${c}`,
       label: `embedded inline/SDK @${c}`,
       description: `Echo throughput, withCancellation + acp-cancel ndJsonStream on both ends vs bare SDK, ${c} in flight`,
-      measured: rpsRatio("embedded-inline", "sdk", c),
+      ...overRounds("embedded-inline", "sdk", c),
       anchor: figures("sdk", "embedded-inline", c),
       target: 0.95,
       kind: "min",
@@ -165,7 +168,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-vscode-binding-c${c}`,
       label: `vscode binding/stock @${c}`,
       description: `Echo throughput, vscode-jsonrpc on acp-cancel's binding vs stock vscode-jsonrpc, ${c} in flight`,
-      measured: rpsRatio("vscode-ndjson", "vscode", c),
+      ...overRounds("vscode-ndjson", "vscode", c),
       anchor: figures("vscode", "vscode-ndjson", c),
       target: 1,
       kind: "min",
@@ -175,7 +178,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-bridge-vs-relay-c${c}`,
       label: `bridge/relay @${c}`,
       description: `Echo throughput, SDK apps through acp-cancel bridge vs through a plain byte relay, ${c} in flight`,
-      measured: rpsRatio("bridge", "relay", c),
+      ...overRounds("bridge", "relay", c),
       anchor: figures("relay", "bridge", c),
       target: 0.95,
       kind: "min",
@@ -185,7 +188,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-bridge-c${c}`,
       label: `bridge/SDK @${c}`,
       description: `Echo throughput, SDK through acp-cancel bridge vs bare SDK direct, ${c} in flight`,
-      measured: rpsRatio("bridge", "sdk", c),
+      ...overRounds("bridge", "sdk", c),
       anchor: figures("sdk", "bridge", c),
       target: 0.9,
       kind: "min",
