@@ -54,3 +54,8 @@ export function medianInterval(values: readonly number[]): MedianInterval | unde
   if (k === 0) return undefined;
   return { low: sorted[k - 1] as number, high: sorted[n - k] as number, coverage: 1 - 2 * below, samples: n };
 }
+
+/** A goal's figure over rounds: the median of the per-round values, and its 95% interval. */
+export function overRounds(values: readonly number[]): { measured: number; interval: MedianInterval | undefined } {
+  return { measured: median(values), interval: medianInterval(values) };
+}

@@ -16,7 +16,7 @@ import { ownCpuMicros, processCpuMicros } from "../lib/cpu.js";
 import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
-import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
+import { median, medianOf, overRounds, ratio } from "../lib/stats.js";
 import { fmt, goal, type ScenarioResult } from "../report/types.js";
 
 interface CancelSample {
@@ -294,10 +294,6 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
   const wireRatios = (key: string, anchor: string) =>
     at(key, many).map((s, i) => ratio(s.wire, at(anchor, many)[i]?.wire ?? Number.NaN));
   const perRound = (key: string, anchor: string) => median(wireRatios(key, anchor));
-  const overRounds = (key: string, anchor: string) => ({
-    measured: perRound(key, anchor),
-    interval: medianInterval(wireRatios(key, anchor)),
-  });
   const allAnswered = SUBJECTS.every((s) => at(s.key, many).every((x) => x.answered === many));
 
   const rows = SUBJECTS.map((s) => [
@@ -309,10 +305,10 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
     fmt.x(perRound(s.key, SAME_WORK)),
     fmt.x(ratio(wire(s.key, many), wire(fastest, many))),
   ]);
-  // CPU per cancel of each process, and its per-round ratio to the bare SDK pair's: a wire time
-  // is set by whichever of the two processes is busier, and this says which, and by how much.
-  const cpu = (key: string, pick: (s: CancelSample) => number) => medianOf(at(key, many), pick);
-  const cpuVsSdk = (key: string, pick: (s: CancelSample) => number) =>
+  // Each process's work per cancel, and its per-round ratio to the bare SDK pair's: the wire
+  // time follows the main thread that is busy throughout, and this says which, and by how much.
+  const perCancel = (key: string, pick: (s: CancelSample) => number) => medianOf(at(key, many), pick);
+  const perCancelVsSdk = (key: string, pick: (s: CancelSample) => number) =>
     median(at(key, many).map((s, i) => ratio(pick(s), pick(at(SAME_WORK, many)[i] as CancelSample))));
   const peerCpu = (s: CancelSample) => s.peerCpu;
   const clientCpu = (s: CancelSample) => s.clientCpu;
@@ -321,12 +317,12 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
   const cpuRows = SUBJECTS.map((s) => [
     s.label,
     fmt.ms(wire(s.key, many)),
-    fmt.us(cpu(s.key, peerBusy)),
-    fmt.x(cpuVsSdk(s.key, peerBusy)),
-    fmt.us(cpu(s.key, peerCpu)),
-    fmt.us(cpu(s.key, clientBusy)),
-    fmt.x(cpuVsSdk(s.key, clientBusy)),
-    fmt.us(cpu(s.key, clientCpu)),
+    fmt.us(perCancel(s.key, peerBusy)),
+    fmt.x(perCancelVsSdk(s.key, peerBusy)),
+    fmt.us(perCancel(s.key, peerCpu)),
+    fmt.us(perCancel(s.key, clientBusy)),
+    fmt.x(perCancelVsSdk(s.key, clientBusy)),
+    fmt.us(perCancel(s.key, clientCpu)),
   ]);
   const figures = (key: string, anchor: string) =>
     `${anchor}: ${fmt.ms(wire(anchor, many))} ms; subject: ${fmt.ms(wire(key, many))} ms`;
@@ -381,7 +377,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k",
         label: `cancel ${many / 1000}k / SDK cooperative`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the bare SDK's cooperative cancel (the anchor that does the same work)`,
-        ...overRounds("embedded", SAME_WORK),
+        ...overRounds(wireRatios("embedded", SAME_WORK)),
         anchor: figures("embedded", SAME_WORK),
         target: 1,
         kind: "max",
@@ -391,7 +387,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k-inline",
         label: `cancel ${many / 1000}k inline / SDK cooperative`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded on acp-cancel's ndJsonStream vs the bare SDK's cooperative cancel`,
-        ...overRounds("embedded-inline", SAME_WORK),
+        ...overRounds(wireRatios("embedded-inline", SAME_WORK)),
         anchor: figures("embedded-inline", SAME_WORK),
         target: 1,
         kind: "max",
@@ -401,7 +397,7 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
         id: "cancel-10k-vscode",
         label: `cancel ${many / 1000}k vscode binding / stock`,
         description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), acp-cancel's vscode-jsonrpc binding vs stock vscode-jsonrpc`,
-        ...overRounds("vscode-binding", "vscode"),
+        ...overRounds(wireRatios("vscode-binding", "vscode")),
         anchor: figures("vscode-binding", "vscode"),
         target: 1,
         kind: "max",
@@ -422,10 +418,10 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
               n: many,
               wire: wire(s.key, many),
               app: app(s.key, many),
-              agentBusyMicrosPerCancel: cpu(s.key, peerBusy),
-              agentCpuMicrosPerCancel: cpu(s.key, peerCpu),
-              clientBusyMicrosPerCancel: cpu(s.key, clientBusy),
-              clientCpuMicrosPerCancel: cpu(s.key, clientCpu),
+              agentBusyMicrosPerCancel: perCancel(s.key, peerBusy),
+              agentCpuMicrosPerCancel: perCancel(s.key, peerCpu),
+              clientBusyMicrosPerCancel: perCancel(s.key, clientBusy),
+              clientCpuMicrosPerCancel: perCancel(s.key, clientCpu),
             },
           },
         ]),

@@ -13,7 +13,7 @@ import { type Cell, interleaveGroups } from "../lib/interleave.js";
 import { must } from "../lib/must.js";
 import type { BenchOptions } from "../lib/options.js";
 import { runProbe } from "../lib/probe.js";
-import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
+import { medianOf, overRounds, ratio } from "../lib/stats.js";
 import { fmt, goal, type ScenarioResult } from "../report/types.js";
 
 interface CascadeSample {
@@ -174,7 +174,6 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
   // Per round against the hand-threaded anchor measured in the same round, then the median.
   const vsAnchorPerRound = (key: string) =>
     at(key, biggest).map((s, i) => ratio(s.total, at(ANCHOR, biggest)[i]?.total ?? Number.NaN));
-  const vsAnchor = (key: string) => median(vsAnchorPerRound(key));
   const figures = (key: string) =>
     `by hand: ${fmt.ms(med(ANCHOR, biggest, (x) => x.total))} ms; subject: ${fmt.ms(med(key, biggest, (x) => x.total))} ms`;
   return {
@@ -197,8 +196,7 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
         id: "cascade-1000",
         label: `cascade ${biggest}`,
         description: `Cascade of ${biggest} nested requests (agent withCancellation, bare SDK client) vs the bare SDK agent threading signals by hand: all cancels in and prompt answered`,
-        measured: vsAnchor("embedded"),
-        interval: medianInterval(vsAnchorPerRound("embedded")),
+        ...overRounds(vsAnchorPerRound("embedded")),
         anchor: figures("embedded"),
         target: 1,
         kind: "max",
@@ -208,8 +206,7 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
         id: "cascade-1000-inline",
         label: `cascade ${biggest} inline`,
         description: `Cascade of ${biggest} nested requests (agent withCancellation + acp-cancel ndJsonStream, bare SDK client) vs the bare SDK agent threading signals by hand`,
-        measured: vsAnchor("embedded-inline"),
-        interval: medianInterval(vsAnchorPerRound("embedded-inline")),
+        ...overRounds(vsAnchorPerRound("embedded-inline")),
         anchor: figures("embedded-inline"),
         target: 1,
         kind: "max",

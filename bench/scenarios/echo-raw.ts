@@ -9,7 +9,7 @@ import { type Cell, interleave, interleaveSliced } from "../lib/interleave.js";
 import { type LoadResult, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import { type BenchOptions, SLICE_WARMUP_MS } from "../lib/options.js";
-import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
+import { median, medianOf, overRounds, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
 const ROUTES: { route: Route; label: string }[] = [
@@ -66,11 +66,6 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
   // Per round: each route's p50 minus the direct p50 of the same round, then the ratio.
   const addedIn = (route: Route, i: number) => at(route, 1, i).p50 - at("direct", 1, i).p50;
   const addedRatio = perRound((i) => ratio(addedIn("bridge", i), addedIn("relay", i)));
-  /** A goal's median over rounds and its 95% interval. */
-  const overRounds = (f: (i: number) => number) => {
-    const values = perRoundValues(f);
-    return { measured: median(values), interval: medianInterval(values) };
-  };
 
   const summary = Object.fromEntries(
     ROUTES.map(({ route }) => [
@@ -134,7 +129,7 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
         id: "raw-bridge-vs-relay-c64",
         label: "bridge/relay req/s @64",
         description: "Raw echo throughput through the bridge vs through the byte relay, 64 in flight",
-        ...overRounds((i) => ratio(at("bridge", 64, i).rps, at("relay", 64, i).rps)),
+        ...overRounds(perRoundValues((i) => ratio(at("bridge", 64, i).rps, at("relay", 64, i).rps))),
         anchor: `relay: ${fmt.rps(summary.relay.c64?.rps ?? Number.NaN)} req/s; bridge: ${fmt.rps(summary.bridge.c64?.rps ?? Number.NaN)} req/s`,
         target: 0.9,
         kind: "min",
@@ -144,7 +139,7 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
         id: "raw-added-latency-c1",
         label: "bridge/relay added p50 @1",
         description: "Added p50 latency at 1 in flight, bridge vs byte relay (each minus direct)",
-        ...overRounds((i) => ratio(addedIn("bridge", i), addedIn("relay", i))),
+        ...overRounds(perRoundValues((i) => ratio(addedIn("bridge", i), addedIn("relay", i)))),
         anchor: `relay adds ${fmt.ms(added("relay"))} ms; bridge adds ${fmt.ms(added("bridge"))} ms`,
         target: 1.5,
         kind: "max",

@@ -9,7 +9,7 @@ import { type Cell, interleaveSliced } from "../lib/interleave.js";
 import { closedLoop, type LoadSample, mergeSlices } from "../lib/load.js";
 import { must } from "../lib/must.js";
 import { type BenchOptions, SLICE_WARMUP_MS } from "../lib/options.js";
-import { median, medianInterval, medianOf, ratio } from "../lib/stats.js";
+import { median, medianOf, overRounds, ratio } from "../lib/stats.js";
 import { fmt, goal, loadCells, type ScenarioResult } from "../report/types.js";
 
 interface Subject {
@@ -94,11 +94,6 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
   };
   /** Median over rounds of subject/anchor. */
   const rpsRatio = (key: string, anchor: string, c: number) => median(rpsRatios(key, anchor, c));
-  /** A goal's measured ratio and the 95% interval of that median. */
-  const overRounds = (key: string, anchor: string, c: number) => {
-    const values = rpsRatios(key, anchor, c);
-    return { measured: median(values), interval: medianInterval(values) };
-  };
   const summary = Object.fromEntries(
     SUBJECTS.map((s) => [
       s.key,
@@ -148,7 +143,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-embedded-c${c}`,
       label: `embedded/SDK @${c}`,
       description: `Echo throughput, withCancellation on both ends vs bare SDK, ${c} in flight`,
-      ...overRounds("embedded", "sdk", c),
+      ...overRounds(rpsRatios("embedded", "sdk", c)),
       anchor: figures("sdk", "embedded", c),
       target: 0.95,
       kind: "min",
@@ -158,7 +153,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-embedded-inline-c${c}`,
       label: `embedded inline/SDK @${c}`,
       description: `Echo throughput, withCancellation + acp-cancel ndJsonStream on both ends vs bare SDK, ${c} in flight`,
-      ...overRounds("embedded-inline", "sdk", c),
+      ...overRounds(rpsRatios("embedded-inline", "sdk", c)),
       anchor: figures("sdk", "embedded-inline", c),
       target: 0.95,
       kind: "min",
@@ -168,7 +163,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-vscode-binding-c${c}`,
       label: `vscode binding/stock @${c}`,
       description: `Echo throughput, vscode-jsonrpc on acp-cancel's binding vs stock vscode-jsonrpc, ${c} in flight`,
-      ...overRounds("vscode-ndjson", "vscode", c),
+      ...overRounds(rpsRatios("vscode-ndjson", "vscode", c)),
       anchor: figures("vscode", "vscode-ndjson", c),
       target: 1,
       kind: "min",
@@ -178,7 +173,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-bridge-vs-relay-c${c}`,
       label: `bridge/relay @${c}`,
       description: `Echo throughput, SDK apps through acp-cancel bridge vs through a plain byte relay, ${c} in flight`,
-      ...overRounds("bridge", "relay", c),
+      ...overRounds(rpsRatios("bridge", "relay", c)),
       anchor: figures("relay", "bridge", c),
       target: 0.95,
       kind: "min",
@@ -188,7 +183,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       id: `echo-bridge-c${c}`,
       label: `bridge/SDK @${c}`,
       description: `Echo throughput, SDK through acp-cancel bridge vs bare SDK direct, ${c} in flight`,
-      ...overRounds("bridge", "sdk", c),
+      ...overRounds(rpsRatios("bridge", "sdk", c)),
       anchor: figures("sdk", "bridge", c),
       target: 0.9,
       kind: "min",
