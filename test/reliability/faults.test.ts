@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { TraceEntry } from "../../src/bridge/trace-writer.js";
-import { CAPABILITY_KEY, OUR_CAPABILITY } from "../../src/index.js";
+import { CAPABILITY_KEY, OUR_CAPABILITY } from "../../src/acp/index.js";
 import { type BridgeProcess, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
 import { eventually } from "../support/wire-assertions.js";
 import {
