@@ -54,8 +54,9 @@ export function spawnBridgeOver(
     [...(extra.nodeArgs ?? []), CLI, "bridge", "--trace", traceFile, ...bridgeArgs, "--", ...agentCommand],
     extra.env,
   );
+  // Before the bridge opened its trace there is nothing in it.
   const trace = () =>
-    readFileSync(traceFile, "utf8")
+    (existsSync(traceFile) ? readFileSync(traceFile, "utf8") : "")
       .split("\n")
       .filter((line) => line.trim() !== "")
       .flatMap((line) => {
