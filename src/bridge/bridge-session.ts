@@ -315,7 +315,7 @@ export class BridgeSession {
       this.logger.warn(`${what}: restarting the agent`);
       this.restart(
         `the agent was restarted because session ${stuck.sessionId}'s cancelled turn was stuck for ` +
-          `${stuck.stuckForMs} ms; its sessions are gone (open a new one, or session/load it if the agent can)`,
+        `${stuck.stuckForMs} ms; its sessions are gone (open a new one, or session/load it if the agent can)`,
       );
       return "fail";
     }

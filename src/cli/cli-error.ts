@@ -45,7 +45,7 @@ export function readInputFile(what: string, file: string): string {
  */
 export function checkOutputFile(flag: string, file: string): void {
   try {
-    closeSync(openSync(file, "a"));
+    closeSync(openSync(file, "a", 0o600));
   } catch (error) {
     throw new CliInputError(`${flag}: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
   }

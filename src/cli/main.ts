@@ -15,7 +15,11 @@ import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./r
 import { TRACE_HELP } from "./trace-help.js";
 
 /** Each command's own help, for `<command> --help` and `help <command>`. */
-const COMMAND_HELP: Readonly<Record<string, string>> = { bridge: BRIDGE_HELP, trace: TRACE_HELP, guardian: GUARDIAN_HELP };
+const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
+  ["bridge", BRIDGE_HELP],
+  ["trace", TRACE_HELP],
+  ["guardian", GUARDIAN_HELP],
+]);
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -26,15 +30,16 @@ function version(): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === "help" && rest[0] !== undefined && COMMAND_HELP[rest[0]] !== undefined) {
-    process.stdout.write(COMMAND_HELP[rest[0]] as string);
+  const helpFor = command === "help" && rest[0] !== undefined ? COMMAND_HELP.get(rest[0]) : undefined;
+  if (helpFor !== undefined) {
+    process.stdout.write(helpFor);
     return ExitCode.ok;
   }
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(HELP);
     return command === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  const commandHelp = COMMAND_HELP[command];
+  const commandHelp = COMMAND_HELP.get(command);
   if (commandHelp !== undefined && asksForHelp(rest)) {
     process.stdout.write(commandHelp);
     return ExitCode.ok;
@@ -81,7 +86,7 @@ async function main(argv: readonly string[]): Promise<number> {
 
 /** "bridge " when the command has help of its own, else "". */
 function helpTopic(command: string | undefined): string {
-  return command !== undefined && COMMAND_HELP[command] !== undefined ? `${command} ` : "";
+  return command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
 }
 
 main(process.argv.slice(2)).then(

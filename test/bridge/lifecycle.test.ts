@@ -95,7 +95,10 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
     assert.equal(requestsIn(log, "out").length, 4);
     assert.match(
       bridge.stderr(),
-      /acp-cancel warn: the agent ended on its own \(agent was killed by SIGKILL\); 2 pending editor request\(s\) get an error naming the exit/,
+      new RegExp(
+        "acp-cancel warn: the agent ended on its own \\(agent was killed by SIGKILL\\); " +
+        "2 pending editor request\\(s\\) get an error naming the exit",
+      ),
     );
   });
 
@@ -294,7 +297,10 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
       const answer = (await wire.answer(1)) as { error: { code: number; message: string; data: { reason: string } } };
       assert.equal(answer.error.code, -32800);
       assert.equal(answer.error.data.reason, "deadline");
-      assert.match(answer.error.message, /the agent did not answer initialize within 0\.3 s \(the bridge's deadline: --timeout initialize=SECONDS changes it\)/);
+      assert.equal(
+        answer.error.message,
+        "Request cancelled: the agent did not answer initialize within 0.3 s (the bridge's deadline: --timeout initialize=SECONDS changes it)",
+      );
       assert.match(bridge.stderr(), /warn: editor request 1: the agent did not answer initialize within 0\.3 s/);
     } finally {
       await closeBridge(bridge);

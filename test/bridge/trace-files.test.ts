@@ -106,7 +106,7 @@ describe("bridge --trace files: private, never through a link, secrets redacted"
     const text = JSON.stringify(
       {
         env: { HOME: "/home/u", AWS_SECRET_ACCESS_KEY: "s1" },
-        nested: { deeper: { "refresh-token": "s2", privateKey: { pem: "s3" } } },
+        nested: { deeper: { "refresh-token": "s2", "privateKey": { pem: "s3" } } },
         header: "Basic czQ6",
         usage: { outputTokens: 5, totalTokens: 9 },
       },
@@ -114,7 +114,7 @@ describe("bridge --trace files: private, never through a link, secrets redacted"
     );
     assert.deepEqual(JSON.parse(text), {
       env: { HOME: REDACTED, AWS_SECRET_ACCESS_KEY: REDACTED },
-      nested: { deeper: { "refresh-token": REDACTED, privateKey: REDACTED } },
+      nested: { deeper: { "refresh-token": REDACTED, "privateKey": REDACTED } },
       header: REDACTED,
       usage: { outputTokens: 5, totalTokens: 9 },
     });

@@ -21,7 +21,13 @@ const OWN_HELP: Record<string, RegExp[]> = {
     /Exit status:/,
   ],
   trace: [/^Usage: acp-cancel trace <trace\.jsonl> \[--mermaid\]/, /\n {2}--mermaid/, /\n {2}-h, --help/, /65 the file is not/],
-  guardian: [/^Usage: acp-cancel guardian --rules FILE --port N/, /\n {2}--rules FILE/, /\n {2}--port N/, /\n {2}--host HOST/, /69 cannot listen/],
+  guardian: [
+    /^Usage: acp-cancel guardian --rules FILE --port N/,
+    /\n {2}--rules FILE/,
+    /\n {2}--port N/,
+    /\n {2}--host HOST/,
+    /69 cannot listen/,
+  ],
 };
 
 describe("CLI help: each command's own usage and flags, for --help and -h, exit 0", () => {
