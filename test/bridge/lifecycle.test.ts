@@ -32,6 +32,20 @@ function groupMembers(pgid: number): number[] {
   return members;
 }
 
+/** The watchdogs armed over process group `pgid` (each runs `sh -c … acp-cancel-watchdog PGID`). */
+function watchdogsOf(pgid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, "utf8").endsWith(`\0acp-cancel-watchdog\0${pgid}\0`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
 /** Sends raw lines to the bridge and collects what comes back, line by line. */
 function rawLines(bridge: ReturnType<typeof spawnBridge>) {
   const received: Record<string, unknown>[] = [];
@@ -147,6 +161,7 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
     const agentPid = await eventually(() => pidFrom(bridge.stderr(), "agent"), "the agent's pid");
     const grandchildPid = await eventually(() => pidFrom(bridge.stderr(), "grandchild"), "the grandchild's pid");
     assert.deepEqual(groupMembers(agentPid).sort(), [agentPid, grandchildPid].sort(), "the agent's group runs");
+    assert.equal(watchdogsOf(agentPid).length, 1, "a watchdog is armed over the agent's group");
     bridge.child.kill("SIGKILL");
     await bridge.exited;
     await eventually(
@@ -154,6 +169,7 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
       "nothing of the agent's group left within 5 s of the bridge's SIGKILL",
       5000,
     );
+    await eventually(() => (watchdogsOf(agentPid).length === 0 ? true : undefined), "the watchdog exits after its work");
   });
 
   it("editor EOF: in-flight work is cancelled, the agent's stdin closed, then SIGTERM, then SIGKILL to its whole group", async () => {
@@ -167,8 +183,11 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
       () => pidFrom(bridge.stderr(), "grandchild"),
       "the grandchild's pid",
     );
+    assert.equal(watchdogsOf(agentPid).length, 1, "a watchdog is armed over the agent's group");
     const exit = await closeBridge(bridge);
     assert.equal(exit.code, 0);
+    // The bridge stopped the group itself and told its watchdog so: nothing of it is left.
+    await eventually(() => (watchdogsOf(agentPid).length === 0 ? true : undefined), "the watchdog stood down");
     assert.match(bridge.stderr(), /agent ignores SIGTERM/);
     assert.match(bridge.stderr(), /SIGKILL/);
     assert.equal(isAlive(agentPid), false, "agent gone");
