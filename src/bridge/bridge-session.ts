@@ -259,7 +259,8 @@ export class BridgeSession {
     this.logger.warn(`editor: ${describeProblem(problem)}`);
     let answer = framingErrorResponse(problem);
     const id = problem.kind === "oversize" && problem.head !== undefined ? idAtLineStart(problem.head) : undefined;
-    if (id !== undefined && id !== null && "error" in answer) {
+    // An id still in flight is not this line's to answer: that request gets its own answer.
+    if (id !== undefined && id !== null && this.engine.job("client", id) === undefined && "error" in answer) {
       answer = errorResponse(id, ErrorCode.InvalidRequest, answer.error.message);
     }
     this.deliver("client", answer);
