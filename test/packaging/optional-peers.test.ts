@@ -40,10 +40,11 @@ function runRecorded(code: string): string {
 }
 
 describe("the optional peers are never loaded by acp-cancel's core paths", () => {
-  it("the optional peers are the bindings' SDKs and the replicas' database clients", () => {
+  it("the optional peers are the bindings' SDKs, the replicas' database clients and the OpenTelemetry API", () => {
     assert.deepEqual(OPTIONAL_PEERS.sort(), [
       "@a2a-js/sdk",
       "@modelcontextprotocol/sdk",
+      "@opentelemetry/api",
       "pg",
       "playwright-core",
       "redis",
