@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, Job, JobGrace, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, JobGrace, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -10,49 +10,28 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  notification,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
 import { cleanupMethodSet } from "./cleanup-methods.js";
-import {
-  type AftermathStats,
-  type CancelSupport,
-  DEFAULT_GRACE_MS,
-  type Deliver,
-  type EngineOptions,
-  type PortOptions,
-} from "./engine-options.js";
+import { type AftermathStats, DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import { type EngineStats, LatencyRing, newEngineStats, NO_TURNS_FOLLOWED } from "./engine-stats.js";
 import type { EngineEvent } from "./events.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { pluginFor } from "./plugins.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
-import { isWorkJob, SessionWork } from "./session-work.js";
-import type { VersionRules, WorkChange } from "./versions/index.js";
+import { SessionTurns } from "./session-turns.js";
+import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
+import type { VersionRules } from "./versions/index.js";
 
 type Table = JobTable<JsonRpcId, RequestRecord>;
 
-/** Counters for summaries and benchmarks; plain integers, cheap to keep. */
-export interface EngineStats {
-  requests: number;
-  cancels: number;
-  answeredForPeer: number;
-  cancelledAtBirth: number;
-  lateRepliesDropped: number;
-}
+export type { EngineStats } from "./engine-stats.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
-const LATENCY_MEMORY = 4096;
-const NO_TURNS_FOLLOWED: Readonly<AftermathStats> = Object.freeze({
-  turnsTracked: 0,
-  lateUpdatesSuppressed: 0,
-  lateRequestsRefused: 0,
-  promptsHeld: 0,
-  stuckEscalations: 0,
-});
 
 /**
  * The ACP cancellation engine. It sits on the path of every JSON-RPC message between a
@@ -72,7 +51,7 @@ export class CancelEngine {
     agent: new RecentKeys(LATE_REPLY_MEMORY),
   };
   /** The running turn of each session: its prompt (v1), or its foreground work (v2). */
-  private readonly turns = new Map<string, AnyJob>();
+  private readonly turns: SessionTurns;
   /** The protocol version in force and what each side advertised, settled at `initialize`. */
   private readonly negotiation = new Negotiation((event) => this.emit(event));
   /** Params objects of requests that handlers are about to send, marked with their parent. */
@@ -90,16 +69,10 @@ export class CancelEngine {
   private readonly forcedSupport: Record<Side, boolean | undefined>;
   /** Behaviour added at named hooks (`turnEnd`: following a cancelled turn to its real end). */
   private readonly plugin: EnginePlugin | undefined;
-  readonly stats: EngineStats = {
-    requests: 0,
-    cancels: 0,
-    answeredForPeer: 0,
-    cancelledAtBirth: 0,
-    lateRepliesDropped: 0,
-  };
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
-  readonly cancelLatencies: number[] = [];
-  private latencyCursor = 0;
+  /** How the handling side of a cancelled request is told to stop. */
+  private readonly stopping: StopContext;
+  readonly stats: EngineStats = newEngineStats();
+  private readonly latencies = new LatencyRing();
 
   constructor(
     private readonly deliver: Deliver,
@@ -113,6 +86,26 @@ export class CancelEngine {
     this.now = options.now ?? (() => performance.now());
     this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
     this.plugin = pluginFor(options, this.host());
+    this.turns = new SessionTurns({
+      rules: () => this.rules,
+      now: () => this.now(),
+      plugin: this.plugin,
+      cancel: (job, reason) => this.cancelJob(job, reason),
+      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
+      isCleanup: (method) => this.cleanup.has(method),
+    });
+    this.stopping = {
+      ports: this.ports,
+      agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
+      promptIsTurn: () => this.rules.promptIsTurn,
+      send: (side, message) => this.send(side, message),
+      emit: (event) => this.emit(event),
+    };
+  }
+
+  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
+  get cancelLatencies(): readonly number[] {
+    return this.latencies.values;
   }
 
   /** What a plug-in may ask of the engine. */
@@ -126,7 +119,7 @@ export class CancelEngine {
       forward: (job, request) => this.forwardHeldPrompt(job, request),
       answer: (job, response) => this.answer(job, response),
       notify: (side, message) => this.send(side, message),
-      endWork: (sessionId) => this.onWorkChange(sessionId, "end"),
+      endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
   }
 
@@ -199,7 +192,6 @@ export class CancelEngine {
       this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
-    if (this.plugin !== undefined) for (const turn of this.turns.values()) this.plugin.turnEnded(turn);
     this.turns.clear();
     this.plugin?.sideClosed();
   }
@@ -284,11 +276,11 @@ export class CancelEngine {
     let held = false;
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
-      this.startTurn(sessionId, job);
+      this.turns.start(sessionId, job);
       held = from === "client" && this.plugin?.holds(job, request) === true;
       if (!held) this.plugin?.turnStarted(job);
     } else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
-      this.cancelSession(sessionId);
+      this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
     if (deadline !== undefined && !job.isSettled) {
       job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
@@ -299,23 +291,12 @@ export class CancelEngine {
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
-  private parentFor(
-    from: Side,
-    method: string,
-    params: unknown,
-    sessionId: string | undefined,
-  ): AnyJob | undefined {
+  private parentFor(from: Side, method: string, params: unknown, sessionId: string | undefined): AnyJob | undefined {
     if (typeof params === "object" && params !== null) {
       const marked = this.nested.get(params);
       if (marked !== undefined && !marked.isSettled && marked.payload.issuer !== from) return marked;
     }
-    if (from === "agent" && sessionId !== undefined) {
-      const turn = this.turns.get(sessionId);
-      // Background work listed by the work's latest state_update is not part of it (v2).
-      if (turn?.payload instanceof SessionWork && this.rules.forBackground(method, params, turn.payload)) return undefined;
-      return turn;
-    }
-    return undefined;
+    return from === "agent" && sessionId !== undefined ? this.turns.parentOf(method, params, sessionId) : undefined;
   }
 
   /**
@@ -342,7 +323,7 @@ export class CancelEngine {
     }
     job.payload.delivered = true;
     const { sessionId } = job.payload;
-    if (sessionId !== undefined) this.startTurn(sessionId, job); // v2: the old work ended, new work opens
+    if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
     this.plugin?.turnStarted(job);
     this.send("agent", request);
   }
@@ -360,11 +341,7 @@ export class CancelEngine {
       }
       const expected = from === "agent" && this.plugin?.lateReply(response.id) === true;
       if (!late && !expected) {
-        this.emit({
-          type: "problem",
-          side: from,
-          detail: `response to unknown request id ${JSON.stringify(response.id)}`,
-        });
+        this.emit({ type: "problem", side: from, detail: `response to unknown request id ${JSON.stringify(response.id)}` });
       }
       return;
     }
@@ -390,10 +367,10 @@ export class CancelEngine {
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
-      if (sessionId !== undefined) this.cancelSession(sessionId);
+      if (sessionId !== undefined) this.turns.cancelSession(sessionId);
     } else if (method === Method.sessionUpdate && from === "agent") {
       const change = this.rules.workChange(message.params);
-      if (change !== undefined) this.onWorkChange(sessionIdOf(message.params), change, message.params);
+      if (change !== undefined) this.turns.workChange(sessionIdOf(message.params), change, message.params);
     }
   }
 
@@ -401,11 +378,7 @@ export class CancelEngine {
     const params = message.params as { requestId?: unknown } | undefined;
     const requestId = typeof params === "object" && params !== null ? params.requestId : undefined;
     if (!isJsonRpcId(requestId)) {
-      this.emit({
-        type: "problem",
-        side: from,
-        detail: "$/cancel_request without a valid params.requestId: ignored",
-      });
+      this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });
       return;
     }
     // Only the issuer's own table is consulted: a cancel can never cross direction.
@@ -415,71 +388,6 @@ export class CancelEngine {
   }
 
   // ---- cancellation -----------------------------------------------------------------
-
-  private cancelSession(sessionId: string): void {
-    const turn = this.turns.get(sessionId);
-    if (turn?.isRunning) {
-      this.cancelJob(turn, "session");
-      this.plugin?.turnCancelled(turn);
-    }
-    if (!this.rules.promptIsTurn) {
-      this.cancelUninsertedPrompts(sessionId);
-      return;
-    }
-    // Permission dialogs and other agent requests of the session that hang under no turn.
-    // (The turn's own children are cancelling by now: the first test passes over them.)
-    const orphans = this.tables.agent.selectRunning(
-      (job) =>
-        job.payload.sessionId === sessionId &&
-        !this.cleanup.has(job.payload.method) &&
-        (!isRequestJob(job.parent) || job.parent.isSettled),
-    );
-    for (const job of orphans) if (job.isRunning) this.cancelJob(job, "session");
-  }
-
-  /** Prompts of the session not answered yet (held or not yet inserted): cancelled with it (v2). */
-  private cancelUninsertedPrompts(sessionId: string): void {
-    const prompts = this.tables.client.selectRunning(
-      (job) => job.payload.method === Method.prompt && job.payload.sessionId === sessionId,
-    );
-    for (const job of prompts) if (job.isRunning) this.cancelJob(job, "session");
-  }
-
-  // ---- turns ------------------------------------------------------------------------
-
-  /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
-  private startTurn(sessionId: string, prompt: RequestJob): void {
-    if (this.rules.promptIsTurn) this.turns.set(sessionId, prompt);
-    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start", undefined, prompt.payload.id);
-  }
-
-  /**
-   * A `state_update` (or a prompt) starts foreground work unless some is open, a cancelled
-   * one included: updates after `session/cancel` still belong to the work it cancelled.
-   * The idle `state_update` ends it.
-   */
-  private onWorkChange(
-    sessionId: string | undefined,
-    change: WorkChange,
-    params?: unknown,
-    promptId: JsonRpcId = null,
-  ): void {
-    if (sessionId === undefined) return;
-    let open = this.turns.get(sessionId);
-    if (change === "start") {
-      if (open === undefined || open.isSettled) {
-        open = new Job(new SessionWork(sessionId, promptId, this.now()));
-        this.turns.set(sessionId, open);
-      }
-      if (params !== undefined && open.payload instanceof SessionWork) {
-        open.payload.snapshot = (params as { update?: unknown }).update;
-      }
-      return;
-    }
-    if (open !== undefined) this.plugin?.turnEnded(open);
-    open?.settle();
-    this.turns.delete(sessionId);
-  }
 
   private cancelJob(root: AnyJob, reason: CancelReason) {
     // The clock is read once per cascade, not once per job: a cascade of 1,000 takes about a
@@ -505,7 +413,7 @@ export class CancelEngine {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    this.stopHandler(job, handler, reason);
+    stopHandler(this.stopping, job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
       this.finishCancelled(job, abandonedAnswer(id, handlerGone));
@@ -523,32 +431,6 @@ export class CancelEngine {
       return;
     }
     this.grace.start(job);
-  }
-
-  /** Tells the handling side to stop, in the words it understands. */
-  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
-    const { id, method, sessionId } = job.payload;
-    const isTurn = method === Method.prompt;
-    // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
-    // stable ACP v1 and receivers ignore what they do not support).
-    const speaksCancel = this.ports[handler].cancelSupport !== "no";
-    if (!isTurn) {
-      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
-      if (speaksCancel) this.send(handler, cancelRequestFor(id));
-      return;
-    }
-    const agentPort = this.ports.agent;
-    const agentEndsTurns = agentPort.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true;
-    const sendsCancelRequest = speaksCancel && !(isTurn && reason === "session" && agentEndsTurns);
-    if (sendsCancelRequest) this.send(handler, cancelRequestFor(id));
-    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
-    const agentHeard = agentEndsTurns && sendsCancelRequest;
-    const emulate = isTurn && this.rules.promptIsTurn && reason !== "session";
-    if (emulate && sessionId !== undefined && !agentPort.inProcess && !agentHeard) {
-      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
-      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
-      this.send(handler, notification(Method.sessionCancel, { sessionId }));
-    }
   }
 
   private graceExpired(job: RequestJob): void {
@@ -587,10 +469,9 @@ export class CancelEngine {
       this.stats.answeredForPeer++;
       this.emit({ type: "answered-for-peer", side: record.issuer, id: record.id, method: record.method, reason: job.reason });
     }
-    if (record.cancelledAt !== undefined) this.recordLatency(this.now() - record.cancelledAt);
+    if (record.cancelledAt !== undefined) this.latencies.record(this.now() - record.cancelledAt);
     // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
-    if (record.method === Method.prompt && record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
-      this.turns.delete(record.sessionId);
+    if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
     this.send(record.issuer, response);
     // A prompt answered for the agent, whose own turn may go on.
     if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.plugin?.turnAnswered(job);
@@ -598,14 +479,6 @@ export class CancelEngine {
     if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);
     }
-  }
-
-  private recordLatency(ms: number): void {
-    // One path for filling and for wrapping (the cursor is the length until the array is
-    // full): a branch first taken at the 4,097th answer deoptimised the whole answer path.
-    const at = this.latencyCursor;
-    this.cancelLatencies[at] = ms;
-    this.latencyCursor = at + 1 === LATENCY_MEMORY ? 0 : at + 1;
   }
 
   // ---- plumbing ---------------------------------------------------------------------
@@ -618,16 +491,3 @@ export class CancelEngine {
     this.onEvent?.(event);
   }
 }
-
-/** What a port's options alone decide about `$/cancel_request`; undefined: the capability decides. */
-function forcedSupport(port: PortOptions): boolean | undefined {
-  const forced: CancelSupport = port.cancelSupport ?? "auto";
-  if (forced !== "auto") return forced === "yes";
-  return port.inProcess === true ? true : undefined;
-}
-
-/** The `$/cancel_request` for `requestId`, built as one literal (once per job of a cascade). */
-function cancelRequestFor(requestId: JsonRpcId): JsonRpcNotification {
-  return { jsonrpc: "2.0", method: Method.cancelRequest, params: { requestId } };
-}
-
