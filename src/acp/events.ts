@@ -25,7 +25,7 @@ export interface StuckTurn {
   readonly heldPrompts: number;
 }
 
-/** Something the engine did or saw; only produced when `onEvent` is set. */
+/** Something the engine did or saw, reported to `onEvent` when it is set. */
 export type EngineEvent =
   | { type: "cancel"; side: Side; id: JsonRpcId; method: string; reason: CancelReason }
   | { type: "cancelled-at-birth"; side: Side; id: JsonRpcId; method: string }
