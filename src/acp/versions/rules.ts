@@ -30,14 +30,14 @@ export interface VersionRules {
    */
   readonly promptIsTurn: boolean;
   /**
-   * [turn-aftermath] What really ends a turn the engine gave up on for the agent: `prompt-answer`
+   * What really ends a turn the engine gave up on for the agent: `prompt-answer`
    * (v1: the agent's own answer to the prompt, however late), `idle` (v2: the session's idle
    * `state_update`; the prompt's answer only acknowledges insertion), or undefined: no
    * aftermath at all (pass-through).
    */
   readonly realTurnEnd: RealTurnEnd;
   /**
-   * [turn-aftermath] The notification that tells the client a session's cancelled foreground
+   * The notification that tells the client a session's cancelled foreground
    * work is over, sent when the engine gives up on it for the agent (its grace expired).
    * Undefined where the prompt is the turn (v1: its cancelled answer tells the client).
    */
