@@ -14,7 +14,9 @@ export {
 export { AOS_REASONING, type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
 export type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
 export { CancelDeniedError, GuardInputError } from "./guard-errors.js";
+export type { GuardianCaller } from "./guardian-auth.js";
 export { GuardianClient, type GuardianClientOptions, type GuardQuestion } from "./guardian-client.js";
+export { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 export {
   type GuardianRule,
   type GuardianRules,
@@ -23,6 +25,7 @@ export {
   RulesError,
 } from "./guardian-rules.js";
 export {
+  DEFAULT_GUARDIAN_TIMEOUT_MS,
   GUARDIAN_VERSION,
   type GuardianLogEntry,
   ReferenceGuardian,
