@@ -193,7 +193,7 @@ export class ReferenceGuardian {
     const body = `${message}\n`;
     socket.end(
       `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
     setTimeout(() => socket.destroy(), DRAIN_MS).unref();
   }

@@ -91,7 +91,7 @@ export async function runGuardianCommand(argv: readonly string[]): Promise<numbe
     return fail(
       2,
       `--host ${args.host} reaches beyond this machine, and the rules set no token, so anyone who reaches it ` +
-        "could ask the guardian: set \"token\" or \"tokens\" in the rules, or pass --allow-unauthenticated",
+      "could ask the guardian: set \"token\" or \"tokens\" in the rules, or pass --allow-unauthenticated",
     );
   }
   // The handlers go in before `listening on` is printed: whoever reads that line may signal at once.
