@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import * as acp from "@agentclientprotocol/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type AnyJob, Job, JobCancelledError } from "../../src/core/index.js";
+import { withCancellation } from "../../src/index.js";
 import { jobOf, type McpEvent, scopeMcpHandlers } from "../../src/mcp/index.js";
+import { spawnFixture } from "../support/spawn-peer.js";
 import { type McpPeer, startMcpPeer } from "./mcp-peer.js";
 
 /**
@@ -104,5 +107,49 @@ describe("MCP binding, server side: a tool handler's signal is part of the tree 
       await held.client.close();
       await held.server.close();
     });
+  });
+
+  it("a scoped tool hands its cancel to an ACP client as cancellationSignal: extra.signal (as docs/cross-protocol.md shows)", async () => {
+    const server = new McpServer({ name: "acp-bridge-tool", version: "1.0.0" });
+    const scope = scopeMcpHandlers(server);
+    const agent = spawnFixture("sdk-agent");
+    let prompting: () => void = () => {};
+    let stopReason: string | undefined;
+    const prompted = new Promise<void>((resolve) => (prompting = resolve));
+    server.registerTool("ask-agent", {}, async (extra) => {
+      const app = withCancellation(acp.client({ name: "mcp-tool-as-acp-client" }));
+      stopReason = await app.connectWith(acp.ndJsonStream(agent.output, agent.input), async (peer) => {
+        await peer.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+        const { sessionId } = await peer.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
+        const turn = peer.request(
+          acp.methods.agent.session.prompt,
+          { sessionId, prompt: [{ type: "text", text: "throw-on-abort" }] },
+          { cancellationSignal: extra.signal },
+        );
+        prompting();
+        return (await turn).stopReason;
+      });
+      return { content: [{ type: "text" as const, text: stopReason }] };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "editor", version: "1.0.0" });
+    await client.connect(clientSide);
+    try {
+      const stop = new AbortController();
+      const call = client.callTool({ name: "ask-agent", arguments: {} }, undefined, { signal: stop.signal });
+      await prompted;
+      stop.abort();
+      await assert.rejects(call);
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => scope.inFlight === 0 && (clearInterval(poll), resolve()), 5);
+      });
+      assert.equal(stopReason, "cancelled", "the ACP agent's turn ended cancelled");
+    } finally {
+      await client.close();
+      await server.close();
+      agent.child.stdin.end();
+      await agent.exited;
+    }
   });
 });
