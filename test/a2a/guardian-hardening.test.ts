@@ -83,6 +83,19 @@ describe("reference guardian hardening: identity, per-client limits, slow client
       }
     });
 
+    it("MemoryRateCounter: a sliding window per key, and at most maxKeys keys (least recently hit forgotten)", () => {
+      const counter = new MemoryRateCounter(2);
+      assert.deepEqual([0, 10, 20].map((t) => counter.hit("a", 100, t)), [1, 2, 3]);
+      assert.equal(counter.hit("a", 100, 105), 3, "the hit at 0 has left the window (0 <= 105 - 100)");
+      assert.equal(counter.hit("a", 100, 500), 1);
+      counter.hit("b", 100, 500);
+      counter.hit("a", 100, 501);
+      counter.hit("c", 100, 502);
+      assert.equal(counter.size, 2);
+      assert.equal(counter.hit("b", 100, 503), 1, "b, the least recently hit, was forgotten");
+      assert.equal(counter.hit("a", 100, 504), 1, "and a was forgotten to make room for b");
+    });
+
     it("counts go through the counter it is given", async () => {
       const counter = new MemoryRateCounter();
       const guardian = await startGuardian({ rules: { default: "allow" }, counter });
