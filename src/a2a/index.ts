@@ -14,6 +14,7 @@ export { A2aTaskLinks, type TaskCancelOutcome, type TaskLinksOptions } from "./t
 export { GuardianClient, type GuardianClientOptions } from "./guardian-client.js";
 export type { GuardDecision } from "./guard-decision.js";
 export { type GuardianRules, RulesError } from "./guardian-rules.js";
+export { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 export {
   type GuardianLogEntry,
   ReferenceGuardian,
