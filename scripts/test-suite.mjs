@@ -4,6 +4,7 @@
 //   node scripts/test-suite.mjs slow            every suite but fast, in turn
 //   node scripts/test-suite.mjs all             fast, then every suite
 //   node scripts/test-suite.mjs --list fast     prints the files of a suite instead of running them
+//   node scripts/test-suite.mjs fast -- --reporter dot   passes what follows "--" to mocha
 // A suite with no compiled files (replicas, before its first test) says so and passes; a suite
 // that names a file which does not exist fails, so a renamed test is never dropped in silence.
 import { spawnSync } from "node:child_process";
@@ -57,7 +58,7 @@ function filesOf(name) {
 
 const mocha = createRequire(import.meta.url).resolve("mocha/bin/mocha.js");
 
-function run(name) {
+function run(name, mochaArgs) {
   const suite = name === "fast" ? FAST : SUITES[name];
   const files = filesOf(name);
   if (files.length === 0) {
@@ -72,6 +73,7 @@ function run(name) {
     String(suite.timeoutMs),
     "--require",
     join(builtTests, "support", "temp-root.js"),
+    ...mochaArgs,
     ...files.map((file) => relative(root, join(builtTests, file.replace(/\.ts$/, ".js")))),
   ];
   const result = spawnSync(process.execPath, args, {
@@ -82,7 +84,9 @@ function run(name) {
   return result.status ?? 1;
 }
 
-const argv = process.argv.slice(2);
+const split = process.argv.indexOf("--", 2);
+const argv = process.argv.slice(2, split === -1 ? undefined : split);
+const mochaArgs = split === -1 ? [] : process.argv.slice(split + 1);
 const list = argv[0] === "--list";
 const expand = (name) => (name === "all" ? ALL : name === "slow" ? ALL.filter((each) => each !== "fast") : [name]);
 const names = (list ? argv.slice(1) : argv).flatMap(expand);
@@ -104,7 +108,7 @@ if (notBuilt.length > 0) {
   process.exit(2);
 }
 const failed = [];
-for (const name of names) if (run(name) !== 0) failed.push(name);
+for (const name of names) if (run(name, mochaArgs) !== 0) failed.push(name);
 if (failed.length > 0) {
   console.error(`\nfailed: ${failed.map((name) => `test:${name}`).join(", ")}`);
   process.exit(1);
