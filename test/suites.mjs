@@ -33,6 +33,7 @@ export const SUITES = {
       "cli/input-errors.test.ts", //          covered by: cli/parse-and-render.test.ts (in process), bridge/lifecycle.test.ts (exit 2)
       "acp/cleanup-after-stop.test.ts", //    covered by: acp/cleanup-methods.test.ts (in process)
       "acp/turn-aftermath-embedded.test.ts", // covered by: acp/turn-aftermath*.test.ts (in process)
+      "acp/embedded-v2.test.ts", //           covered by: acp/engine-v2.test.ts, acp/turn-aftermath-v2.test.ts (in process), bridge/v2-raw.test.ts
       "mcp/acp-turn.test.ts", //              covered by: mcp/client.test.ts, mcp/server.test.ts, a2a/acp-turn.test.ts
       "reliability/faults.test.ts", //        covered by: bridge/lifecycle.test.ts, reliability/engine-soak.test.ts
       "reliability/bad-input.test.ts", //     covered by: wire/*.test.ts, acp/engine.test.ts (bad lines, in process)
