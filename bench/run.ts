@@ -6,7 +6,7 @@
  *   npm run bench -- --quick  # under a minute, fewer and shorter rounds
  *   npm run bench -- --quick --only echo-raw,cancel   # just these scenarios (ids or names)
  *
- * Writes bench/results/latest.json, the results section of docs/benchmarks.md and
+ * Writes bench/results/latest.json and latest.md, the results section of docs/benchmarks.md and
  * docs/benchmarks.svg.
  */
 import { cpus, loadavg } from "node:os";

@@ -68,8 +68,8 @@ export function goal(
 export function intervalText(g: Goal): string {
   if (g.poolRuns !== undefined) {
     const runs = g.pooled?.runs ?? 1;
-    if (runs < g.poolRuns) return `this run only (${runs} of ${g.poolRuns} full runs pooled: provisional)`;
-    return `median pooled over ${runs} full runs (${g.pooled?.rounds ?? 0} rounds)`;
+    if (runs < g.poolRuns) return `provisional: ${runs} of ${g.poolRuns} runs`;
+    return `${runs} runs pooled (${g.pooled?.rounds ?? 0} rounds)`;
   }
   const i = g.interval;
   if (i === undefined) return "";
