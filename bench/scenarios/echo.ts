@@ -156,7 +156,7 @@ export async function echoScenario(options: BenchOptions): Promise<ScenarioResul
       goal({
         id: `echo-embedded-inline-c${c}`,
         label: `embedded inline/SDK @${c}`,
-        description: `Echo throughput, withCancellation + acp-cancel ndJsonStream on both ends vs bare SDK, ${c} in flight`,
+        description: `Echo throughput, withCancellation on ndJsonStream on both ends vs bare SDK, ${c} in flight`,
         ...overRounds(rpsRatios("embedded-inline", "sdk", c)),
         anchor: figures("sdk", "embedded-inline", c),
         target: 0.95,
