@@ -39,6 +39,7 @@ export const SUITES = {
       "reliability/bad-input.test.ts", //     covered by: wire/*.test.ts, acp/engine.test.ts (bad lines, in process)
       "reliability/backpressure.test.ts", //  covered by: wire/ndjson-writer.test.ts
       "reliability/cancel-flood.test.ts", //  covered by: acp/engine.test.ts (unknown ids, in process)
+      "a2a/guardian-flood.test.ts", //        covered by: a2a/guardian-hardening.test.ts (401 before the per-client count)
     ],
   },
   browser: {
