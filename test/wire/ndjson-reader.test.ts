@@ -149,8 +149,8 @@ describe("readNdjson", () => {
     stream.write(`"${"a".repeat(30)}"\n`);
     stream.end('{"ok":2}\n');
     assert.equal(await cap.ended, undefined);
-    // The head is the line's first bytes (up to the limit), kept so a caller can read its id.
-    assert.deepEqual(cap.problems, [{ kind: "oversize", bytes: 32, limit: 16, head: `"${"a".repeat(15)}` }]);
+    // The head is the line's first bytes (up to 1 KiB), kept so that a caller can read its id.
+    assert.deepEqual(cap.problems, [{ kind: "oversize", bytes: 32, limit: 16, head: `"${"a".repeat(30)}"` }]);
     assert.deepEqual(cap.values, [{ ok: 1 }, { ok: 2 }]);
     assert.deepEqual(cap.events, ["value", "problem:oversize", "value", "end"]);
   });
