@@ -62,7 +62,7 @@ export interface EngineOptions {
   now?: () => number;
 }
 
-export const DEFAULT_GRACE_MS = 2000;
+export { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
 
 /** Where the engine sends messages: to the client side or to the agent side. */
 export type Deliver = (side: Side, message: JsonRpcMessage) => void;

@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, Job, JobGrace, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, Job, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -58,8 +58,8 @@ export class CancelEngine {
   // The engine never asks "already settled?" (late replies have their own memory), so its
   // tables remember no settled keys: one Set operation less per response.
   private readonly tables: Record<Side, Table> = {
-    client: new JobTable({ rememberSettled: 0 }),
-    agent: new JobTable({ rememberSettled: 0 }),
+    client: new JobTable(),
+    agent: new JobTable(),
   };
   private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
     client: new RecentKeys(LATE_REPLY_MEMORY),
@@ -79,7 +79,7 @@ export class CancelEngine {
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   private readonly graceMs: number;
-  private readonly grace: JobGrace<RequestJob>;
+  private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
   private readonly cleanup: ReadonlySet<string>;
@@ -109,7 +109,7 @@ export class CancelEngine {
     options: EngineOptions = {},
   ) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    this.grace = new JobGrace(this.graceMs, (job) => this.graceExpired(job));
+    this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
     this.workGrace = new GraceTimers(this.graceMs, (work) => this.workGivenUp(work));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
@@ -270,7 +270,7 @@ export class CancelEngine {
     const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
-      this.cancelAtBirth(job, parent.reason ?? "internal");
+      this.cancelAtBirth(job, parent.cause ?? "internal");
       return;
     }
     let outgoing: JsonRpcRequest = request;
@@ -621,7 +621,7 @@ export class CancelEngine {
   private answer(job: RequestJob, response: JsonRpcResponse): void {
     const record = job.payload;
     if (this.tables[record.issuer].settle(record.id) === undefined) return;
-    if (job.graceTicket !== 0) this.grace.stop(job);
+    this.grace.stop(job);
     if (record.delivered && !record.handlerAnswered) {
       this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;

@@ -1,4 +1,5 @@
 import { bindHandlerJob } from "../core/index.js";
+import { isThenable } from "../core/is-thenable.js";
 import type { CancelEngine } from "./engine.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
@@ -101,10 +102,3 @@ function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, e
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
-}
