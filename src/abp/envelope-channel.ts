@@ -87,9 +87,14 @@ export class EnvelopeChannel implements AbpTransport {
     return this.request("initialize", params) as Promise<InitializeResult>;
   }
 
-  call(request: CallRequest, onProgress?: (progress: ProgressPayload) => void, options?: TransportRequestOptions): Promise<CallResult> {
+  call(
+    request: CallRequest,
+    onProgress?: (progress: ProgressPayload) => void,
+    options?: TransportRequestOptions,
+  ): Promise<CallResult> {
     const token = request.options?.progressToken;
-    const progress: [string | number, (p: ProgressPayload) => void] | undefined = token !== undefined && onProgress ? [token, onProgress] : undefined;
+    const progress: [string | number, (p: ProgressPayload) => void] | undefined =
+      token !== undefined && onProgress ? [token, onProgress] : undefined;
     return this.request("capabilities/call", request, progress, options?.signal) as Promise<CallResult>;
   }
 

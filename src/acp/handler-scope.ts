@@ -101,4 +101,3 @@ function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, e
     engine.cancel(remote, job.payload.id, isTimeoutLike(error) ? "deadline" : "internal");
   }
 }
-

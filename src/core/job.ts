@@ -72,7 +72,8 @@ export class Job<P = unknown> {
    * has no reason of its own and a parent without one: its cause is the grandparent's.
    */
   get cause(): CancelReason | undefined {
-    for (let at: AnyJob | undefined = this; at !== undefined; at = at.parent) {
+    if (this.reason !== undefined) return this.reason;
+    for (let at = this.parent; at !== undefined; at = at.parent) {
       if (at.reason !== undefined) return at.reason;
     }
     return undefined;

@@ -137,7 +137,6 @@ export function createAcpMessageConnection(
       return Promise.reject(cancelledError(doomed, "issued under a request that was already being cancelled"));
     }
     const source = new CancellationTokenSource();
-    let listener: { dispose(): void } | undefined;
     const protocol: CallProtocol<Work, unknown> = {
       // vscode-jsonrpc sends $/cancel_request through our strategy (not once the connection is gone).
       sendCancel: () => {
@@ -150,7 +149,8 @@ export function createAcpMessageConnection(
       },
     };
     const call = outgoing.start({ method }, links, protocol) as WorkCall;
-    listener = userToken?.onCancellationRequested(() => call.cancel("external"));
+    // Read by the cleanup only, which runs once the call settles: after this line.
+    const listener = userToken?.onCancellationRequested(() => call.cancel("external"));
     (connection.sendRequest as (...a: unknown[]) => Promise<unknown>)(type, ...args, source.token).then(
       (value) => call.resolve(value),
       (error: unknown) => call.reject(call.job.reason === undefined ? error : asCancelled(error, call.job.reason)),
@@ -165,17 +165,16 @@ export function createAcpMessageConnection(
       const ours = new CancellationTokenSource();
       const method = methodOfArgs(args);
       const work: Work = { method, sessionId: args.length > 1 ? sessionIdOf(args[args.length - 2]) : undefined };
-      let listener: { dispose(): void } | undefined;
       const call = incoming.start(work, { timeoutMs: deadlines.get(method) }, {
         sendCancel: () => ours.cancel(),
         // The handler ignored its token: answer for it.
         graceEnded: giveUp,
         cleanup: () => {
-          listener?.dispose();
+          listener.dispose();
           ours.dispose();
         },
       }) as WorkCall;
-      listener = theirs.onCancellationRequested(() => call.cancel("external"));
+      const listener = theirs.onCancellationRequested(() => call.cancel("external"));
       args[args.length - 1] = ours.token;
       handlerScope
         .run(call.job, async () => handler(...args))

@@ -22,7 +22,7 @@ function rawAnswer(server: Listening, token: string, threadId: string, toolCallI
     socket.on("connect", () =>
       socket.end(
         `POST /cancel_tool_call HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       ),
     );
     socket.on("data", (chunk: Buffer) => (reply += chunk.toString("latin1")));
@@ -88,7 +88,8 @@ describe("RAP tool server: the rate limit after authentication is per principal 
 
   it("before authentication only a per-address flood limit applies", async () => {
     const registry = new CallRegistry();
-    const server = await mountNodeHttp({ registry, authenticate: byToken, rateLimit: false, floodLimit: { perSecond: 0.001, burst: 3 } });
+    const flood = { perSecond: 0.001, burst: 3 };
+    const server = await mountNodeHttp({ registry, authenticate: byToken, rateLimit: false, floodLimit: flood });
     try {
       const status = async (token: string) => /^HTTP\/1\.1 (\d{3})/.exec(await rawAnswer(server, token, "t", "x"))?.[1];
       assert.deepEqual([await status("wrong"), await status("wrong"), await status("alice-token"), await status("bob-token")], ["401", "401", "200", "429"]);

@@ -117,7 +117,11 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
  * Where an envelope's id leads its text: `{"type":"...","id":"..."`, scalar fields only before
  * it. Read from the first few KiB only, never by parsing the whole oversized message.
  */
-const LEADING_ID = /^\s*\{\s*(?:"(?:[^"\\]|\\.){0,64}"\s*:\s*(?:"(?:[^"\\]|\\.){0,256}"|-?[0-9.eE+-]{1,32}|true|false|null)\s*,\s*){0,4}"id"\s*:\s*("(?:[^"\\]|\\.){1,400}")/;
+const JSON_TEXT = String.raw`"(?:[^"\\]|\\.){0,256}"`;
+const JSON_SCALAR = String.raw`(?:${JSON_TEXT}|-?[0-9.eE+-]{1,32}|true|false|null)`;
+const LEADING_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:${JSON_TEXT}\s*:\s*${JSON_SCALAR}\s*,\s*){0,4}"id"\s*:\s*("(?:[^"\\]|\\.){1,400}")`,
+);
 
 /** The id of an envelope too large to check, when it can be read cheaply; undefined otherwise. */
 export function idOfOversized(data: unknown): string | undefined {

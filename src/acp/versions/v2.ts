@@ -6,7 +6,6 @@ import type { RequestJob } from "../request-record.js";
 import type { SessionWork } from "../session-work.js";
 import type { VersionRules, WorkChange } from "./rules.js";
 
-
 /**
  * The answer v2 allows for a cancelled request: the `cancelled` permission outcome, else
  * -32800 with the reason. A prompt has no cancelled result in v2: an uninserted prompt is
