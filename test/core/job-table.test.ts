@@ -190,7 +190,7 @@ describe("JobTable", () => {
     });
   });
 
-  describe("keys of every kind", () => {
+  describe("keys of every kind, in and out of the integer slots", () => {
     /** A reference model: a plain Map of what should be in flight. */
     function check(table: JobTable<unknown, number>, model: Map<unknown, number>) {
       assert.equal(table.size, model.size);
@@ -199,7 +199,7 @@ describe("JobTable", () => {
       assert.deepEqual(payloads.sort((a, b) => a - b), [...model.values()].sort((a, b) => a - b));
     }
 
-    it("keeps integers, negative, fractional, huge and string keys apart", () => {
+    it("keeps integers that share a slot, negative, fractional, huge and string keys apart", () => {
       const table = new JobTable<unknown, number>();
       const model = new Map<unknown, number>();
       const keys: unknown[] = [0, 64, 128, 1 << 18, -1, -64, 0.5, 64.5, 2 ** 31, 2 ** 53 - 1, "0", "64", null, 1, 65];
@@ -220,7 +220,7 @@ describe("JobTable", () => {
       check(table, model);
     });
 
-    it("holds 100,000 ids in flight, with a long-lived one, and empties back to nothing", () => {
+    it("holds 100,000 sequential ids in flight, with a long-lived one, and empties back to nothing", () => {
       const table = new JobTable<number, number>();
       const model = new Map<unknown, number>();
       table.create(7, -7);
