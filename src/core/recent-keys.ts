@@ -17,11 +17,15 @@ export class RecentKeys<K> {
   private dues: number[] = [];
   private head = 0;
   private lastStamp = 0;
+  /** Without a window there is nothing to expire: no due times are kept or read. */
+  private readonly timed: boolean;
 
   constructor(
     private readonly capacity: number,
     private readonly windowMs: number = Number.POSITIVE_INFINITY,
-  ) {}
+  ) {
+    this.timed = windowMs !== Number.POSITIVE_INFINITY;
+  }
 
   get size(): number {
     this.prune();
@@ -35,7 +39,7 @@ export class RecentKeys<K> {
     this.live.set(key, stamp);
     this.keys.push(key);
     this.stamps.push(stamp);
-    this.dues.push(now + this.windowMs);
+    if (this.timed) this.dues.push(now + this.windowMs);
     while (this.live.size > this.capacity) this.popFront();
     this.compact();
   }
@@ -61,7 +65,7 @@ export class RecentKeys<K> {
 
   /** Drops the expired entries at the front; returns the time it read. */
   private prune(): number {
-    if (this.windowMs === Number.POSITIVE_INFINITY) return 0;
+    if (!this.timed) return 0;
     const now = Date.now();
     while (this.head < this.keys.length && (this.dues[this.head] as number) <= now) this.popFront();
     return now;
@@ -99,7 +103,7 @@ export class RecentKeys<K> {
       if (this.live.get(key) !== this.stamps[at]) continue;
       keys.push(key);
       stamps.push(this.stamps[at] as number);
-      dues.push(this.dues[at] as number);
+      if (this.timed) dues.push(this.dues[at] as number);
     }
     this.keys = keys;
     this.stamps = stamps;
