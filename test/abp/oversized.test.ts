@@ -7,8 +7,10 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
-import { AbpApp, checkAgentMessage, EnvelopeHost, LIMITS } from "../../src/abp/app/index.js";
-import { idOfOversized } from "../../src/abp/app/validate.js";
+import { AbpApp } from "../../src/abp/app/abp-app.js";
+import { EnvelopeHost } from "../../src/abp/app/envelope-host.js";
+import { LIMITS } from "../../src/abp/app/protocol.js";
+import { checkAgentMessage, idOfOversized } from "../../src/abp/app/validate.js";
 import { AbpClient, AbpProtocolError, webSocketTransport } from "../../src/abp/index.js";
 
 describe("ABP: a call over the size limit (issue 25 item 16)", () => {
