@@ -1,0 +1,16 @@
+/**
+ * acp-cancel/replicas: cancels across replicas of HTTP services (A2A servers, RAP tool servers,
+ * AOS guardians) over PostgreSQL or Redis. Both clients (`pg`, `redis`) are optional peers,
+ * loaded only by the bus that needs them.
+ */
+export {
+  BusUnavailableError,
+  type CancelBus,
+  type CancelBusOptions,
+  type CancelHandler,
+  type CancelOptions,
+  type CancelRequest,
+  type CancelVerdict,
+  type Claim,
+} from "./cancel-bus.js";
+export { postgresCancelBus, redisCancelBus } from "./buses.js";

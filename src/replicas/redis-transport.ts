@@ -1,0 +1,134 @@
+/**
+ * The Redis backend: pub/sub for cancels and confirmations, keys with a TTL for remembered
+ * cancels and owner leases. Uses the official `redis` client (an optional peer, loaded here only).
+ */
+import type { createClient as CreateClient, RedisClientType } from "redis";
+import type { BusMessage, BusTransport, RememberedCancel } from "./transport.js";
+
+/** Deletes a lease only while this replica still holds it (another may have taken the key over). */
+const UNLEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+export interface RedisTransportOptions {
+  url: string;
+  namespace: string;
+}
+
+/** Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile). */
+const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+
+export async function loadRedis(): Promise<typeof CreateClient> {
+  try {
+    return (await import("redis")).createClient;
+  } catch (error) {
+    throw new Error("acp-cancel/replicas: the Redis bus needs the optional peer dependency `redis` (npm install redis)", { cause: error });
+  }
+}
+
+export class RedisTransport implements BusTransport {
+  readonly backend = "redis";
+  private readonly channel: string;
+  private commands: RedisClientType | undefined;
+  private listener: RedisClientType | undefined;
+
+  constructor(private readonly options: RedisTransportOptions) {
+    this.channel = `${options.namespace}:bus`;
+  }
+
+  /** The command client, for other users of the same Redis (e.g. the guardian's rate counter). */
+  get client(): RedisClientType | undefined {
+    return this.commands;
+  }
+
+  async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+    const createClient = await loadRedis();
+    // No offline queue: a command while disconnected fails at once instead of waiting for a reconnect.
+    const commands = createClient({
+      url: this.options.url,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy, connectTimeout: 1000 },
+    }) as RedisClientType;
+    const listener = commands.duplicate();
+    this.commands = commands;
+    this.listener = listener;
+    const state = { commands: false, listener: false };
+    const report = () => onConnectedChange(state.commands && state.listener);
+    for (const [name, client] of [["commands", commands], ["listener", listener]] as const) {
+      client.on("error", () => undefined); // reported through the state below; the client reconnects
+      client.on("ready", () => {
+        state[name] = true;
+        report();
+      });
+      client.on("end", () => {
+        state[name] = false;
+        report();
+      });
+      client.on("reconnecting", () => {
+        state[name] = false;
+        report();
+      });
+    }
+    await Promise.all([commands.connect(), listener.connect()]);
+    // The client resubscribes by itself after a reconnect.
+    await listener.subscribe(this.channel, (raw) => {
+      const message = parse(raw);
+      if (message !== undefined) onMessage(message);
+    });
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    await this.client_().publish(this.channel, JSON.stringify(message));
+  }
+
+  async remember(key: string, cancel: RememberedCancel, ms: number): Promise<void> {
+    await this.client_().set(this.earlyKey(key), JSON.stringify(cancel), { expiration: { type: "PX", value: ms } });
+  }
+
+  async remembered(key: string): Promise<RememberedCancel | undefined> {
+    const raw = await this.client_().get(this.earlyKey(key));
+    return typeof raw === "string" ? (JSON.parse(raw) as RememberedCancel) : undefined;
+  }
+
+  async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {
+    const batch = this.client_().multi();
+    for (const key of keys) batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
+    await batch.exec();
+  }
+
+  async unlease(key: string, replica: string): Promise<void> {
+    await this.client_().eval(UNLEASE, { keys: [this.ownerKey(key)], arguments: [replica] });
+  }
+
+  async owner(key: string): Promise<string | undefined> {
+    const owner = await this.client_().get(this.ownerKey(key));
+    return typeof owner === "string" ? owner : undefined;
+  }
+
+  async close(): Promise<void> {
+    const clients = [this.listener, this.commands].filter((client) => client !== undefined);
+    this.listener = undefined;
+    this.commands = undefined;
+    await Promise.allSettled(clients.map((client) => (client.isOpen ? client.close() : client.destroy())));
+  }
+
+  private client_(): RedisClientType {
+    if (this.commands === undefined) throw new Error("the Redis bus is not connected");
+    return this.commands;
+  }
+
+  private earlyKey(key: string): string {
+    return `${this.options.namespace}:early:${key}`;
+  }
+
+  private ownerKey(key: string): string {
+    return `${this.options.namespace}:owner:${key}`;
+  }
+}
+
+function parse(raw: string): BusMessage | undefined {
+  try {
+    const message = JSON.parse(raw) as BusMessage;
+    return typeof message === "object" && message !== null && typeof message.key === "string" ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
