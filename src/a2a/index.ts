@@ -10,6 +10,9 @@ export {
   type CancellableExecutorOptions,
   type ServedTaskPayload,
   type SignalledWork,
+  type StoppedTask,
+  type TaskOwnership,
+  taskKey,
 } from "./cancellable-executor.js";
 export { AOS_REASONING, type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
 export type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
@@ -29,5 +32,14 @@ export {
   type ReferenceGuardianOptions,
   startGuardian,
 } from "./reference-guardian.js";
-export { type CancelGuardHandlerOptions, GUARD_NAME, guardCancelTasks } from "./server-hook.js";
+export {
+  type CancelGuardHandlerOptions,
+  type CancelRoutingOptions,
+  GUARD_NAME,
+  guardCancelTasks,
+  type ReplicaCancels,
+  type ReplicaFailure,
+  type ReplicaVerdict,
+  routeCancelsToOwner,
+} from "./server-hook.js";
 export { A2aTaskLinks, type A2aTaskPayload, type TaskCancelOutcome, type TaskLinksOptions } from "./task-links.js";

@@ -14,3 +14,4 @@ export {
   type Claim,
 } from "./cancel-bus.js";
 export { postgresCancelBus, redisCancelBus } from "./buses.js";
+export { guardTerminalTaskStates, type TerminalGuardOptions } from "./terminal-task-guard.js";

@@ -16,7 +16,7 @@ export interface PostgresTransportOptions {
 
 type Pg = typeof import("pg");
 
-async function loadPg(): Promise<Pg> {
+export async function loadPg(): Promise<Pg> {
   try {
     const module = await import("pg");
     return (module as unknown as { default?: Pg }).default ?? module;

@@ -169,7 +169,8 @@ export class ReplicaBus implements CancelBus {
 
   /** Runs the owner's handler for a cancel from another replica and confirms it to that replica. */
   private async answer(claim: LocalClaim, message: Extract<BusMessage, { t: "cancel" }>): Promise<void> {
-    const request: CancelRequest = { key: message.key, from: message.from, ...(message.reason !== undefined ? { reason: message.reason } : {}) };
+    const reason = message.reason !== undefined ? { reason: message.reason } : {};
+    const request: CancelRequest = { key: message.key, from: message.from, ...reason };
     let detail: unknown;
     try {
       detail = await this.runHandler(claim, request);
