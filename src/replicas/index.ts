@@ -15,3 +15,4 @@ export {
 } from "./cancel-bus.js";
 export { postgresCancelBus, redisCancelBus } from "./buses.js";
 export { guardTerminalTaskStates, type TerminalGuardOptions } from "./terminal-task-guard.js";
+export { type ForwardedNotice, type LocalCallRegistry, rapCallKey, replicateCalls, type ReplicatedCallsOptions } from "./rap-calls.js";
