@@ -1,8 +1,13 @@
 /**
  * Keeps a final A2A task final in the SDK's `DatabaseTaskStore` on PostgreSQL. The store's
- * `save` is a plain upsert, so without this a replica's late write (an artifact, `working`,
- * `completed`) replaces a `CANCELED` another replica wrote. A row trigger skips every update of
- * a row whose state is final: atomic in the database, whichever process writes.
+ * `save` is a plain upsert, so without this a late write (`working`, `completed`) replaces a
+ * `CANCELED` that another writer saved. A row trigger keeps the final status of a row whatever
+ * an update brings: atomic in the database, whichever process writes.
+ *
+ * Artifacts still pass: the SDK persists an execution's events one by one, so artifacts the
+ * work produced before it stopped can reach the store after the cancel's own write of the final
+ * state. Artifacts produced after the stop do not exist: the owner's CancellableExecutor drops
+ * whatever its work publishes once the task is answered.
  */
 import { loadPg } from "./postgres-transport.js";
 
@@ -29,7 +34,10 @@ export async function guardTerminalTaskStates(url: string, options: TerminalGuar
       CREATE OR REPLACE FUNCTION acp_cancel_keep_final_task() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF OLD.status_state IN (${states}) THEN
-          RETURN NULL; -- a final task is never replaced: skip this update
+          -- a final status is never replaced: keep it, take the rest (late-persisted artifacts)
+          NEW.status_state := OLD.status_state;
+          NEW.status := OLD.status;
+          NEW.status_last_updated := OLD.status_last_updated;
         END IF;
         RETURN NEW;
       END $$`);

@@ -9,7 +9,8 @@ import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
 import { guardTerminalTaskStates } from "../../src/replicas/index.js";
 import { BACKENDS } from "./backends.js";
 import { here, migrateTaskStore, type ReplicaProcess, startReplicaProcess } from "./replica-processes.js";
-import { type RealServer, startPostgres } from "./servers.js";
+import { type Balancer, startHaproxy } from "./haproxy.js";
+import { freePort, type RealServer, startPostgres } from "./servers.js";
 import { until } from "./until.js";
 
 interface WorkRecord {
@@ -54,7 +55,7 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
     await database?.close();
   });
 
-  it("a final task is never replaced in the store: the trigger skips later writes, whichever process writes", async () => {
+  it("a final status is never replaced in the store, whichever process writes; late-persisted artifacts still land", async () => {
     const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
     try {
       const store = new DatabaseTaskStore(db);
@@ -72,7 +73,7 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
       await store.save(task(3, 3), context); // and a late `completed`
       const stored = await store.load("race-1", context);
       assert.equal(stored?.status?.state, 5);
-      assert.equal(stored?.artifacts.length, 1);
+      assert.equal(stored?.artifacts.length, 3);
     } finally {
       await db.destroy();
     }
@@ -93,7 +94,10 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
       before(async () => {
         bus = await backend.start(); // its own server, so stopping it leaves the task store up
       });
+      let balancer: Balancer | undefined;
       afterEach(async () => {
+        await balancer?.close();
+        balancer = undefined;
         await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
       });
       after(async () => {
@@ -112,6 +116,33 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
         const stored = await (await clientOf(a)).getTask({ tenant: "", id: task.id });
         assert.equal(stored.status?.state, 5);
         assert.equal(stored.artifacts.length, work?.steps, "one artifact per step done, none after the stop");
+      });
+
+      it("behind haproxy with 3 replicas, a cancel landing on any replica stops each task where it runs", async () => {
+        const port = await freePort();
+        const publicUrl = { PUBLIC_URL: `http://127.0.0.1:${port}` };
+        const three = [await start("a", publicUrl), await start("b", publicUrl), await start("c", publicUrl)];
+        balancer = await startHaproxy(three.map((replica) => replica.port), port);
+        const client = await new ClientFactory().createFromUrl(balancer.url);
+        const tasks = await Promise.all(Array.from({ length: 6 }, () => startTask(client, 500)));
+        const ownerOf = async (taskId: string) => {
+          for (const replica of three) if (((await workOf(replica, taskId))?.steps ?? 0) > 0) return replica;
+          return undefined;
+        };
+        const owners = await Promise.all(tasks.map((task) => until(() => ownerOf(task.id), "the task's work started")));
+        assert.ok(new Set(owners.map((owner) => owner.name)).size > 1, "the tasks run on more than one replica");
+        const answers = await Promise.all(tasks.map((task) => cancel(client, task.id)));
+        assert.deepEqual(answers.map((answer) => answer.status?.state), tasks.map(() => 5));
+        for (const [i, task] of tasks.entries()) {
+          const work = await workOf(owners[i] as ReplicaProcess, task.id);
+          assert.ok(work?.aborted && work.returned, `task ${i}'s work stopped on ${owners[i]?.name}`);
+          const stored = await client.getTask({ tenant: "", id: task.id });
+          assert.ok(stored.artifacts.length <= (work?.steps ?? 0), `task ${i}: no artifact after the stop`);
+          // Artifacts the work produced before it stopped may be persisted after the final state.
+          await until(async () => (await client.getTask({ tenant: "", id: task.id })).artifacts.length === work?.steps || undefined,
+            `task ${i}: every artifact of the work persisted`);
+          assert.equal((await client.getTask({ tenant: "", id: task.id })).status?.state, 5);
+        }
       });
 
       it("a cancel reaching the owner itself is answered there (no bus round trip needed)", async () => {

@@ -11,9 +11,10 @@ export interface Balancer {
   close(): Promise<void>;
 }
 
-export async function startHaproxy(ports: readonly number[]): Promise<Balancer> {
+/** `port`: the balancer's own port, when the replicas must know it first (e.g. to name it in a card). */
+export async function startHaproxy(ports: readonly number[], port?: number): Promise<Balancer> {
+  port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), "acp-cancel-haproxy-"));
-  const port = await freePort();
   const config = [
     "global",
     "  maxconn 2000",
