@@ -16,3 +16,4 @@ export {
 export { postgresCancelBus, redisCancelBus } from "./buses.js";
 export { guardTerminalTaskStates, type TerminalGuardOptions } from "./terminal-task-guard.js";
 export { type ForwardedNotice, type LocalCallRegistry, rapCallKey, replicateCalls, type ReplicatedCallsOptions } from "./rap-calls.js";
+export { type RedisRateCounter, redisRateCounter, type RedisRateCounterOptions } from "./redis-rate-counter.js";

@@ -14,7 +14,7 @@ export interface RedisTransportOptions {
 }
 
 /** Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile). */
-const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+export const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
 
 export async function loadRedis(): Promise<typeof CreateClient> {
   try {
