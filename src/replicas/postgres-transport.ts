@@ -4,7 +4,7 @@
  * (an optional peer, loaded here only): a pool for commands, one client that listens.
  */
 import type { Client, Pool } from "pg";
-import type { BusMessage, BusTransport, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 export interface PostgresTransportOptions {
   /** A `pg` connection string (postgres://user@host:port/db). */
@@ -50,7 +50,7 @@ export class PostgresTransport implements BusTransport {
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
     const pg = await loadPg();
     this.pg = pg;
-    this.pool = new pg.Pool({ connectionString: this.options.url, connectionTimeoutMillis: this.options.operationMs, max: 4 });
+    this.pool = new pg.Pool({ connectionString: this.options.url, connectionTimeoutMillis: this.options.operationMs, max: 10 });
     this.pool.on("error", () => undefined); // an idle client lost its server: the pool drops it
     await this.listen(onMessage, onConnectedChange);
   }
@@ -111,19 +111,30 @@ export class PostgresTransport implements BusTransport {
     await this.query("SELECT pg_notify($1, $2)", [this.options.namespace, JSON.stringify(message)]);
   }
 
-  async remember(key: string, cancel: RememberedCancel, ms: number): Promise<void> {
+  async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
+    // One statement: the notifications are delivered at commit, when the early rows are visible.
+    // A key twice in one batch is remembered once (ON CONFLICT cannot touch a row twice).
+    const early = new Map(cancels.map(({ key, remembered }) => [key, JSON.stringify(remembered)]));
     await this.query(
-      `INSERT INTO ${this.early} (key, value, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
-      [key, JSON.stringify(cancel), ms],
+      `WITH early AS (
+         INSERT INTO ${this.early} (key, value, expires_at)
+         SELECT k, v, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS e(k, v)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+       ) SELECT pg_notify($4, m) FROM unnest($5::text[]) AS m`,
+      [[...early.keys()], [...early.values()], ms, this.options.namespace, cancels.map(({ message }) => JSON.stringify(message))],
     );
     await this.sweep();
   }
 
-  async remembered(key: string): Promise<RememberedCancel | undefined> {
-    const result = await this.query<{ value: string }>(`SELECT value FROM ${this.early} WHERE key = $1 AND expires_at > now()`, [key]);
-    const row = result.rows[0];
-    return row !== undefined ? (JSON.parse(row.value) as RememberedCancel) : undefined;
+  async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
+    const found = new Map<string, RememberedCancel>();
+    if (keys.length === 0) return found;
+    const result = await this.query<{ key: string; value: string }>(
+      `SELECT key, value FROM ${this.early} WHERE key = ANY($1::text[]) AND expires_at > now()`,
+      [keys],
+    );
+    for (const row of result.rows) found.set(row.key, JSON.parse(row.value) as RememberedCancel);
+    return found;
   }
 
   async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {

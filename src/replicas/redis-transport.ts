@@ -3,7 +3,7 @@
  * cancels and owner leases. Uses the official `redis` client (an optional peer, loaded here only).
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { BusMessage, BusTransport, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 /** Deletes a lease only while this replica still holds it (another may have taken the key over). */
 const UNLEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
@@ -79,13 +79,23 @@ export class RedisTransport implements BusTransport {
     await this.client_().publish(this.channel, JSON.stringify(message));
   }
 
-  async remember(key: string, cancel: RememberedCancel, ms: number): Promise<void> {
-    await this.client_().set(this.earlyKey(key), JSON.stringify(cancel), { expiration: { type: "PX", value: ms } });
+  async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
+    const batch = this.client_().multi();
+    for (const { key, remembered } of cancels) {
+      batch.set(this.earlyKey(key), JSON.stringify(remembered), { expiration: { type: "PX", value: ms } });
+    }
+    for (const { message } of cancels) batch.publish(this.channel, JSON.stringify(message));
+    await batch.exec();
   }
 
-  async remembered(key: string): Promise<RememberedCancel | undefined> {
-    const raw = await this.client_().get(this.earlyKey(key));
-    return typeof raw === "string" ? (JSON.parse(raw) as RememberedCancel) : undefined;
+  async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
+    const found = new Map<string, RememberedCancel>();
+    if (keys.length === 0) return found;
+    const values = await this.client_().mGet(keys.map((key) => this.earlyKey(key)));
+    values.forEach((raw, i) => {
+      if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as RememberedCancel);
+    });
+    return found;
   }
 
   async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {

@@ -15,7 +15,7 @@ import {
   type Claim,
   BusUnavailableError,
 } from "./cancel-bus.js";
-import { type BusMessage, type BusTransport, bounded } from "./transport.js";
+import { type BusMessage, type BusTransport, bounded, type OutgoingCancel } from "./transport.js";
 
 interface LocalClaim {
   onCancel: CancelHandler;
@@ -32,6 +32,10 @@ export class ReplicaBus implements CancelBus {
   readonly replica: string;
   private readonly claims = new Map<string, LocalClaim>();
   private readonly waiting = new Map<string, Waiting>();
+  /** Claims whose lease and early-cancel lookup are due in the next batch. */
+  private readonly announcing = new Map<string, LocalClaim>();
+  /** Cancels due in the next batch, and the promise of that batch's round trip. */
+  private outgoing: { batch: OutgoingCancel[]; sent: Promise<void> } | undefined;
   private readonly confirmMs: number;
   private readonly rememberMs: number;
   private readonly leaseMs: number;
@@ -77,7 +81,7 @@ export class ReplicaBus implements CancelBus {
   claim(key: string, onCancel: CancelHandler): Claim {
     const claim: LocalClaim = { onCancel };
     this.claims.set(key, claim);
-    void this.announce(key, claim);
+    this.announce(key, claim);
     return {
       release: () => {
         if (this.claims.get(key) !== claim) return;
@@ -99,8 +103,8 @@ export class ReplicaBus implements CancelBus {
     const confirmed = new Promise<CancelVerdict>((resolve) => this.waiting.set(id, { key, resolve }));
     try {
       // Remember first, then publish: an owner that claims between the two still finds it.
-      await this.op("remember", this.transport.remember(key, { id, from: this.replica, ...reason }, this.rememberMs));
-      await this.op("publish", this.transport.publish({ t: "cancel", id, key, from: this.replica, ...reason }));
+      const message: BusMessage = { t: "cancel", id, key, from: this.replica, ...reason };
+      await this.send({ key, remembered: { id, from: this.replica, ...reason }, message });
     } catch (error) {
       this.waiting.delete(id);
       throw error;
@@ -116,6 +120,23 @@ export class ReplicaBus implements CancelBus {
     const owner = await this.op("owner", this.transport.owner(key));
     if (owner !== undefined) return { kind: "unconfirmed", owner };
     return { kind: "no-owner", settled: this.isConnected && Date.now() - this.connectedSince >= this.leaseMs };
+  }
+
+  /**
+   * Sends one cancel; cancels sent in the same turn of the event loop share one round trip
+   * (a burst of 1,000 is one statement, not 1,000 queued behind a small pool).
+   */
+  private send(cancel: OutgoingCancel): Promise<void> {
+    if (this.outgoing === undefined) {
+      const batch: OutgoingCancel[] = [];
+      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.outgoing = undefined;
+        return this.op("publish", this.transport.rememberAndPublish(batch, this.rememberMs));
+      });
+      this.outgoing = { batch, sent };
+    }
+    this.outgoing.batch.push(cancel);
+    return this.outgoing.sent;
   }
 
   async close(): Promise<void> {
@@ -134,22 +155,40 @@ export class ReplicaBus implements CancelBus {
     await this.transport.close().catch(() => undefined);
   }
 
-  /** A new claim: lease it, then look for a cancel that arrived before it. */
-  private async announce(key: string, claim: LocalClaim): Promise<void> {
+  /**
+   * A new claim: lease it, then look for a cancel that arrived before it. Claims made in the
+   * same turn of the event loop share one lease write and one lookup (a burst of claims costs
+   * two round trips, not two per claim).
+   */
+  private announce(key: string, claim: LocalClaim): void {
     if (!this.isConnected) return; // leased on the next renewal after reconnecting
+    this.announcing.set(key, claim);
+    if (this.announcing.size === 1) setImmediate(() => void this.flushAnnounced());
+  }
+
+  private async flushAnnounced(): Promise<void> {
+    const batch = [...this.announcing.entries()];
+    this.announcing.clear();
     try {
-      await this.op("lease", this.transport.lease([key], this.replica, this.leaseMs));
-      if (this.claims.get(key) !== claim) {
-        // Released while the lease was being written: take the lease back.
-        await this.op("unlease", this.transport.unlease(key, this.replica));
-        return;
-      }
-      const early = await this.op("remembered", this.transport.remembered(key));
-      if (early !== undefined && this.claims.get(key) === claim) {
-        void this.answer(claim, { t: "cancel", key, ...early });
-      }
+      const keys = batch.map(([key]) => key);
+      await this.op("lease", this.transport.lease(keys, this.replica, this.leaseMs));
+      // Released while the lease was being written: take those leases back.
+      const released = batch.filter(([key, claim]) => this.claims.get(key) !== claim).map(([key]) => key);
+      await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica))));
+      await this.answerRemembered(batch);
     } catch {
       // The backend went away: the renewal re-leases once it is back.
+    }
+  }
+
+  /** Runs the handler of every claim in `batch` whose key has a remembered cancel. */
+  private async answerRemembered(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
+    const live = batch.filter(([key, claim]) => this.claims.get(key) === claim && claim.outcome === undefined);
+    if (live.length === 0) return;
+    const early = await this.op("remembered", this.transport.remembered(live.map(([key]) => key)));
+    for (const [key, claim] of live) {
+      const cancel = early.get(key);
+      if (cancel !== undefined && this.claims.get(key) === claim) void this.answer(claim, { t: "cancel", key, ...cancel });
     }
   }
 
@@ -208,12 +247,7 @@ export class ReplicaBus implements CancelBus {
       return;
     }
     // A cancel remembered while this replica could not hear (backend restart) still reaches its claim.
-    if (!reconnected) return;
-    for (const [key, claim] of claimed) {
-      if (claim.outcome !== undefined) continue;
-      const early = await this.op("remembered", this.transport.remembered(key)).catch(() => undefined);
-      if (early !== undefined && this.claims.get(key) === claim) void this.answer(claim, { t: "cancel", key, ...early });
-    }
+    if (reconnected) await this.answerRemembered(claimed).catch(() => undefined);
   }
 
   private op<T>(operation: string, promise: Promise<T>): Promise<T> {

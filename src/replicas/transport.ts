@@ -15,14 +15,23 @@ export interface RememberedCancel {
   reason?: string;
 }
 
+/** A cancel on its way out: remembered under `key`, published as `message`. */
+export interface OutgoingCancel {
+  key: string;
+  remembered: RememberedCancel;
+  message: BusMessage;
+}
+
 export interface BusTransport {
   /** The backend's name in errors ("postgres", "redis"). */
   readonly backend: string;
   /** Connects both the command and the listening side; rejects when the backend is unreachable. */
   connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void>;
   publish(message: BusMessage): Promise<void>;
-  remember(key: string, cancel: RememberedCancel, ms: number): Promise<void>;
-  remembered(key: string): Promise<RememberedCancel | undefined>;
+  /** Remembers each cancel for `ms`, then publishes it, all in one round trip (early entries first). */
+  rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void>;
+  /** The live remembered cancels among `keys`. */
+  remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>>;
   /** Writes (or rewrites, after a backend restart lost them) this replica's leases on `keys`. */
   lease(keys: readonly string[], replica: string, ms: number): Promise<void>;
   /** Drops this replica's lease on `key` (only if it still holds it). */
