@@ -173,6 +173,10 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     if (verdict.kind === "unconfirmed") {
       throw replicaError(params.id, "unconfirmed", `replica ${verdict.owner} runs it but did not confirm the stop within ${confirmMs} ms; it may still be running`);
     }
+    if (isInterrupted(task.status?.state)) {
+      // Its work returned, waiting for input: nothing runs anywhere, so the SDK's own cancel is true.
+      return handler.cancelTask(params, context);
+    }
     if (!verdict.settled) {
       throw replicaError(params.id, "owner-unknown", "no replica confirmed the stop and the cancel bus reconnected too recently to tell whether its replica is gone; try again");
     }
@@ -228,6 +232,11 @@ function orphaned(task: Task): Task {
       timestamp: new Date().toISOString(),
     },
   } as Task;
+}
+
+/** input-required (6) and auth-required (8): the work returned and waits for the caller. */
+function isInterrupted(state: number | undefined): boolean {
+  return state === 6 || state === 8;
 }
 
 function messageOf(error: unknown): string {

@@ -44,8 +44,21 @@ const executor = new CancellableExecutor(
     const record: WorkRecord = { steps: 0, aborted: false, returned: false };
     work.set(taskId, record);
     const first = context.userMessage.parts[0]?.content;
-    const steps = Number(/^run (\d+)$/.exec(first?.$case === "text" ? first.value : "")?.[1] ?? 100);
+    const text = first?.$case === "text" ? first.value : "";
+    const steps = Number(/^run (\d+)$/.exec(text)?.[1] ?? 100);
     const now = () => new Date().toISOString();
+    if (text === "ask") {
+      // Returns at once, waiting for input (input-required): nothing of it runs any more.
+      eventBus.publish({
+        kind: "task",
+        data: {
+          id: taskId, contextId, status: { state: 6, message: undefined, timestamp: now() },
+          artifacts: [], history: [context.userMessage], metadata: { replica },
+        },
+      });
+      record.returned = true;
+      return;
+    }
     eventBus.publish({
       kind: "task",
       data: {

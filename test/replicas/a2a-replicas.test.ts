@@ -24,8 +24,8 @@ async function workOf(replica: ReplicaProcess, taskId: string): Promise<WorkReco
   return answer.work[taskId];
 }
 
-async function startTask(client: Client, steps: number): Promise<Task> {
-  const result = await client.sendMessage(textTaskRequest(`run ${steps}`));
+async function startTask(client: Client, steps: number | "ask"): Promise<Task> {
+  const result = await client.sendMessage(textTaskRequest(steps === "ask" ? "ask" : `run ${steps}`));
   if (!("status" in result)) throw new Error("the server answered a message, not a task");
   return result;
 }
@@ -169,6 +169,26 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
         assert.match(error.message, /marked failed/);
         const stored = await client.getTask({ tenant: "", id: task.id });
         assert.equal(stored.status?.state, 4, "the store says the task failed");
+      });
+
+      it("a task waiting for input (its work returned) is cancelled by any replica: canceled, not marked failed", async () => {
+        const [a, b] = [await start("a", { LEASE_MS: "300" }), await start("b", { LEASE_MS: "300" })];
+        const task = await startTask(await clientOf(a), "ask");
+        await until(async () => (await workOf(a, task.id))?.returned || undefined, "the work returned");
+        const answer = await cancel(await clientOf(b), task.id);
+        assert.equal(answer.status?.state, 5);
+      });
+
+      it("the bus down at start: a cross-replica cancel answers a clear error at once; a local one works", async () => {
+        const dead = { BUS_URL: backend.deadUrl(await freePort()) };
+        const [a, b] = [await start("a", dead), await start("b", dead)];
+        const [first, second] = [await startTask(await clientOf(a), 10_000), await startTask(await clientOf(a), 10_000)];
+        await until(async () => ((await workOf(a, second.id))?.steps ?? 0) > 0 || undefined, "the work started");
+        const error = await cancelError(await clientOf(b), first.id);
+        assert.match(error.message, /could not reach the replica running it: the \w+ cancel bus is unavailable/);
+        assert.equal((await workOf(a, first.id))?.aborted, false, "the task B could not reach still runs");
+        assert.equal((await cancel(await clientOf(a), second.id)).status?.state, 5, "A cancels its own task");
+        assert.equal((await cancel(await clientOf(a), first.id)).status?.state, 5);
       });
 
       it("the bus down mid-run: a cross-replica cancel answers a clear error, a local one still works", async () => {
