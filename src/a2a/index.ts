@@ -10,9 +10,7 @@ export {
   type CancellableExecutorOptions,
   type ServedTaskPayload,
   type SignalledWork,
-  type StoppedTask,
   type TaskOwnership,
-  taskKey,
 } from "./cancellable-executor.js";
 export { AOS_REASONING, type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
 export type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
@@ -38,7 +36,6 @@ export {
   GUARD_NAME,
   guardCancelTasks,
   type ReplicaCancels,
-  type ReplicaFailure,
   type ReplicaVerdict,
   routeCancelsToOwner,
 } from "./server-hook.js";
