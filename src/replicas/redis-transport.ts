@@ -50,12 +50,24 @@ export class RedisTransport implements BusTransport {
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
-    const state = { commands: false, listener: false };
-    const report = () => onConnectedChange(state.commands && state.listener);
+    const state = { commands: false, listener: false, subscribed: false };
+    const report = () => onConnectedChange(state.commands && state.listener && state.subscribed);
+    // Subscribe once, at the listener's first "ready" (now or after a backend that was down comes
+    // up); the client resubscribes by itself after later reconnects.
+    const subscribe = async () => {
+      if (state.subscribed) return;
+      await listener.subscribe(this.channel, (raw) => {
+        const message = parse(raw);
+        if (message !== undefined) onMessage(message);
+      });
+      state.subscribed = true;
+      report();
+    };
     for (const [name, client] of [["commands", commands], ["listener", listener]] as const) {
       client.on("error", () => undefined); // reported through the state below; the client reconnects
       client.on("ready", () => {
         state[name] = true;
+        if (name === "listener") subscribe().catch(() => undefined);
         report();
       });
       client.on("end", () => {
@@ -67,12 +79,13 @@ export class RedisTransport implements BusTransport {
         report();
       });
     }
-    await Promise.all([commands.connect(), listener.connect()]);
-    // The client resubscribes by itself after a reconnect.
-    await listener.subscribe(this.channel, (raw) => {
-      const message = parse(raw);
-      if (message !== undefined) onMessage(message);
-    });
+    // A backend down at start: give up waiting at the first error (the clients keep reconnecting).
+    const firstError = new Promise<never>((_, reject) => commands.once("error", reject));
+    const connecting = Promise.all([commands.connect(), listener.connect()]);
+    connecting.catch(() => undefined);
+    firstError.catch(() => undefined);
+    await Promise.race([connecting, firstError]);
+    await subscribe();
   }
 
   async publish(message: BusMessage): Promise<void> {

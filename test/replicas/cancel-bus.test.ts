@@ -128,6 +128,26 @@ for (const backend of BACKENDS) {
         });
       });
 
+      it("backend down at start, then up: the buses connect by themselves and cross-replica cancels reach the owner", async () => {
+        await server.stop();
+        let a, b;
+        try {
+          a = await buses.open(backend, server.url, { replica: "a", operationMs: 300 });
+          b = await buses.open(backend, server.url, { replica: "b", operationMs: 300 });
+          assert.equal(a.connected || b.connected, false);
+        } finally {
+          await server.start();
+        }
+        let ran = 0;
+        a.claim("late-up-1", async () => {
+          ran++;
+        });
+        const [ra, rb] = [a, b];
+        await eventually(() => (ra.connected && rb.connected) || undefined, "both buses connected", 20_000);
+        assert.equal((await rb.cancel("late-up-1", { waitMs: 5000 })).kind, "confirmed");
+        assert.equal(ran, 1);
+      });
+
       it("backend restarted mid-run: cross-replica cancels error while it is down, then reach the owner again", async () => {
         const a = await buses.open(backend, server.url, { replica: "a" });
         const b = await buses.open(backend, server.url, { replica: "b" });
