@@ -1,5 +1,6 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
-import { Job } from "../core/index.js";
+import type { TaskState } from "@a2a-js/sdk";
+import { Job, RecentKeys } from "../core/index.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
 
 /** Executor work that stops when its signal aborts. */
@@ -11,7 +12,32 @@ export interface CancellableExecutorOptions {
    * anyway (default 5000 ms): the SDK itself would wait for ever.
    */
   graceMs?: number;
+  /**
+   * Where this executor's tasks are announced to the other replicas of the service, so a cancel
+   * that reaches another replica stops the work here (e.g. a cancel bus from acp-cancel/replicas).
+   */
+  replicas?: TaskOwnership;
 }
+
+/**
+ * The replica side of a cross-replica cancel, as this executor needs it: claim a task while its
+ * work runs; `stop` is called when a cancel for it reached another replica.
+ */
+export interface TaskOwnership {
+  claim(key: string, stop: () => Promise<StoppedTask>): { release(): void };
+}
+
+/** What the owner reports once a task's work has stopped: the final state it published. */
+export interface StoppedTask {
+  taskId: string;
+  state: TaskState | undefined;
+}
+
+/** The key a task is claimed under on a cancel bus. */
+export const taskKey = (taskId: string) => `a2a-task:${taskId}`;
+
+/** How many returned tasks are remembered, to tell "ran here and returned" from "never ran here". */
+const RETURNED_MEMORY = 10_000;
 
 /** The payload of the job that stands for one task this agent is executing. */
 export interface ServedTaskPayload {
@@ -22,9 +48,16 @@ export interface ServedTaskPayload {
 interface Running {
   job: Job<ServedTaskPayload>;
   contextId: string;
+  /** The bus `execute` publishes on (a cancel from another replica brings none). */
+  eventBus: ExecutionEventBus;
   /** The canceled status is published once, by whoever gets there first. */
   answered: boolean;
+  /** The final state published, by the work or by the cancel. */
+  finalState?: TaskState | undefined;
   grace?: ReturnType<typeof setTimeout>;
+  /** Resolves once the task is answered: its work returned, or the grace ran out. */
+  ended: Promise<void>;
+  end(): void;
 }
 
 /**
@@ -34,13 +67,16 @@ interface Running {
  */
 export class CancellableExecutor implements AgentExecutor {
   private readonly tasks = new Map<string, Running>();
+  private readonly returned = new RecentKeys<string>(RETURNED_MEMORY);
   private readonly graceMs: number;
+  private readonly replicas: TaskOwnership | undefined;
 
   constructor(
     private readonly work: SignalledWork,
     options: CancellableExecutorOptions = {},
   ) {
     this.graceMs = options.graceMs ?? 5000;
+    this.replicas = options.replicas;
   }
 
   /** Tasks whose work has not returned yet. */
@@ -48,15 +84,28 @@ export class CancellableExecutor implements AgentExecutor {
     return this.tasks.size;
   }
 
+  /** Whether the work of `taskId` runs in this process now. */
+  runs(taskId: string): boolean {
+    return this.tasks.has(taskId);
+  }
+
   execute = async (context: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
+    let end = () => undefined as void;
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+    });
     const running: Running = {
       job: new Job<ServedTaskPayload>({ kind: "a2a-served-task", taskId }),
       contextId,
+      eventBus,
       answered: false,
+      ended,
+      end,
     };
     const { signal } = running.job;
     this.tasks.set(taskId, running);
+    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(taskId, running));
     try {
       await this.work(context, watchFinal(eventBus, running), signal);
     } catch (error) {
@@ -65,32 +114,56 @@ export class CancellableExecutor implements AgentExecutor {
     } finally {
       clearTimeout(running.grace);
       this.tasks.delete(taskId);
+      this.returned.add(taskId);
       if (signal.aborted) publishCanceled(eventBus, running, taskId);
       running.job.settle();
+      running.end();
+      claim?.release();
     }
   };
 
   cancelTask = async (taskId: string, eventBus: ExecutionEventBus): Promise<void> => {
     const running = this.tasks.get(taskId);
     if (running === undefined) {
-      // Nothing of it runs here (its work returned in an interrupted state): answer at once.
+      if (!this.returned.has(taskId)) {
+        // Never answer canceled for work this process cannot see: it may run on another replica.
+        throw new Error(`task ${taskId} does not run in this process: CancellableExecutor cannot cancel work it cannot see`);
+      }
+      // Its work ran here and returned (in an interrupted state): nothing runs, answer at once.
       publishCanceled(eventBus, { answered: false, contextId: "" }, taskId);
       return;
     }
+    this.abort(taskId, running, eventBus);
+  };
+
+  /** A cancel from another replica: abort, then report the final state once the task is answered. */
+  private async stop(taskId: string, running: Running): Promise<StoppedTask> {
+    this.abort(taskId, running, running.eventBus);
+    await running.ended;
+    return { taskId, state: running.finalState };
+  }
+
+  private abort(taskId: string, running: Running, eventBus: ExecutionEventBus): void {
     // A repeated cancel waits on the same bus for the same answer.
-    if (running.grace !== undefined) return;
+    if (running.grace !== undefined || running.job.state !== "running") return;
     running.job.cancel("external");
     running.grace = setTimeout(() => {
       publishCanceled(eventBus, running, taskId);
       running.job.settle();
+      running.end();
     }, this.graceMs);
     running.grace.unref?.();
-  };
+  }
 }
 
-function publishCanceled(eventBus: ExecutionEventBus, running: Pick<Running, "answered" | "contextId">, taskId: string) {
+function publishCanceled(
+  eventBus: ExecutionEventBus,
+  running: Pick<Running, "answered" | "contextId" | "finalState">,
+  taskId: string,
+) {
   if (running.answered) return;
   running.answered = true;
+  running.finalState = TASK_STATE.canceled;
   eventBus.publish({
     kind: "statusUpdate",
     data: {
@@ -113,7 +186,10 @@ function watchFinal(eventBus: ExecutionEventBus, running: Running): ExecutionEve
         return (event: AgentExecutionEvent) => {
           if (running.answered) return;
           const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
-          if (isFinalState(state)) running.answered = true;
+          if (isFinalState(state)) {
+            running.answered = true;
+            running.finalState = state;
+          }
           target.publish(event);
         };
       }

@@ -6,7 +6,12 @@
 export { type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
 export { CancelDeniedError, GuardInputError } from "./guard-errors.js";
 // The server side: the guarded request handler, and an executor whose work gets a signal per task.
-export { type CancelGuardHandlerOptions, guardCancelTasks } from "./server-hook.js";
+export {
+  type CancelGuardHandlerOptions,
+  type CancelRoutingOptions,
+  guardCancelTasks,
+  routeCancelsToOwner,
+} from "./server-hook.js";
 export { CancellableExecutor, type CancellableExecutorOptions } from "./cancellable-executor.js";
 // Remote tasks as jobs of the tree.
 export { A2aTaskLinks, type TaskCancelOutcome, type TaskLinksOptions } from "./task-links.js";

@@ -1,12 +1,13 @@
 import type { AgentCard, CancelTaskRequest, Task } from "@a2a-js/sdk";
 import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, JsonRpcTaskNotCancelableError } from "@a2a-js/sdk/errors";
-import type { A2ARequestHandler, ServerCallContext } from "@a2a-js/sdk/server";
+import type { A2ARequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { aosAgent } from "./agent-ref.js";
 import type { AosAgent } from "./aos.js";
 import { a2aVersion, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
+import { taskKey } from "./cancellable-executor.js";
 import type { GuardDecision } from "./guard-decision.js";
 import type { GuardianClient } from "./guardian-client.js";
-import { isFinalState } from "./task-states.js";
+import { isFinalState, TASK_STATE } from "./task-states.js";
 
 export interface CancelGuardHandlerOptions {
   guardian: GuardianClient;
@@ -113,4 +114,131 @@ function defaultCaller(context: ServerCallContext): AosAgent {
 
 function toAos(card: AosAgent | AgentCard): AosAgent {
   return Array.isArray((card as AgentCard).supportedInterfaces) ? aosAgent(card as AgentCard, true) : (card as AosAgent);
+}
+
+/**
+ * The other side of a cross-replica cancel, as the routing hook needs it: deliver a cancel to
+ * whichever replica claimed the key (e.g. a cancel bus from acp-cancel/replicas). Rejects when
+ * it cannot be delivered.
+ */
+export interface ReplicaCancels {
+  cancel(key: string, options?: { waitMs?: number; reason?: string }): Promise<ReplicaVerdict>;
+}
+
+/** What delivering a cancel achieved (see acp-cancel/replicas' `CancelVerdict`). */
+export type ReplicaVerdict =
+  | { kind: "confirmed"; replica: string; local: boolean; detail: unknown }
+  | { kind: "unconfirmed"; owner: string }
+  | { kind: "no-owner"; settled: boolean };
+
+export interface CancelRoutingOptions {
+  /** The executor of this replica: a task it runs is cancelled here, by the inner handler. */
+  executor: { runs(taskId: string): boolean };
+  replicas: ReplicaCancels;
+  /** The handler's task store: a task whose replica is gone is marked failed in it. */
+  taskStore: TaskStore;
+  /** How long the owner has to confirm, and then the store to show the final state (default 2000 ms). */
+  confirmMs?: number;
+}
+
+/** The `replicas` field in the metadata of a cross-replica cancel's error: what went wrong. */
+export type ReplicaFailure = "bus-unavailable" | "unconfirmed" | "owner-gone" | "owner-unknown" | "not-final";
+
+/**
+ * The replica hook: wraps an `A2ARequestHandler` so a cancel for a task that runs on another
+ * replica goes over the cancel bus to the replica that runs it, instead of the SDK writing
+ * CANCELED into the shared store while the work goes on. The answer is `canceled` only when
+ * the owner confirmed it stopped the work and the store shows the state it wrote; otherwise
+ * TaskNotCancelable whose metadata `replicas` names what failed. Put `guardCancelTasks`
+ * outside it, so the guard decides once, at the replica the cancel reached.
+ */
+export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelRoutingOptions): A2ARequestHandler {
+  const confirmMs = options.confirmMs ?? 2000;
+
+  async function cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    const problem = cancelInputProblem(params);
+    if (problem !== undefined) {
+      throw new JsonRpcRequestMalformedError({ message: problem, envelopeCode: A2A_ERROR_CODE.INVALID_PARAMS });
+    }
+    if (options.executor.runs(params.id)) return handler.cancelTask(params, context);
+    const task = await handler.getTask({ tenant: params.tenant, id: params.id, historyLength: 0 }, context);
+    if (isFinalState(task.status?.state)) return handler.cancelTask(params, context);
+    let verdict: ReplicaVerdict;
+    try {
+      verdict = await options.replicas.cancel(taskKey(params.id), { waitMs: confirmMs });
+    } catch (error) {
+      throw replicaError(params.id, "bus-unavailable", `the cancel could not reach the replica running it: ${messageOf(error)}`);
+    }
+    if (verdict.kind === "confirmed") return finalTask(params, context, verdict.replica);
+    if (verdict.kind === "unconfirmed") {
+      throw replicaError(params.id, "unconfirmed", `replica ${verdict.owner} runs it but did not confirm the stop within ${confirmMs} ms; it may still be running`);
+    }
+    if (isInterrupted(task.status?.state)) {
+      // Its work returned, waiting for input: nothing runs anywhere, so the SDK's own cancel is true.
+      return handler.cancelTask(params, context);
+    }
+    if (!verdict.settled) {
+      throw replicaError(params.id, "owner-unknown", "no replica confirmed the stop and the cancel bus reconnected too recently to tell whether its replica is gone; try again");
+    }
+    await options.taskStore.save(orphaned(task), context);
+    throw replicaError(params.id, "owner-gone", "the replica that ran it is gone (its lease expired); the task is now marked failed");
+  }
+
+  /** The owner confirmed: read the state it wrote (its store write may trail its confirmation). */
+  async function finalTask(params: CancelTaskRequest, context: ServerCallContext, owner: string): Promise<Task> {
+    const until = Date.now() + confirmMs;
+    for (;;) {
+      const task = await handler.getTask({ tenant: params.tenant, id: params.id }, context);
+      const state = task.status?.state;
+      if (state === TASK_STATE.canceled) return task;
+      if (isFinalState(state)) {
+        throw replicaError(params.id, "not-final", `replica ${owner} stopped it, but it had already ended in state ${String(state)}`);
+      }
+      if (Date.now() > until) {
+        throw replicaError(params.id, "not-final", `replica ${owner} confirmed the stop but the store shows no final state within ${confirmMs} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  return withCancelTask(handler, cancelTask);
+}
+
+function replicaError(taskId: string, failure: ReplicaFailure, why: string): Error {
+  return new JsonRpcTaskNotCancelableError({
+    message: `Task not cancelable: ${taskId}: ${why}`,
+    metadata: { replicas: failure },
+    data: { replicas: failure },
+  });
+}
+
+/** The task of a replica that died, as the store should say: failed, and why. */
+function orphaned(task: Task): Task {
+  const text = "The replica running this task stopped before the task ended; a cancel found no live owner.";
+  return {
+    ...task,
+    status: {
+      state: TASK_STATE.failed,
+      message: {
+        role: 2, // ROLE_AGENT
+        messageId: crypto.randomUUID(),
+        taskId: task.id,
+        contextId: task.contextId,
+        parts: [{ content: { $case: "text", value: text }, mediaType: "text/plain", filename: "", metadata: {} }],
+        metadata: {},
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      timestamp: new Date().toISOString(),
+    },
+  } as Task;
+}
+
+/** input-required (6) and auth-required (8): the work returned and waits for the caller. */
+function isInterrupted(state: number | undefined): boolean {
+  return state === 6 || state === 8;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,81 @@
+/**
+ * The cancel bus: how a cancel that reached one replica finds the replica doing the work.
+ * One small interface; the backends (PostgreSQL, Redis) differ only in their transport.
+ */
+
+/** Runs on the replica that owns the work when a cancel for it arrives; resolves once the work stopped. */
+export type CancelHandler = (request: CancelRequest) => Promise<unknown>;
+
+export interface CancelRequest {
+  key: string;
+  /** The replica the cancel reached. */
+  from: string;
+  reason?: string;
+}
+
+/** The owner's hold on one key: `release()` once the work has ended (idempotent). */
+export interface Claim {
+  release(): void;
+}
+
+export interface CancelOptions {
+  /** How long to wait for the owner to confirm (default: the bus's `confirmMs`). */
+  waitMs?: number;
+  reason?: string;
+}
+
+/**
+ * What a cancel achieved:
+ * - `confirmed`: the owning replica (maybe this one) ran its handler; `detail` is what the handler resolved with.
+ * - `unconfirmed`: a replica holds the work's lease but did not confirm within the bound.
+ * - `no-owner`: no replica holds a lease on the key. `settled` says the bus has been connected for
+ *   a whole lease period, so a live owner would have renewed its lease: the owner is gone (or never was).
+ *   The cancel is still remembered for `rememberMs`, so an owner that claims the key later stops at once.
+ */
+export type CancelVerdict =
+  | { kind: "confirmed"; replica: string; local: boolean; detail: unknown }
+  | { kind: "unconfirmed"; owner: string }
+  | { kind: "no-owner"; settled: boolean };
+
+export interface CancelBus {
+  /** This replica's id on the bus. */
+  readonly replica: string;
+  /** Whether the backend is reachable now (local claims and cancels work either way). */
+  readonly connected: boolean;
+  /** This replica runs the work for `key`: cancels for it, from any replica, call `onCancel`. */
+  claim(key: string, onCancel: CancelHandler): Claim;
+  /**
+   * Cancels the work for `key` wherever it runs. Never hangs: resolves within about `waitMs`,
+   * or rejects with `BusUnavailableError` when the key is not local and the backend is down.
+   */
+  cancel(key: string, options?: CancelOptions): Promise<CancelVerdict>;
+  /** Releases every claim's lease, stops timers and disconnects. */
+  close(): Promise<void>;
+}
+
+/** The backend is down or did not answer in time: a cross-replica cancel cannot be delivered. */
+export class BusUnavailableError extends Error {
+  override readonly name = "BusUnavailableError";
+  constructor(
+    readonly backend: string,
+    readonly operation: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the ${backend} cancel bus is unavailable (${operation} failed); cross-replica cancels cannot be delivered`, options);
+  }
+}
+
+export interface CancelBusOptions {
+  /** This replica's id (default: hostname, pid and a random suffix). */
+  replica?: string;
+  /** Prefix of every key, channel and table name the bus uses (default "acp_cancel"). */
+  namespace?: string;
+  /** How long an owner has to confirm a cancel (default 2000 ms). */
+  confirmMs?: number;
+  /** How long a cancel for work no replica has claimed yet is remembered (default 30000 ms). */
+  rememberMs?: number;
+  /** An owner's lease on its keys; renewed every third of it (default 3000 ms). */
+  leaseMs?: number;
+  /** Bound on each backend operation (default 1000 ms). */
+  operationMs?: number;
+}

@@ -1,0 +1,187 @@
+/**
+ * The PostgreSQL backend: LISTEN/NOTIFY for cancels and confirmations, two small unlogged
+ * tables (remembered cancels, owner leases) whose rows carry their own expiry. Uses `pg`
+ * (an optional peer, loaded here only): a pool for commands, one client that listens.
+ */
+import type { Client, Pool } from "pg";
+import type { BusMessage, BusTransport, OutgoingCancel, RememberedCancel } from "./transport.js";
+
+export interface PostgresTransportOptions {
+  /** A `pg` connection string (postgres://user@host:port/db). */
+  url: string;
+  /** Channel and table-name prefix: a plain SQL identifier. */
+  namespace: string;
+  operationMs: number;
+}
+
+type Pg = typeof import("pg");
+
+export async function loadPg(): Promise<Pg> {
+  try {
+    const module = await import("pg");
+    return (module as unknown as { default?: Pg }).default ?? module;
+  } catch (error) {
+    throw new Error("acp-cancel/replicas: the PostgreSQL bus needs the optional peer dependency `pg` (npm install pg)", { cause: error });
+  }
+}
+
+const SWEEP_EVERY_MS = 10_000;
+
+export class PostgresTransport implements BusTransport {
+  readonly backend = "postgres";
+  private pg: Pg | undefined;
+  private pool: Pool | undefined;
+  private listener: Client | undefined;
+  private reconnect: ReturnType<typeof setTimeout> | undefined;
+  private retries = 0;
+  private closed = false;
+  private lastSweep = 0;
+  private readonly early: string;
+  private readonly owners: string;
+
+  constructor(private readonly options: PostgresTransportOptions) {
+    if (!/^[a-z_][a-z0-9_]{0,40}$/.test(options.namespace)) {
+      throw new Error(`acp-cancel/replicas: namespace "${options.namespace}" must be a lower-case SQL identifier for PostgreSQL`);
+    }
+    this.early = `${options.namespace}_early`;
+    this.owners = `${options.namespace}_owner`;
+  }
+
+  async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+    const pg = await loadPg();
+    this.pg = pg;
+    this.pool = new pg.Pool({ connectionString: this.options.url, connectionTimeoutMillis: this.options.operationMs, max: 10 });
+    this.pool.on("error", () => undefined); // an idle client lost its server: the pool drops it
+    await this.listen(onMessage, onConnectedChange);
+  }
+
+  /** (Re)connects the listening client; on loss, reports it and retries with a capped backoff. */
+  private async listen(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+    if (this.closed || this.pg === undefined) return;
+    const client = new this.pg.Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.operationMs });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (this.listener === client) this.listener = undefined;
+      onConnectedChange(false);
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      const delay = Math.min(50 * 2 ** Math.min(this.retries++, 5), 1000);
+      this.reconnect = setTimeout(() => void this.listen(onMessage, onConnectedChange).catch(() => undefined), delay);
+    };
+    client.on("error", onLost);
+    client.on("end", onLost);
+    client.on("notification", (notice) => {
+      const message = parse(notice.payload);
+      if (message !== undefined) onMessage(message);
+    });
+    try {
+      await client.connect();
+      await this.ensureTables(client);
+      await client.query(`LISTEN ${this.options.namespace}`);
+    } catch (error) {
+      onLost();
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.listener = client;
+    this.retries = 0;
+    onConnectedChange(true);
+  }
+
+  private async ensureTables(client: Client): Promise<void> {
+    for (const table of [this.early, this.owners]) {
+      try {
+        await client.query(
+          `CREATE UNLOGGED TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
+        );
+      } catch (error) {
+        // Two replicas creating the table at once: the loser sees a duplicate, which is fine.
+        const code = (error as { code?: string }).code;
+        if (code !== "23505" && code !== "42P07") throw error;
+      }
+    }
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    await this.query("SELECT pg_notify($1, $2)", [this.options.namespace, JSON.stringify(message)]);
+  }
+
+  async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
+    // One statement: the notifications are delivered at commit, when the early rows are visible.
+    // A key twice in one batch is remembered once (ON CONFLICT cannot touch a row twice).
+    const early = new Map(cancels.map(({ key, remembered }) => [key, JSON.stringify(remembered)]));
+    await this.query(
+      `WITH early AS (
+         INSERT INTO ${this.early} (key, value, expires_at)
+         SELECT k, v, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS e(k, v)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+       ) SELECT pg_notify($4, m) FROM unnest($5::text[]) AS m`,
+      [[...early.keys()], [...early.values()], ms, this.options.namespace, cancels.map(({ message }) => JSON.stringify(message))],
+    );
+    await this.sweep();
+  }
+
+  async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
+    const found = new Map<string, RememberedCancel>();
+    if (keys.length === 0) return found;
+    const result = await this.query<{ key: string; value: string }>(
+      `SELECT key, value FROM ${this.early} WHERE key = ANY($1::text[]) AND expires_at > now()`,
+      [keys],
+    );
+    for (const row of result.rows) found.set(row.key, JSON.parse(row.value) as RememberedCancel);
+    return found;
+  }
+
+  async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {
+    await this.query(
+      `INSERT INTO ${this.owners} (key, value, expires_at) SELECT k, $2, now() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k
+       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
+      [keys, replica, ms],
+    );
+  }
+
+  async unlease(key: string, replica: string): Promise<void> {
+    await this.query(`DELETE FROM ${this.owners} WHERE key = $1 AND value = $2`, [key, replica]);
+  }
+
+  async owner(key: string): Promise<string | undefined> {
+    const result = await this.query<{ value: string }>(`SELECT value FROM ${this.owners} WHERE key = $1 AND expires_at > now()`, [key]);
+    return result.rows[0]?.value;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnect);
+    const listener = this.listener;
+    this.listener = undefined;
+    await Promise.allSettled([listener?.end(), this.pool?.end()]);
+  }
+
+  /** Expired rows are ignored by every read; this drops them now and then so the tables stay small. */
+  private async sweep(): Promise<void> {
+    if (Date.now() - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = Date.now();
+    await this.query(`DELETE FROM ${this.early} WHERE expires_at < now()`, []);
+    await this.query(`DELETE FROM ${this.owners} WHERE expires_at < now()`, []);
+  }
+
+  private query<Row extends object = object>(sql: string, values: unknown[]) {
+    if (this.pool === undefined) throw new Error("the PostgreSQL bus is not connected");
+    return this.pool.query<Row & import("pg").QueryResultRow>(sql, values);
+  }
+}
+
+function parse(raw: string | undefined): BusMessage | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const message = JSON.parse(raw) as BusMessage;
+    return typeof message === "object" && message !== null && typeof message.key === "string" ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}

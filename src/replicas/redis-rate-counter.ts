@@ -1,0 +1,69 @@
+/**
+ * Rate counts shared by replicas of the AOS guardian, on Redis: a sliding window per key, kept
+ * as a sorted set of event times. One script does the whole hit atomically, on Redis's own
+ * clock, so replicas with skewed clocks still count one window.
+ *
+ * It fits acp-cancel/a2a's `RateCounter` seam structurally (`hit(key, windowMs, now)`); this
+ * file imports nothing of the A2A binding.
+ */
+import { randomUUID } from "node:crypto";
+import type { RedisClientType } from "redis";
+import { BusUnavailableError } from "./cancel-bus.js";
+import { loadRedis, reconnectStrategy } from "./redis-transport.js";
+import { bounded } from "./transport.js";
+
+const HIT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
+redis.call('ZADD', KEYS[1], now, ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return redis.call('ZCARD', KEYS[1])`;
+
+export interface RedisRateCounterOptions {
+  /** Prefix of every key (default "acp_cancel:rate"). */
+  namespace?: string;
+  /** Bound on each hit (default 1000 ms): past it the hit rejects and the guardian's fail policy decides. */
+  operationMs?: number;
+}
+
+export interface RedisRateCounter {
+  /** Records one event for `key` and answers how many it had within `windowMs` (Redis's clock; `now` is unused). */
+  hit(key: string, windowMs: number, now?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a shared counter. A Redis that is down does not fail this call: the client keeps
+ * reconnecting, and each hit meanwhile rejects at once with `BusUnavailableError`.
+ */
+export async function redisRateCounter(url: string, options: RedisRateCounterOptions = {}): Promise<RedisRateCounter> {
+  const createClient = await loadRedis();
+  const namespace = options.namespace ?? "acp_cancel:rate";
+  const operationMs = options.operationMs ?? 1000;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy, connectTimeout: operationMs },
+  }) as RedisClientType;
+  client.on("error", () => undefined); // the client reconnects; hits reject meanwhile
+  await bounded(client.connect(), operationMs * 5, () => new BusUnavailableError("redis", "connect")).catch(() => undefined);
+  const writer = randomUUID().slice(0, 8);
+  let sequence = 0;
+  return {
+    async hit(key, windowMs) {
+      const member = `${writer}:${++sequence}`;
+      const count = await bounded(
+        Promise.resolve().then(() => client.eval(HIT, { keys: [`${namespace}:${key}`], arguments: [String(windowMs), member] })),
+        operationMs,
+        () => new BusUnavailableError("redis", "rate hit"),
+      ).catch((error: unknown) => {
+        throw error instanceof BusUnavailableError ? error : new BusUnavailableError("redis", "rate hit", { cause: error });
+      });
+      return Number(count);
+    },
+    async close() {
+      await (client.isOpen ? client.close() : client.destroy());
+    },
+  };
+}

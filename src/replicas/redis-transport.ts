@@ -1,0 +1,157 @@
+/**
+ * The Redis backend: pub/sub for cancels and confirmations, keys with a TTL for remembered
+ * cancels and owner leases. Uses the official `redis` client (an optional peer, loaded here only).
+ */
+import type { createClient as CreateClient, RedisClientType } from "redis";
+import type { BusMessage, BusTransport, OutgoingCancel, RememberedCancel } from "./transport.js";
+
+/** Deletes a lease only while this replica still holds it (another may have taken the key over). */
+const UNLEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+export interface RedisTransportOptions {
+  url: string;
+  namespace: string;
+}
+
+/** Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile). */
+export const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+
+export async function loadRedis(): Promise<typeof CreateClient> {
+  try {
+    return (await import("redis")).createClient;
+  } catch (error) {
+    throw new Error("acp-cancel/replicas: the Redis bus needs the optional peer dependency `redis` (npm install redis)", { cause: error });
+  }
+}
+
+export class RedisTransport implements BusTransport {
+  readonly backend = "redis";
+  private readonly channel: string;
+  private commands: RedisClientType | undefined;
+  private listener: RedisClientType | undefined;
+
+  constructor(private readonly options: RedisTransportOptions) {
+    this.channel = `${options.namespace}:bus`;
+  }
+
+  /** The command client, for other users of the same Redis (e.g. the guardian's rate counter). */
+  get client(): RedisClientType | undefined {
+    return this.commands;
+  }
+
+  async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+    const createClient = await loadRedis();
+    // No offline queue: a command while disconnected fails at once instead of waiting for a reconnect.
+    const commands = createClient({
+      url: this.options.url,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy, connectTimeout: 1000 },
+    }) as RedisClientType;
+    const listener = commands.duplicate();
+    this.commands = commands;
+    this.listener = listener;
+    const state = { commands: false, listener: false, subscribed: false };
+    const report = () => onConnectedChange(state.commands && state.listener && state.subscribed);
+    // Subscribe once, at the listener's first "ready" (now or after a backend that was down comes
+    // up); the client resubscribes by itself after later reconnects.
+    const subscribe = async () => {
+      if (state.subscribed) return;
+      await listener.subscribe(this.channel, (raw) => {
+        const message = parse(raw);
+        if (message !== undefined) onMessage(message);
+      });
+      state.subscribed = true;
+      report();
+    };
+    for (const [name, client] of [["commands", commands], ["listener", listener]] as const) {
+      client.on("error", () => undefined); // reported through the state below; the client reconnects
+      client.on("ready", () => {
+        state[name] = true;
+        if (name === "listener") subscribe().catch(() => undefined);
+        report();
+      });
+      client.on("end", () => {
+        state[name] = false;
+        report();
+      });
+      client.on("reconnecting", () => {
+        state[name] = false;
+        report();
+      });
+    }
+    // A backend down at start: give up waiting at the first error (the clients keep reconnecting).
+    const firstError = new Promise<never>((_, reject) => commands.once("error", reject));
+    const connecting = Promise.all([commands.connect(), listener.connect()]);
+    connecting.catch(() => undefined);
+    firstError.catch(() => undefined);
+    await Promise.race([connecting, firstError]);
+    await subscribe();
+  }
+
+  async publish(message: BusMessage): Promise<void> {
+    await this.client_().publish(this.channel, JSON.stringify(message));
+  }
+
+  async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
+    const batch = this.client_().multi();
+    for (const { key, remembered } of cancels) {
+      batch.set(this.earlyKey(key), JSON.stringify(remembered), { expiration: { type: "PX", value: ms } });
+    }
+    for (const { message } of cancels) batch.publish(this.channel, JSON.stringify(message));
+    await batch.exec();
+  }
+
+  async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
+    const found = new Map<string, RememberedCancel>();
+    if (keys.length === 0) return found;
+    const values = await this.client_().mGet(keys.map((key) => this.earlyKey(key)));
+    values.forEach((raw, i) => {
+      if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as RememberedCancel);
+    });
+    return found;
+  }
+
+  async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {
+    const batch = this.client_().multi();
+    for (const key of keys) batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
+    await batch.exec();
+  }
+
+  async unlease(key: string, replica: string): Promise<void> {
+    await this.client_().eval(UNLEASE, { keys: [this.ownerKey(key)], arguments: [replica] });
+  }
+
+  async owner(key: string): Promise<string | undefined> {
+    const owner = await this.client_().get(this.ownerKey(key));
+    return typeof owner === "string" ? owner : undefined;
+  }
+
+  async close(): Promise<void> {
+    const clients = [this.listener, this.commands].filter((client) => client !== undefined);
+    this.listener = undefined;
+    this.commands = undefined;
+    await Promise.allSettled(clients.map((client) => (client.isOpen ? client.close() : client.destroy())));
+  }
+
+  private client_(): RedisClientType {
+    if (this.commands === undefined) throw new Error("the Redis bus is not connected");
+    return this.commands;
+  }
+
+  private earlyKey(key: string): string {
+    return `${this.options.namespace}:early:${key}`;
+  }
+
+  private ownerKey(key: string): string {
+    return `${this.options.namespace}:owner:${key}`;
+  }
+}
+
+function parse(raw: string): BusMessage | undefined {
+  try {
+    const message = JSON.parse(raw) as BusMessage;
+    return typeof message === "object" && message !== null && typeof message.key === "string" ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The one implementation of `CancelBus`, over any `BusTransport`: local claims answered in
+ * process (so local cancels work with the backend down), cross-replica cancels over the
+ * transport with a confirmation bound, early cancels remembered, owner leases renewed.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import {
+  type CancelBus,
+  type CancelBusOptions,
+  type CancelHandler,
+  type CancelOptions,
+  type CancelRequest,
+  type CancelVerdict,
+  type Claim,
+  BusUnavailableError,
+} from "./cancel-bus.js";
+import { type BusMessage, type BusTransport, bounded, type OutgoingCancel } from "./transport.js";
+
+interface LocalClaim {
+  onCancel: CancelHandler;
+  /** The handler runs once per claim; every later cancel awaits the same outcome. */
+  outcome?: Promise<unknown>;
+}
+
+interface Waiting {
+  key: string;
+  resolve(verdict: CancelVerdict): void;
+}
+
+export class ReplicaBus implements CancelBus {
+  readonly replica: string;
+  private readonly claims = new Map<string, LocalClaim>();
+  private readonly waiting = new Map<string, Waiting>();
+  /** Claims whose lease and early-cancel lookup are due in the next batch. */
+  private readonly announcing = new Map<string, LocalClaim>();
+  /** Cancels due in the next batch, and the promise of that batch's round trip. */
+  private outgoing: { batch: OutgoingCancel[]; sent: Promise<void> } | undefined;
+  private readonly confirmMs: number;
+  private readonly rememberMs: number;
+  private readonly leaseMs: number;
+  private readonly operationMs: number;
+  private readonly renewal: ReturnType<typeof setInterval>;
+  private isConnected = false;
+  /** When the bus last (re)connected: a missing lease means "gone" only a lease period after it. */
+  private connectedSince = 0;
+  private closed = false;
+
+  private constructor(private readonly transport: BusTransport, options: CancelBusOptions) {
+    this.replica = options.replica ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.confirmMs = options.confirmMs ?? 2000;
+    this.rememberMs = options.rememberMs ?? 30_000;
+    this.leaseMs = options.leaseMs ?? 3000;
+    this.operationMs = options.operationMs ?? 1000;
+    this.renewal = setInterval(() => void this.renewLeases(false), Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.renewal.unref();
+  }
+
+  /**
+   * Starts a bus on `transport`. A backend that is down at start does not fail it: the bus runs
+   * local cancels and keeps reconnecting; cross-replica cancels reject until it is back.
+   */
+  static async start(transport: BusTransport, options: CancelBusOptions = {}): Promise<ReplicaBus> {
+    const bus = new ReplicaBus(transport, options);
+    try {
+      await bounded(
+        transport.connect((message) => bus.receive(message), (connected) => bus.noteConnected(connected)),
+        bus.operationMs * 5,
+        () => new BusUnavailableError(transport.backend, "connect"),
+      );
+    } catch {
+      // Not connected yet: the transport keeps trying and reports through onConnectedChange.
+    }
+    return bus;
+  }
+
+  get connected(): boolean {
+    return this.isConnected;
+  }
+
+  claim(key: string, onCancel: CancelHandler): Claim {
+    const claim: LocalClaim = { onCancel };
+    this.claims.set(key, claim);
+    this.announce(key, claim);
+    return {
+      release: () => {
+        if (this.claims.get(key) !== claim) return;
+        this.claims.delete(key);
+        if (this.isConnected) this.op("unlease", this.transport.unlease(key, this.replica)).catch(() => undefined);
+      },
+    };
+  }
+
+  async cancel(key: string, options: CancelOptions = {}): Promise<CancelVerdict> {
+    const reason = options.reason !== undefined ? { reason: options.reason } : {};
+    const request: CancelRequest = { key, from: this.replica, ...reason };
+    const local = this.claims.get(key);
+    if (local !== undefined) {
+      return { kind: "confirmed", replica: this.replica, local: true, detail: await this.runHandler(local, request) };
+    }
+    if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "cancel (not connected)");
+    const id = randomUUID();
+    const confirmed = new Promise<CancelVerdict>((resolve) => this.waiting.set(id, { key, resolve }));
+    try {
+      // Remember first, then publish: an owner that claims between the two still finds it.
+      const message: BusMessage = { t: "cancel", id, key, from: this.replica, ...reason };
+      await this.send({ key, remembered: { id, from: this.replica, ...reason }, message });
+    } catch (error) {
+      this.waiting.delete(id);
+      throw error;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), options.waitMs ?? this.confirmMs);
+    });
+    const verdict = await Promise.race([confirmed, timedOut]);
+    clearTimeout(timer);
+    this.waiting.delete(id);
+    if (verdict !== undefined) return verdict;
+    const owner = await this.op("owner", this.transport.owner(key));
+    if (owner !== undefined) return { kind: "unconfirmed", owner };
+    return { kind: "no-owner", settled: this.isConnected && Date.now() - this.connectedSince >= this.leaseMs };
+  }
+
+  /**
+   * Sends one cancel; cancels sent in the same turn of the event loop share one round trip
+   * (a burst of 1,000 is one statement, not 1,000 queued behind a small pool).
+   */
+  private send(cancel: OutgoingCancel): Promise<void> {
+    if (this.outgoing === undefined) {
+      const batch: OutgoingCancel[] = [];
+      const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.outgoing = undefined;
+        return this.op("publish", this.transport.rememberAndPublish(batch, this.rememberMs));
+      });
+      this.outgoing = { batch, sent };
+    }
+    this.outgoing.batch.push(cancel);
+    return this.outgoing.sent;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.renewal);
+    const keys = [...this.claims.keys()];
+    this.claims.clear();
+    if (this.isConnected) {
+      await Promise.allSettled(keys.map((key) => this.op("unlease", this.transport.unlease(key, this.replica))));
+    }
+    for (const [id, waiting] of this.waiting) {
+      this.waiting.delete(id);
+      waiting.resolve({ kind: "no-owner", settled: false });
+    }
+    await this.transport.close().catch(() => undefined);
+  }
+
+  /**
+   * A new claim: lease it, then look for a cancel that arrived before it. Claims made in the
+   * same turn of the event loop share one lease write and one lookup (a burst of claims costs
+   * two round trips, not two per claim).
+   */
+  private announce(key: string, claim: LocalClaim): void {
+    if (!this.isConnected) return; // leased on the next renewal after reconnecting
+    this.announcing.set(key, claim);
+    if (this.announcing.size === 1) setImmediate(() => void this.flushAnnounced());
+  }
+
+  private async flushAnnounced(): Promise<void> {
+    const batch = [...this.announcing.entries()];
+    this.announcing.clear();
+    try {
+      const keys = batch.map(([key]) => key);
+      await this.op("lease", this.transport.lease(keys, this.replica, this.leaseMs));
+      // Released while the lease was being written: take those leases back.
+      const released = batch.filter(([key, claim]) => this.claims.get(key) !== claim).map(([key]) => key);
+      await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica))));
+      await this.answerRemembered(batch);
+    } catch {
+      // The backend went away: the renewal re-leases once it is back.
+    }
+  }
+
+  /** Runs the handler of every claim in `batch` whose key has a remembered cancel. */
+  private async answerRemembered(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
+    const live = batch.filter(([key, claim]) => this.claims.get(key) === claim && claim.outcome === undefined);
+    if (live.length === 0) return;
+    const early = await this.op("remembered", this.transport.remembered(live.map(([key]) => key)));
+    for (const [key, claim] of live) {
+      const cancel = early.get(key);
+      if (cancel !== undefined && this.claims.get(key) === claim) void this.answer(claim, { t: "cancel", key, ...cancel });
+    }
+  }
+
+  private receive(message: BusMessage): void {
+    if (message.t === "ack") {
+      if (message.to !== this.replica) return;
+      const waiting = this.waiting.get(message.id);
+      if (waiting === undefined) return;
+      this.waiting.delete(message.id);
+      waiting.resolve({ kind: "confirmed", replica: message.from, local: false, detail: message.detail });
+      return;
+    }
+    if (message.from === this.replica) return;
+    const claim = this.claims.get(message.key);
+    if (claim !== undefined) void this.answer(claim, message);
+  }
+
+  /** Runs the owner's handler for a cancel from another replica and confirms it to that replica. */
+  private async answer(claim: LocalClaim, message: Extract<BusMessage, { t: "cancel" }>): Promise<void> {
+    const reason = message.reason !== undefined ? { reason: message.reason } : {};
+    const request: CancelRequest = { key: message.key, from: message.from, ...reason };
+    let detail: unknown;
+    try {
+      detail = await this.runHandler(claim, request);
+    } catch (error) {
+      detail = { error: error instanceof Error ? error.message : String(error) };
+    }
+    if (message.from === this.replica || this.closed) return;
+    const ack: BusMessage = {
+      t: "ack", id: message.id, key: message.key, to: message.from, from: this.replica, detail: detail ?? null,
+    };
+    await this.op("publish", this.transport.publish(ack)).catch(() => undefined);
+  }
+
+  private runHandler(claim: LocalClaim, request: CancelRequest): Promise<unknown> {
+    claim.outcome ??= Promise.resolve().then(() => claim.onCancel(request));
+    return claim.outcome;
+  }
+
+  private noteConnected(connected: boolean): void {
+    if (connected && !this.isConnected) {
+      this.connectedSince = Date.now();
+      this.isConnected = true;
+      void this.renewLeases(true);
+      return;
+    }
+    this.isConnected = connected;
+  }
+
+  private async renewLeases(reconnected: boolean): Promise<void> {
+    if (!this.isConnected || this.claims.size === 0) return;
+    const claimed = [...this.claims.entries()];
+    try {
+      await this.op("lease", this.transport.lease(claimed.map(([key]) => key), this.replica, this.leaseMs));
+    } catch {
+      return;
+    }
+    // A cancel remembered while this replica could not hear (backend restart) still reaches its claim.
+    if (reconnected) await this.answerRemembered(claimed).catch(() => undefined);
+  }
+
+  private op<T>(operation: string, promise: Promise<T>): Promise<T> {
+    return bounded(promise, this.operationMs, () => new BusUnavailableError(this.transport.backend, operation));
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * Keeps a final A2A task final in the SDK's `DatabaseTaskStore` on PostgreSQL. The store's
+ * `save` is a plain upsert, so without this a late write (`working`, `completed`) replaces a
+ * `CANCELED` that another writer saved. A row trigger keeps the final status of a row whatever
+ * an update brings: atomic in the database, whichever process writes.
+ *
+ * Artifacts still pass: the SDK persists an execution's events one by one, so artifacts the
+ * work produced before it stopped can reach the store after the cancel's own write of the final
+ * state. Artifacts produced after the stop do not exist: the owner's CancellableExecutor drops
+ * whatever its work publishes once the task is answered.
+ */
+import { loadPg } from "./postgres-transport.js";
+
+const FINAL_STATES = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];
+
+export interface TerminalGuardOptions {
+  /** The store's table (default "tasks", the SDK's `TASK_TABLE`). */
+  tableName?: string;
+}
+
+/**
+ * Installs (idempotently) the trigger on the task table, which must exist already (the SDK's
+ * `a2a-db upgrade` creates it). An operator step, like the SDK's own migrations.
+ */
+export async function guardTerminalTaskStates(url: string, options: TerminalGuardOptions = {}): Promise<void> {
+  const table = options.tableName ?? "tasks";
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) throw new Error(`acp-cancel/replicas: "${table}" is not a plain table name`);
+  const pg = await loadPg();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const states = FINAL_STATES.map((state) => `'${state}'`).join(", ");
+    await client.query(`
+      CREATE OR REPLACE FUNCTION acp_cancel_keep_final_task() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF OLD.status_state IN (${states}) THEN
+          -- a final status is never replaced: keep it, take the rest (late-persisted artifacts)
+          NEW.status_state := OLD.status_state;
+          NEW.status := OLD.status;
+          NEW.status_last_updated := OLD.status_last_updated;
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await client.query("BEGIN");
+    await client.query(`DROP TRIGGER IF EXISTS acp_cancel_keep_final_task ON "${table}"`);
+    await client.query(
+      `CREATE TRIGGER acp_cancel_keep_final_task BEFORE UPDATE ON "${table}" FOR EACH ROW EXECUTE FUNCTION acp_cancel_keep_final_task()`,
+    );
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,221 @@
+import assert from "node:assert/strict";
+import type { Task } from "@a2a-js/sdk";
+import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import { ServerCallContext } from "@a2a-js/sdk/server";
+import { DatabaseTaskStore } from "@a2a-js/sdk/server/database";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
+import { guardTerminalTaskStates } from "../../src/replicas/index.js";
+import { BACKENDS } from "./backends.js";
+import { here, migrateTaskStore, type ReplicaProcess, startReplicaProcess } from "./replica-processes.js";
+import { type Balancer, startHaproxy } from "./haproxy.js";
+import { freePort, type RealServer, startPostgres } from "./servers.js";
+import { until } from "./until.js";
+
+interface WorkRecord {
+  steps: number;
+  aborted: boolean;
+  returned: boolean;
+}
+
+async function workOf(replica: ReplicaProcess, taskId: string): Promise<WorkRecord | undefined> {
+  const answer = (await (await fetch(`${replica.baseUrl}/work`)).json()) as { work: Record<string, WorkRecord> };
+  return answer.work[taskId];
+}
+
+async function startTask(client: Client, steps: number | "ask"): Promise<Task> {
+  const result = await client.sendMessage(textTaskRequest(steps === "ask" ? "ask" : `run ${steps}`));
+  if (!("status" in result)) throw new Error("the server answered a message, not a task");
+  return result;
+}
+
+const cancel = (client: Client, id: string) => client.cancelTask({ tenant: "", id, metadata: {} });
+
+/** The error a cancel was answered with (the test fails if it was answered with a task). */
+async function cancelError(client: Client, id: string): Promise<Error> {
+  try {
+    const task = await cancel(client, id);
+    throw new assert.AssertionError({ message: `expected an error, got a task in state ${task.status?.state}` });
+  } catch (error) {
+    if (error instanceof assert.AssertionError) throw error;
+    return error as Error;
+  }
+}
+
+describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", function () {
+  this.timeout(60_000);
+  let database: RealServer;
+  before(async () => {
+    database = await startPostgres();
+    migrateTaskStore(database.url);
+    await guardTerminalTaskStates(database.url);
+  });
+  after(async () => {
+    await database?.close();
+  });
+
+  it("a final status is never replaced in the store, whichever process writes; late-persisted artifacts still land", async () => {
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });
+    try {
+      const store = new DatabaseTaskStore(db);
+      const context = new ServerCallContext();
+      const task = (state: number, artifacts: number) => ({
+        id: "race-1", contextId: "c", history: [], metadata: {},
+        status: { state, message: undefined, timestamp: new Date().toISOString() },
+        artifacts: Array.from({ length: artifacts }, (_, i) => ({
+          artifactId: `a${i}`, name: "", description: "", parts: [], metadata: undefined, extensions: [],
+        })),
+      }) as unknown as Task;
+      await store.save(task(2, 1), context);
+      await store.save(task(5, 1), context);
+      await store.save(task(2, 2), context); // a late `working` with one more artifact
+      await store.save(task(3, 3), context); // and a late `completed`
+      const stored = await store.load("race-1", context);
+      assert.equal(stored?.status?.state, 5);
+      assert.equal(stored?.artifacts.length, 3);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  for (const backend of BACKENDS) {
+    describe(`with the ${backend.name} cancel bus`, () => {
+      let bus: RealServer;
+      const replicas: ReplicaProcess[] = [];
+      const start = async (name: string, extra: Record<string, string> = {}) => {
+        const replica = await startReplicaProcess(here("./a2a-replica.js"), name, {
+          BACKEND: backend.name, BUS_URL: bus.url, DB_URL: database.url, ...extra,
+        });
+        replicas.push(replica);
+        return replica;
+      };
+      const clientOf = (replica: ReplicaProcess) => new ClientFactory().createFromUrl(replica.baseUrl);
+      before(async () => {
+        bus = await backend.start(); // its own server, so stopping it leaves the task store up
+      });
+      let balancer: Balancer | undefined;
+      afterEach(async () => {
+        await balancer?.close();
+        balancer = undefined;
+        await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
+      });
+      after(async () => {
+        await bus?.close();
+      });
+
+      it("a cancel reaching replica B stops the work on A: canceled, no artifact after the stop", async () => {
+        const [a, b] = [await start("a"), await start("b")];
+        const task = await startTask(await clientOf(a), 200);
+        await until(async () => ((await workOf(a, task.id))?.steps ?? 0) > 2 || undefined, "the work made progress on A");
+        const answer = await cancel(await clientOf(b), task.id);
+        assert.equal(answer.status?.state, 5, "B answers canceled");
+        const work = await workOf(a, task.id);
+        assert.ok(work?.aborted && work.returned, "A's work saw its signal and returned before B answered");
+        assert.ok((work?.steps ?? 0) < 200, "it did not run to the end");
+        const stored = await (await clientOf(a)).getTask({ tenant: "", id: task.id });
+        assert.equal(stored.status?.state, 5);
+        assert.equal(stored.artifacts.length, work?.steps, "one artifact per step done, none after the stop");
+      });
+
+      it("behind haproxy with 3 replicas, a cancel landing on any replica stops each task where it runs", async () => {
+        const port = await freePort();
+        const publicUrl = { PUBLIC_URL: `http://127.0.0.1:${port}` };
+        const three = [await start("a", publicUrl), await start("b", publicUrl), await start("c", publicUrl)];
+        balancer = await startHaproxy(three.map((replica) => replica.port), port);
+        const client = await new ClientFactory().createFromUrl(balancer.url);
+        const tasks = await Promise.all(Array.from({ length: 6 }, () => startTask(client, 500)));
+        const ownerOf = async (taskId: string) => {
+          for (const replica of three) if (((await workOf(replica, taskId))?.steps ?? 0) > 0) return replica;
+          return undefined;
+        };
+        const owners = await Promise.all(tasks.map((task) => until(() => ownerOf(task.id), "the task's work started")));
+        assert.ok(new Set(owners.map((owner) => owner.name)).size > 1, "the tasks run on more than one replica");
+        const answers = await Promise.all(tasks.map((task) => cancel(client, task.id)));
+        assert.deepEqual(answers.map((answer) => answer.status?.state), tasks.map(() => 5));
+        for (const [i, task] of tasks.entries()) {
+          const work = await workOf(owners[i] as ReplicaProcess, task.id);
+          assert.ok(work?.aborted && work.returned, `task ${i}'s work stopped on ${owners[i]?.name}`);
+          const stored = await client.getTask({ tenant: "", id: task.id });
+          assert.ok(stored.artifacts.length <= (work?.steps ?? 0), `task ${i}: no artifact after the stop`);
+          // Artifacts the work produced before it stopped may be persisted after the final state.
+          await until(async () => (await client.getTask({ tenant: "", id: task.id })).artifacts.length === work?.steps || undefined,
+            `task ${i}: every artifact of the work persisted`);
+          assert.equal((await client.getTask({ tenant: "", id: task.id })).status?.state, 5);
+        }
+      });
+
+      it("a cancel reaching the owner itself is answered there (no bus round trip needed)", async () => {
+        const a = await start("a");
+        const client = await clientOf(a);
+        const task = await startTask(client, 200);
+        await until(async () => ((await workOf(a, task.id))?.steps ?? 0) > 0 || undefined, "the work started");
+        assert.equal((await cancel(client, task.id)).status?.state, 5);
+        assert.ok((await workOf(a, task.id))?.aborted);
+      });
+
+      it("a replica that dies with a task running: the cancel answers owner-gone (no hang) and the task is marked failed", async () => {
+        const leaseMs = "400";
+        const [a, b] = [await start("a", { LEASE_MS: leaseMs }), await start("b", { LEASE_MS: leaseMs })];
+        const task = await startTask(await clientOf(a), 10_000);
+        await until(async () => ((await workOf(a, task.id))?.steps ?? 0) > 0 || undefined, "the work started");
+        await a.kill();
+        const client = await clientOf(b);
+        // Until A's lease expires the cancel is "unconfirmed" (an error too); never a hang, never canceled.
+        const error = await until(async () => {
+          const failure = await cancelError(client, task.id);
+          return /replica that ran it is gone/.test(failure.message) ? failure : undefined;
+        }, "the cancel found A gone");
+        assert.match(error.message, /marked failed/);
+        const stored = await client.getTask({ tenant: "", id: task.id });
+        assert.equal(stored.status?.state, 4, "the store says the task failed");
+      });
+
+      it("a task waiting for input (its work returned) is cancelled by any replica: canceled, not marked failed", async () => {
+        const [a, b] = [await start("a", { LEASE_MS: "300" }), await start("b", { LEASE_MS: "300" })];
+        const task = await startTask(await clientOf(a), "ask");
+        await until(async () => (await workOf(a, task.id))?.returned || undefined, "the work returned");
+        const answer = await cancel(await clientOf(b), task.id);
+        assert.equal(answer.status?.state, 5);
+      });
+
+      it("the bus down at start: a cross-replica cancel answers a clear error at once; a local one works", async () => {
+        const dead = { BUS_URL: backend.deadUrl(await freePort()) };
+        const [a, b] = [await start("a", dead), await start("b", dead)];
+        const [first, second] = [await startTask(await clientOf(a), 10_000), await startTask(await clientOf(a), 10_000)];
+        await until(async () => ((await workOf(a, second.id))?.steps ?? 0) > 0 || undefined, "the work started");
+        const error = await cancelError(await clientOf(b), first.id);
+        assert.match(error.message, /could not reach the replica running it: the \w+ cancel bus is unavailable/);
+        assert.equal((await workOf(a, first.id))?.aborted, false, "the task B could not reach still runs");
+        assert.equal((await cancel(await clientOf(a), second.id)).status?.state, 5, "A cancels its own task");
+        assert.equal((await cancel(await clientOf(a), first.id)).status?.state, 5);
+      });
+
+      it("the bus down mid-run: a cross-replica cancel answers a clear error, a local one still works", async () => {
+        const [a, b] = [await start("a"), await start("b")];
+        const [first, second] = [await startTask(await clientOf(a), 10_000), await startTask(await clientOf(a), 10_000)];
+        await until(async () => ((await workOf(a, second.id))?.steps ?? 0) > 0 || undefined, "the work started");
+        await bus.stop();
+        try {
+          const error = await until(async () => {
+            const failure = await cancelError(await clientOf(b), first.id);
+            return /could not reach the replica running it/.test(failure.message) ? failure : undefined;
+          }, "B noticed the bus is down");
+          assert.match(error.message, /cancel bus is unavailable/);
+          assert.equal((await cancel(await clientOf(a), second.id)).status?.state, 5, "A cancels its own task");
+        } finally {
+          await bus.start();
+        }
+        assert.equal((await workOf(a, first.id))?.aborted, false, "the task B could not reach still runs");
+        const answer = await until(async () => {
+          try {
+            return await cancel(await clientOf(b), first.id);
+          } catch {
+            return undefined;
+          }
+        }, "B reaches A again once the bus is back", 20_000);
+        assert.equal(answer.status?.state, 5);
+      });
+    });
+  }
+});

@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { BusUnavailableError } from "../../src/replicas/index.js";
+import type { CancelRequest } from "../../src/replicas/cancel-bus.js";
+import { eventually } from "../support/wire-assertions.js";
+import { BACKENDS, OpenBuses } from "./backends.js";
+import { freePort, type RealServer } from "./servers.js";
+
+const OWNER_PROCESS = fileURLToPath(new URL("./owner-process.js", import.meta.url));
+
+for (const backend of BACKENDS) {
+  describe(`cancel bus contract on ${backend.name}`, function () {
+    this.timeout(30_000);
+    let server: RealServer;
+    const buses = new OpenBuses();
+    before(async () => {
+      server = await backend.start();
+    });
+    after(async () => {
+      await server?.close();
+    });
+    afterEach(() => buses.closeAll());
+
+    it("a cancel reaching replica B runs the handler of owner A once, and B is told it was confirmed", async () => {
+      const a = await buses.open(backend, server.url, { replica: "a" });
+      const b = await buses.open(backend, server.url, { replica: "b" });
+      const calls: CancelRequest[] = [];
+      a.claim("task-1", async (request) => {
+        calls.push(request);
+        return { state: "canceled" };
+      });
+      const verdicts = await Promise.all([b.cancel("task-1", { reason: "user" }), b.cancel("task-1"), a.cancel("task-1")]);
+      for (const verdict of verdicts) {
+        assert.equal(verdict.kind, "confirmed");
+        assert.deepEqual(verdict.kind === "confirmed" && verdict.detail, { state: "canceled" });
+      }
+      assert.equal(calls.length, 1, "the owner's handler ran once for three cancels");
+      assert.equal(calls[0]?.key, "task-1");
+      assert.deepEqual(verdicts.map((v) => v.kind === "confirmed" && v.local), [false, false, true]);
+    });
+
+    it("a cancel for work no replica claimed yet is remembered: the owner claiming it later stops at once", async () => {
+      const a = await buses.open(backend, server.url, { replica: "a" });
+      const b = await buses.open(backend, server.url, { replica: "b" });
+      const verdict = await b.cancel("early-1", { waitMs: 50 });
+      assert.equal(verdict.kind, "no-owner");
+      let stopped: CancelRequest | undefined;
+      a.claim("early-1", async (request) => {
+        stopped = request;
+      });
+      const request = await eventually(() => stopped, "the late owner ran its handler");
+      assert.equal(request.from, "b");
+    });
+
+    it("an owner that does not confirm within the bound is named, not reported as stopped", async () => {
+      const a = await buses.open(backend, server.url, { replica: "a" });
+      const b = await buses.open(backend, server.url, { replica: "b" });
+      a.claim("stuck-1", () => new Promise(() => undefined));
+      await eventually(() => a.connected || undefined, "a connected");
+      const verdict = await b.cancel("stuck-1", { waitMs: 200 });
+      assert.deepEqual(verdict, { kind: "unconfirmed", owner: "a" });
+    });
+
+    it("a released claim is no longer an owner: its work ended, nothing runs", async () => {
+      const a = await buses.open(backend, server.url, { replica: "a" });
+      const b = await buses.open(backend, server.url, { replica: "b" });
+      let ran = 0;
+      const claim = a.claim("done-1", async () => {
+        ran++;
+      });
+      claim.release();
+      claim.release();
+      const verdict = await b.cancel("done-1", { waitMs: 100 });
+      assert.equal(verdict.kind, "no-owner");
+      assert.equal(ran, 0);
+    });
+
+    it("a replica that dies holding work leaves no lease: a cancel answers no-owner (settled) instead of hanging", async () => {
+      const leaseMs = 300;
+      const b = await buses.open(backend, server.url, { replica: "b", leaseMs });
+      const doomed = spawn(process.execPath, [OWNER_PROCESS, backend.name, server.url, "orphan-1", String(leaseMs)], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      try {
+        await once(doomed.stdout, "data");
+        const whileAlive = await b.cancel("orphan-1", { waitMs: 100 });
+        assert.deepEqual(whileAlive, { kind: "unconfirmed", owner: "doomed" });
+        doomed.kill("SIGKILL");
+        await once(doomed, "exit");
+        await new Promise((resolve) => setTimeout(resolve, leaseMs * 2)); // let the lease expire
+        const afterDeath = await b.cancel("orphan-1", { waitMs: 100 });
+        assert.deepEqual(afterDeath, { kind: "no-owner", settled: true });
+      } finally {
+        doomed.kill("SIGKILL");
+      }
+    });
+
+    it("200 concurrent cross-replica cancels are each confirmed once", async () => {
+      const a = await buses.open(backend, server.url, { replica: "a" });
+      const b = await buses.open(backend, server.url, { replica: "b" });
+      const ran = new Map<string, number>();
+      const keys = Array.from({ length: 200 }, (_, i) => `many-${i}`);
+      for (const key of keys) a.claim(key, async () => ran.set(key, (ran.get(key) ?? 0) + 1));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // claims leased (not asserted on)
+      const verdicts = await Promise.all(keys.map((key) => b.cancel(key, { waitMs: 10_000 })));
+      assert.ok(verdicts.every((verdict) => verdict.kind === "confirmed"));
+      assert.deepEqual([...new Set(ran.values())], [1]);
+      assert.equal(ran.size, keys.length);
+    });
+
+    describe("faults", () => {
+      it("backend down at start: local cancels work, cross-replica cancels reject at once with a clear error", async () => {
+        const deadUrl = backend.deadUrl(await freePort());
+        const a = await buses.open(backend, deadUrl, { replica: "a", operationMs: 200 });
+        assert.equal(a.connected, false);
+        let ran = false;
+        a.claim("local-1", async () => {
+          ran = true;
+        });
+        assert.equal((await a.cancel("local-1")).kind, "confirmed");
+        assert.ok(ran);
+        await assert.rejects(a.cancel("elsewhere-1"), (error: unknown) => {
+          assert.ok(error instanceof BusUnavailableError);
+          assert.match(error.message, new RegExp(`the ${backend.name} cancel bus is unavailable`));
+          return true;
+        });
+      });
+
+      it("backend down at start, then up: the buses connect by themselves and cross-replica cancels reach the owner", async () => {
+        await server.stop();
+        let a, b;
+        try {
+          a = await buses.open(backend, server.url, { replica: "a", operationMs: 300 });
+          b = await buses.open(backend, server.url, { replica: "b", operationMs: 300 });
+          assert.equal(a.connected || b.connected, false);
+        } finally {
+          await server.start();
+        }
+        let ran = 0;
+        a.claim("late-up-1", async () => {
+          ran++;
+        });
+        const [ra, rb] = [a, b];
+        await eventually(() => (ra.connected && rb.connected) || undefined, "both buses connected", 20_000);
+        assert.equal((await rb.cancel("late-up-1", { waitMs: 5000 })).kind, "confirmed");
+        assert.equal(ran, 1);
+      });
+
+      it("backend restarted mid-run: cross-replica cancels error while it is down, then reach the owner again", async () => {
+        const a = await buses.open(backend, server.url, { replica: "a" });
+        const b = await buses.open(backend, server.url, { replica: "b" });
+        let ran = 0;
+        a.claim("restart-1", async () => {
+          ran++;
+        });
+        a.claim("restart-local", async () => undefined);
+        await server.stop();
+        try {
+          await eventually(() => (!b.connected && !a.connected) || undefined, "both buses noticed the backend is down");
+          await assert.rejects(b.cancel("restart-1"), BusUnavailableError);
+          assert.equal((await a.cancel("restart-local")).kind, "confirmed", "a local cancel still works");
+        } finally {
+          await server.start();
+        }
+        await eventually(() => (a.connected && b.connected) || undefined, "both buses reconnected", 20_000);
+        const verdict = await b.cancel("restart-1", { waitMs: 5000 });
+        assert.equal(verdict.kind, "confirmed");
+        assert.equal(ran, 1);
+      });
+    });
+  });
+}

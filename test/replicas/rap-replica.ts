@@ -1,0 +1,66 @@
+/**
+ * One replica of a RAP tool server, as a real process: acp-cancel/rap's node:http cancel
+ * endpoint on a CallRegistry replicated over a cancel bus. POST /invoke?thread=T&call=C runs a
+ * call (a step every 20 ms) until its signal aborts and answers what it did; GET /forwarded
+ * lists what notices forwarded to other replicas achieved.
+ *
+ * Environment: BACKEND (postgres|redis), BUS_URL, REPLICA, REMEMBER_MS, PORT (optional).
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { CallRegistry, createNodeCancelHandler } from "../../src/rap/index.js";
+import { type ForwardedNotice, postgresCancelBus, redisCancelBus, replicateCalls } from "../../src/replicas/index.js";
+
+const RAP_TOKEN = "Bearer replica-test";
+const replica = process.env.REPLICA ?? "?";
+const rememberMs = Number(process.env.REMEMBER_MS ?? 60_000);
+const open = process.env.BACKEND === "postgres" ? postgresCancelBus : redisCancelBus;
+const bus = await open(process.env.BUS_URL ?? "", { replica, rememberMs });
+const forwarded: { threadId: string; toolCallId: string; outcome: string; message?: string }[] = [];
+const registry = replicateCalls(new CallRegistry({ rememberMs }), bus, {
+  onForwarded: ({ threadId, toolCallId, outcome }: ForwardedNotice) => {
+    forwarded.push({ threadId, toolCallId, outcome: outcome.kind, ...(outcome.kind === "error" ? { message: outcome.error.message } : {}) });
+  },
+});
+const cancelEndpoint = createNodeCancelHandler({
+  registry,
+  authenticate: (request) => request.headers.get("authorization") === RAP_TOKEN,
+  rateLimit: false,
+});
+
+const server = createServer((request, response) => {
+  const url = new URL(request.url ?? "/", "http://replica");
+  const json = (body: unknown) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ replica, ...(body as object) }));
+  };
+  if (url.pathname === "/cancel_tool_call") return cancelEndpoint(request, response);
+  if (url.pathname === "/forwarded") return json({ forwarded });
+  if (url.pathname === "/calls") return json({ running: registry.size });
+  if (url.pathname === "/invoke") {
+    const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "");
+    let steps = 0;
+    const timer = setInterval(() => {
+      steps++;
+      if (steps >= 10_000) finish();
+    }, 20);
+    const finish = () => {
+      clearInterval(timer);
+      call.signal.removeEventListener("abort", finish);
+      call.done();
+      json({ aborted: call.signal.aborted, steps });
+    };
+    if (call.signal.aborted) return finish();
+    call.signal.addEventListener("abort", finish);
+    return;
+  }
+  response.writeHead(404).end();
+});
+server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
+  process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
+});
+process.on("SIGTERM", () => {
+  server.closeAllConnections();
+  server.close();
+  void bus.close().finally(() => process.exit(0));
+});

@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { BACKENDS } from "./backends.js";
+import { type Balancer, startHaproxy } from "./haproxy.js";
+import { here, type ReplicaProcess, startReplicaProcess } from "./replica-processes.js";
+import { type RealServer } from "./servers.js";
+import { until } from "./until.js";
+
+const TOKEN = "Bearer replica-test";
+
+interface CallAnswer {
+  replica: string;
+  aborted: boolean;
+  steps: number;
+}
+
+const invoke = (baseUrl: string, thread: string, call: string) =>
+  fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}`).then((response) => response.json() as Promise<CallAnswer>);
+
+async function notice(baseUrl: string, thread: string, call: string): Promise<number> {
+  const response = await fetch(`${baseUrl}/cancel_tool_call`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "authorization": TOKEN },
+    body: JSON.stringify({ thread_id: thread, tool_call_id: call }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+const running = async (replica: ReplicaProcess) =>
+  ((await (await fetch(`${replica.baseUrl}/calls`)).json()) as { running: number }).running;
+
+const forwarded = async (replica: ReplicaProcess) =>
+  ((await (await fetch(`${replica.baseUrl}/forwarded`)).json()) as { forwarded: { toolCallId: string; outcome: string; message?: string }[] }).forwarded;
+
+for (const backend of BACKENDS) {
+  describe(`RAP tool servers across replicas on the ${backend.name} bus`, function () {
+    this.timeout(60_000);
+    let bus: RealServer;
+    const replicas: ReplicaProcess[] = [];
+    let balancer: Balancer | undefined;
+    const start = async (name: string) => {
+      const replica = await startReplicaProcess(here("./rap-replica.js"), name, { BACKEND: backend.name, BUS_URL: bus.url });
+      replicas.push(replica);
+      return replica;
+    };
+    before(async () => {
+      bus = await backend.start();
+    });
+    afterEach(async () => {
+      await balancer?.close();
+      balancer = undefined;
+      await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
+    });
+    after(async () => {
+      await bus?.close();
+    });
+
+    it("a notice reaching replica B stops the call running on A", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const answer = invoke(a.baseUrl, "t1", "c1");
+      await until(async () => ((await running(a)) === 1) || undefined, "the call runs on A");
+      assert.equal(await notice(b.baseUrl, "t1", "c1"), 200);
+      const result = await answer;
+      assert.deepEqual([result.replica, result.aborted], ["a", true]);
+      assert.ok(result.steps < 10_000);
+      const [event] = await until(async () => {
+        const events = await forwarded(b);
+        return events.length > 0 ? events : undefined;
+      }, "B's forwarding reported");
+      assert.equal(event?.outcome, "confirmed");
+    });
+
+    it("an early notice is remembered through the bus: the call starts cancelled on whichever replica runs it", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      assert.equal(await notice(b.baseUrl, "t2", "early"), 200);
+      await until(async () => ((await forwarded(b)).length > 0) || undefined, "B forwarded the notice");
+      const result = await invoke(a.baseUrl, "t2", "early");
+      assert.deepEqual([result.replica, result.aborted], ["a", true]);
+      assert.equal(await running(a), 0);
+    });
+
+    it("behind haproxy with 3 replicas, a notice landing on any replica stops each call", async () => {
+      const three = [await start("a"), await start("b"), await start("c")];
+      balancer = await startHaproxy(three.map((replica) => replica.port));
+      const url = balancer.url;
+      const calls = ["h1", "h2", "h3", "h4", "h5", "h6"];
+      const answers = calls.map((call) => invoke(url, "t3", call));
+      await until(async () => {
+        const counts = await Promise.all(three.map(running));
+        return counts.reduce((sum, count) => sum + count, 0) === calls.length || undefined;
+      }, "every call runs on some replica");
+      for (const call of calls) assert.equal(await notice(url, "t3", call), 200);
+      const results = await Promise.all(answers);
+      assert.ok(results.every((result) => result.aborted), "every call stopped");
+      assert.ok(new Set(results.map((result) => result.replica)).size > 1, "the calls ran on more than one replica");
+    });
+
+    it("the bus down mid-run: a local notice still stops its call; a forwarded one reports an error; after the restart it stops", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const remote = invoke(a.baseUrl, "t4", "remote");
+      const local = invoke(a.baseUrl, "t4", "local");
+      await until(async () => ((await running(a)) === 2) || undefined, "both calls run on A");
+      await bus.stop();
+      try {
+        assert.equal(await notice(a.baseUrl, "t4", "local"), 200);
+        assert.equal((await local).aborted, true, "the local notice stopped its call");
+        const failed = await until(async () => {
+          assert.equal(await notice(b.baseUrl, "t4", "remote"), 200, "RAP answers every authentic notice 200");
+          const events = await forwarded(b);
+          return events.find((event) => event.outcome === "error");
+        }, "B reported that it could not forward the notice");
+        assert.match(failed.message ?? "", new RegExp(`the ${backend.name} cancel bus is unavailable`));
+        assert.equal(await running(a), 1, "the remote call still runs");
+      } finally {
+        await bus.start();
+      }
+      const stopped = await until(async () => {
+        await notice(b.baseUrl, "t4", "remote");
+        return (await running(a)) === 0 || undefined;
+      }, "a notice through B stops the call once the bus is back", 20_000);
+      assert.ok(stopped);
+      assert.equal((await remote).aborted, true);
+    });
+  });
+}
