@@ -3,7 +3,6 @@ import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { parseGuardianRules, RulesError } from "../a2a/guardian-rules.js";
 import { startGuardian } from "../a2a/reference-guardian.js";
-import { HELP } from "./help.js";
 import { UsageError } from "./parse-bridge-args.js";
 
 /** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h). */
@@ -22,6 +21,8 @@ export interface GuardianArgs {
   host: string;
   /** Listen beyond loopback even though the rules set no token. */
   allowUnauthenticated: boolean;
+  /** A Redis URL whose counters this guardian shares with its replicas; undefined: count in memory. */
+  redis?: string;
 }
 
 /** Parses `acp-cancel guardian --rules FILE --port N [--host H] [--allow-unauthenticated]`. */
@@ -35,6 +36,7 @@ export function parseGuardianArgs(argv: readonly string[]): GuardianArgs {
       "port": { type: "string" },
       "host": { type: "string" },
       "allow-unauthenticated": { type: "boolean" },
+      "redis": { type: "string" },
     },
   });
   if (positionals.length > 0) throw new UsageError(`guardian: unexpected argument '${positionals[0]}'`);
@@ -46,7 +48,12 @@ export function parseGuardianArgs(argv: readonly string[]): GuardianArgs {
   }
   const host = values.host ?? "127.0.0.1";
   if (host === "") throw new UsageError("--host needs an address");
-  return { rulesFile: values.rules, port, host, allowUnauthenticated: values["allow-unauthenticated"] === true };
+  const args: GuardianArgs = { rulesFile: values.rules, port, host, allowUnauthenticated: values["allow-unauthenticated"] === true };
+  if (values.redis !== undefined) {
+    if (!/^rediss?:\/\/./.test(values.redis)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got '${values.redis}'`);
+    args.redis = values.redis;
+  }
+  return args;
 }
 
 /** True for an address only this machine can reach: 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`. */
@@ -63,10 +70,6 @@ export function isLoopbackHost(host: string): boolean {
  * the listening address and problems go to stderr.
  */
 export async function runGuardianCommand(argv: readonly string[]): Promise<number> {
-  if (argv[0] === "--help") {
-    process.stdout.write(HELP);
-    return 0;
-  }
   const args = parseGuardianArgs(argv);
   const fail = (status: number, message: string) => {
     process.stderr.write(`acp-cancel guardian: ${message}\n`);
@@ -113,6 +116,9 @@ async function serve(
   stopped: Promise<void>,
   fail: (status: number, message: string) => number,
 ): Promise<number> {
+  // Replicas share their rate counts on Redis (loaded only then: `redis` is an optional peer).
+  // A Redis that is down does not stop the start: each count then fails and is answered 503.
+  const counter = args.redis === undefined ? undefined : await (await import("../replicas/index.js")).redisRateCounter(args.redis);
   let guardian;
   try {
     guardian = await startGuardian({
@@ -120,8 +126,10 @@ async function serve(
       port: args.port,
       host: args.host,
       log: (entry) => process.stdout.write(`${JSON.stringify(entry)}\n`),
+      ...(counter === undefined ? {} : { counter }),
     });
   } catch (error) {
+    await counter?.close();
     const { code, message } = error as NodeJS.ErrnoException;
     return fail(GuardianExit.cannotListen, `cannot listen on ${args.host}:${args.port}: ${code ?? message}`);
   }
@@ -130,5 +138,6 @@ async function serve(
   );
   await stopped;
   await guardian.close();
+  await counter?.close();
   return 0;
 }

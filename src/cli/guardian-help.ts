@@ -1,5 +1,5 @@
 /** `acp-cancel guardian --help`: flags added to the guardian command are listed here. */
-export const GUARDIAN_HELP = `Usage: acp-cancel guardian --rules FILE --port N [--host 127.0.0.1]
+export const GUARDIAN_HELP = `Usage: acp-cancel guardian --rules FILE --port N [--host 127.0.0.1] [--redis URL]
 
 Runs the reference AOS guardian for A2A cancels (docs/a2a.md): an HTTP server that answers each
 cancel question with the decision of the rules in FILE. Each decision is logged as a JSON line on
@@ -12,6 +12,10 @@ Options:
                  token in the rules, or --allow-unauthenticated
   --allow-unauthenticated
                  listen on a non-loopback --host although the rules set no token
+  --redis URL    share the rate counts (requests per client, rules' "rate") with the other
+                 replicas of this guardian on Redis (redis://HOST:PORT; needs the optional peer
+                 'redis'); while Redis is unreachable, checks are answered 503 and each
+                 GuardianClient's fail policy decides
   -h, --help     print this help and exit 0
 
 Exit status: 0 stopped by SIGINT/SIGTERM; 2 usage (or a non-loopback --host without a token); 65 invalid rules; 66 rules file missing or
