@@ -28,6 +28,12 @@ export interface BridgeOptions {
   turnEndWindowMs?: number;
   /** What to do when that window passes: see {@link OnStuck}. Default `fail`. */
   onStuck?: OnStuck;
+  /**
+   * Keep the processes a cancelled turn started (default false: those still running shortly
+   * after the turn's `cancelled` answer are stopped; see turn-processes.ts). For agents that
+   * deliberately leave background processes, such as a dev server started in that turn.
+   */
+  keepTurnProcesses?: boolean;
   trace?: string;
   logLevel?: LogLevel;
   logFile?: string;

@@ -15,6 +15,7 @@ import { NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { summarise } from "./summary.js";
 import { stopTurnTools } from "./stop-turn-tools.js";
 import { TraceWriter } from "./trace-writer.js";
+import { turnProcessesFor } from "./turn-processes.js";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -82,6 +83,13 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
     return "fail";
   }
 
+  // A cancelled turn's processes still running shortly after its answer are stopped (turn-processes.ts).
+  const turnProcesses = turnProcessesFor(settings.keepTurnProcesses, settings.killGraceMs, () => agent.child.pid, {
+    note: (text) => trace?.note(text),
+    info: (text) => logger.info(text),
+    warn: (text) => logger.warn(text),
+  });
+
   /** What a chunk from either side produced leaves at once, as a byte relay's would. */
   const flushGroup = new FlushGroup();
   const editor = new NdjsonEndpoint(
@@ -142,6 +150,7 @@ export async function runBridge(options: BridgeOptions): Promise<number> {
   let waiting: JsonRpcMessage[] | undefined;
 
   function deliver(side: Side, message: JsonRpcMessage): void {
+    turnProcesses?.see(side, message);
     if (side === "client") {
       trace?.message("bridge->editor", message);
       editor.write(message, agentEnd, agent.child.stdout);

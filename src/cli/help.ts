@@ -22,6 +22,9 @@ bridge: run the agent behind a cancellation bridge (the editor talks to the brid
                              naming the stuck turn), kill-tools (stop what the agent started during the
                              turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
                              (restart the agent; everything pending for it gets an error)
+  --keep-turn-processes      keep what a cancelled turn started (default: processes the agent started
+                             during that turn and still running 0.5 s after its cancelled answer get
+                             SIGTERM, then SIGKILL; Linux only)
   --trace FILE               write every message with its hop and time to FILE (JSONL)
   --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
   --log-file FILE            write logs and the agent's stderr to FILE instead of stderr

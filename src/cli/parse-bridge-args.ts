@@ -59,6 +59,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "kill-grace-ms": { type: "string" },
       "turn-end-window-ms": { type: "string" },
       "on-stuck": { type: "string" },
+      "keep-turn-processes": { type: "boolean" },
       "trace": { type: "string" },
       "log-level": { type: "string" },
       "log-file": { type: "string" },
@@ -104,6 +105,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   const turnEndWindowMs = ms("turn-end-window-ms", values["turn-end-window-ms"]);
   if (turnEndWindowMs !== undefined) options.turnEndWindowMs = turnEndWindowMs;
   if (onStuck !== undefined) options.onStuck = onStuck as OnStuck;
+  if (values["keep-turn-processes"] === true) options.keepTurnProcesses = true;
   if (values.trace !== undefined) options.trace = values.trace;
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
   return options;
