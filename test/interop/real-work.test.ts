@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { type Driver, bridgeDriver, embeddedDriver } from "./drivers.js";
 import { killAll, type Message, processesWith, sealedEnv, until, within } from "./harness.js";
 import { ModelServer, type Script } from "./model-server.js";
-import { type AgentPeer, claude, codex, RUN_SLOW, SLOW_NOTE } from "./peers.js";
+import { type AgentPeer, claude, codex, PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 
 /** A codex model family whose shell tool is `exec_command`: the one that keeps an interrupted tool running. */
 const CODEX_MODEL = process.env.INTEROP_CODEX_MODEL ?? "gpt-5.3-codex";
@@ -61,7 +61,9 @@ function toolProcesses(cell: Cell): number[] {
 
 const stopReasonOf = (answer: Message | undefined) => (answer?.result as { stopReason?: unknown } | undefined)?.stopReason;
 
-const cellIt = RUN_SLOW ? it : (title: string, fn: () => Promise<void>) => it.skip(title + SLOW_NOTE, fn);
+const cellIt = !PEERS_INSTALLED
+  ? (title: string, fn: () => Promise<void>) => it.skip(title + PEERS_NOTE, fn)
+  : RUN_SLOW ? it : (title: string, fn: () => Promise<void>) => it.skip(title + SLOW_NOTE, fn);
 
 for (const peer of [codex, claude]) {
   describe(`interop, real work: ${peer.name} with a scripted model`, function () {
