@@ -55,7 +55,14 @@ export function medianInterval(values: readonly number[]): MedianInterval | unde
   return { low: sorted[k - 1] as number, high: sorted[n - k] as number, coverage: 1 - 2 * below, samples: n };
 }
 
-/** A goal's figure over rounds: the median of the per-round values, and its 95% interval. */
-export function overRounds(values: readonly number[]): { measured: number; interval: MedianInterval | undefined } {
-  return { measured: median(values), interval: medianInterval(values) };
+/**
+ * A goal's figure over rounds: the median of the per-round values, its 95% interval, and the
+ * values themselves (kept so that a goal judged over several full runs can pool them).
+ */
+export function overRounds(values: readonly number[]): {
+  measured: number;
+  interval: MedianInterval | undefined;
+  rounds: number[];
+} {
+  return { measured: median(values), interval: medianInterval(values), rounds: [...values] };
 }

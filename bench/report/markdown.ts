@@ -30,8 +30,11 @@ function goalRow(g: Goal): string {
   return `| ${escapeCell(g.description)} | ${formatValue(g.measured, g.unit)} | ${interval} | ${target} | ${figures} | ${verdict(g)} |`;
 }
 
-/** The generated part of docs/benchmarks.md (between the result markers). */
-export function resultsMarkdown(info: RunInfo, scenarios: ScenarioResult[]): string {
+/**
+ * The generated part of docs/benchmarks.md (between the result markers): the goals with their
+ * anchors. With `tables`, every scenario's tables too (bench/results/latest.md).
+ */
+export function resultsMarkdown(info: RunInfo, scenarios: ScenarioResult[], tables = false): string {
   const goals = scenarios.flatMap((s) => s.goals);
   const passed = goals.filter((g) => g.pass).length;
   const open = goals.filter(isOpen);
@@ -53,7 +56,9 @@ export function resultsMarkdown(info: RunInfo, scenarios: ScenarioResult[]): str
     "",
     "![Headline ratios against their goals](benchmarks.svg)",
     "",
-    ...scenarios.flatMap((s) => [`### ${s.title}`, "", ...s.tables.flatMap((t) => [table(t), ""])]),
+    ...(tables
+      ? scenarios.flatMap((s) => [`### ${s.title}`, "", ...s.tables.flatMap((t) => [table(t), ""])])
+      : ["Every scenario's tables, per subject, are in `bench/results/latest.md` after a run."]),
   ].join("\n");
 }
 

@@ -28,6 +28,15 @@ export interface Goal {
    * far this run's noise leaves the verdict open. The verdict itself is the median's.
    */
   interval?: MedianInterval;
+  /** The per-round values the median was taken over. */
+  rounds?: number[];
+  /**
+   * Judged by the median of the per-round values pooled over this many full runs (the newest),
+   * not by one run's: for figures whose run-to-run spread is wider than the margin (1 in flight).
+   */
+  poolRuns?: number;
+  /** How the pooled verdict was reached: the runs and rounds it pooled. */
+  pooled?: { runs: number; rounds: number };
 }
 
 export interface ScenarioResult {
@@ -57,6 +66,11 @@ export function goal(
 
 /** The goal's 95% interval as "0.91x–0.99x (9 rounds)", or "" when it has none. */
 export function intervalText(g: Goal): string {
+  if (g.poolRuns !== undefined) {
+    const runs = g.pooled?.runs ?? 1;
+    if (runs < g.poolRuns) return `provisional: ${runs} of ${g.poolRuns} runs`;
+    return `${runs} runs pooled (${g.pooled?.rounds ?? 0} rounds)`;
+  }
   const i = g.interval;
   if (i === undefined) return "";
   return `${formatValue(i.low, g.unit)}–${formatValue(i.high, g.unit)} (${i.samples} rounds)`;
@@ -64,6 +78,7 @@ export function intervalText(g: Goal): string {
 
 /** True when the goal's 95% interval lies on both sides of its target: this run cannot settle it. */
 export function isOpen(g: Goal): boolean {
+  if (g.poolRuns !== undefined) return false;
   const i = g.interval;
   return i !== undefined && i.low <= g.target && i.high >= g.target && i.low !== i.high;
 }

@@ -5,7 +5,10 @@ import { type RunInfo, resultsMarkdown, spliceResults } from "./markdown.js";
 import { ratioChart } from "./svg.js";
 import type { ScenarioResult } from "./types.js";
 
-/** Writes bench/results/latest.json, the results section of docs/benchmarks.md and docs/benchmarks.svg. */
+/**
+ * Writes bench/results/latest.json and latest.md (every table), the results section of
+ * docs/benchmarks.md (the goals) and docs/benchmarks.svg.
+ */
 export function writeReport(
   info: RunInfo,
   scenarios: ScenarioResult[],
@@ -16,6 +19,7 @@ export function writeReport(
   const svg = join(REPO, "docs", "benchmarks.svg");
   mkdirSync(join(REPO, "bench", "results"), { recursive: true });
   writeFileSync(json, `${JSON.stringify({ info, scenarios }, null, 2)}\n`);
+  writeFileSync(json.replace(/\.json$/, ".md"), `# Benchmark results\n\n${resultsMarkdown(info, scenarios, true)}\n`);
   if (!target.docs) return { json };
   let page = "# Benchmarks\n";
   try {

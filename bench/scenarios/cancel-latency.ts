@@ -308,8 +308,9 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
   // Each process's work per cancel, and its per-round ratio to the bare SDK pair's: the wire
   // time follows the main thread that is busy throughout, and this says which, and by how much.
   const perCancel = (key: string, pick: (s: CancelSample) => number) => medianOf(at(key, many), pick);
-  const perCancelVsSdk = (key: string, pick: (s: CancelSample) => number) =>
-    median(at(key, many).map((s, i) => ratio(pick(s), pick(at(SAME_WORK, many)[i] as CancelSample))));
+  const perCancelRatios = (key: string, pick: (s: CancelSample) => number) =>
+    at(key, many).map((s, i) => ratio(pick(s), pick(at(SAME_WORK, many)[i] as CancelSample)));
+  const perCancelVsSdk = (key: string, pick: (s: CancelSample) => number) => median(perCancelRatios(key, pick));
   const peerCpu = (s: CancelSample) => s.peerCpu;
   const clientCpu = (s: CancelSample) => s.clientCpu;
   const peerBusy = (s: CancelSample) => s.peerBusy;
@@ -373,13 +374,15 @@ export async function cancelLatencyScenario(options: BenchOptions): Promise<Scen
       },
     ],
     goals: [
+      // Wrapping the SDK's stream, the SDK's own work per cancel is out of a wrapper's reach:
+      // the goal is what acp-cancel adds to the agent's main thread (issue 24's goals).
       goal({
-        id: "cancel-10k",
-        label: `cancel ${many / 1000}k / SDK cooperative`,
-        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests (wire time), embedded vs the bare SDK's cooperative cancel (the anchor that does the same work)`,
-        ...overRounds(wireRatios("embedded", SAME_WORK)),
-        anchor: figures("embedded", SAME_WORK),
-        target: 1,
+        id: "cancel-10k-agent",
+        label: `cancel ${many / 1000}k agent thread / SDK`,
+        description: `Cancelling ${many.toLocaleString("en-US")} in-flight requests, embedded wrapping the SDK's ndJsonStream: the agent's main-thread time per cancel vs the bare SDK agent's (cooperative cancel)`,
+        ...overRounds(perCancelRatios("embedded", peerBusy)),
+        anchor: `sdk: ${fmt.us(perCancel(SAME_WORK, peerBusy))} µs; subject: ${fmt.us(perCancel("embedded", peerBusy))} µs`,
+        target: 1.1,
         kind: "max",
         unit: "x",
       }),

@@ -195,7 +195,7 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
       goal({
         id: "cascade-1000",
         label: `cascade ${biggest}`,
-        description: `Cascade of ${biggest} nested requests (agent withCancellation, bare SDK client) vs the bare SDK agent threading signals by hand: all cancels in and prompt answered`,
+        description: `Cascade of ${biggest} nested requests, agent withCancellation vs a bare SDK agent threading signals by hand`,
         ...overRounds(vsAnchorPerRound("embedded")),
         anchor: figures("embedded"),
         target: 1,
@@ -205,7 +205,7 @@ export async function cascadeScenario(options: BenchOptions): Promise<ScenarioRe
       goal({
         id: "cascade-1000-inline",
         label: `cascade ${biggest} inline`,
-        description: `Cascade of ${biggest} nested requests (agent withCancellation + acp-cancel ndJsonStream, bare SDK client) vs the bare SDK agent threading signals by hand`,
+        description: `Cascade of ${biggest} nested requests, agent withCancellation on ndJsonStream vs signals by hand`,
         ...overRounds(vsAnchorPerRound("embedded-inline")),
         anchor: figures("embedded-inline"),
         target: 1,

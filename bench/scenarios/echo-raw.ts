@@ -144,6 +144,7 @@ export async function rawEchoScenario(options: BenchOptions): Promise<ScenarioRe
         target: 1.5,
         kind: "max",
         unit: "x",
+        poolRuns: 3, // 1 in flight: judged by the median pooled over 3 full runs
       }),
     ],
     data: {

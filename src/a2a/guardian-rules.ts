@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 
 /**
  * The reference guardian's rules file: the first rule whose conditions all match decides; with
@@ -20,10 +21,19 @@ const RuleSchema = z.strictObject({
   reasonCode: z.array(z.string().max(256)).max(32).optional(),
 });
 
+/** A bearer token bound to the one agent that may use it. */
+const AgentTokenSchema = z.strictObject({
+  /** The agent name this token proves: a question's `context.from.agent.name` must be this. */
+  agent: z.string().min(1),
+  token: z.string().min(1),
+});
+
 export const GuardianRulesSchema = z.strictObject({
   default: z.enum(["allow", "deny"]),
-  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  /** A shared token: a request carrying `Authorization: Bearer <token>` is let in, its `from` unverified. */
   token: z.string().min(1).optional(),
+  /** Tokens bound to agents. With `token` or `tokens` set, a request without one of them gets 401. */
+  tokens: z.array(AgentTokenSchema).max(10_000).optional(),
   rules: z.array(RuleSchema).max(1000).default([]),
 });
 
@@ -51,6 +61,11 @@ export function parseGuardianRules(input: string | unknown): z.infer<typeof Guar
     const where = issue?.path.length ? issue.path.join(".") : "the rules";
     throw new RulesError(`invalid rules: ${where}: ${issue?.message ?? "invalid"}`);
   }
+  const seen = new Set<string>(parsed.data.token === undefined ? [] : [parsed.data.token]);
+  parsed.data.tokens?.forEach(({ token }, index) => {
+    if (seen.has(token)) throw new RulesError(`invalid rules: tokens.${index}.token: the same token is given twice`);
+    seen.add(token);
+  });
   parsed.data.rules.forEach((rule, index) => {
     if (rule.taskId === undefined) return;
     try {
@@ -62,36 +77,58 @@ export function parseGuardianRules(input: string | unknown): z.infer<typeof Guar
   return parsed.data;
 }
 
+/** The `rule` of a verdict decided by the identity check, not by a rule or the default. */
+export const IDENTITY_RULE = -2;
+
 /** What the rules decide for one cancel. */
 export interface RuleVerdict {
   decision: "allow" | "deny";
-  /** Index of the deciding rule, or -1 for the default. */
+  /** Index of the deciding rule, -1 for the default, {@link IDENTITY_RULE} for a `from` its token does not prove. */
   rule: number;
   message: string;
   reasonCode: string[];
 }
 
 export interface CancelFacts {
+  /** The asking agent's name as the question declares it. */
   from: string;
   to: string;
   taskId: string;
+  /**
+   * The agent the caller's token is bound to, when it is: `from` must then be this name, and
+   * `rate` counts by it. Without it, `from` is taken as declared.
+   */
+  agent?: string;
 }
 
-/** Evaluates rules, keeping the per-rule, per-agent counts the `rate` conditions need. */
+/** Evaluates rules; the counts the `rate` conditions need go through a {@link RateCounter}. */
 export class RuleBook {
   private readonly patterns: (RegExp | undefined)[];
-  /** Rule index → agent name → times of recent matching cancels. */
-  private readonly seen = new Map<number, Map<string, number[]>>();
 
-  constructor(readonly rules: z.infer<typeof GuardianRulesSchema>) {
+  constructor(
+    readonly rules: z.infer<typeof GuardianRulesSchema>,
+    private readonly counter: RateCounter = new MemoryRateCounter(),
+  ) {
     this.patterns = rules.rules.map((rule) => (rule.taskId === undefined ? undefined : new RegExp(rule.taskId, "u")));
   }
 
-  decide(facts: CancelFacts, now = Date.now()): RuleVerdict {
+  async decide(facts: CancelFacts, now = Date.now()): Promise<RuleVerdict> {
+    if (facts.agent !== undefined && facts.from !== facts.agent) {
+      return {
+        decision: "deny",
+        rule: IDENTITY_RULE,
+        message: `the question is from '${facts.from.slice(0, 64)}' but its token belongs to '${facts.agent}'`,
+        reasonCode: ["from-not-token-agent"],
+      };
+    }
+    const asker = facts.agent ?? facts.from;
     for (const [index, rule] of this.rules.rules.entries()) {
       if (!nameMatches(rule.from, facts.from) || !nameMatches(rule.to, facts.to)) continue;
       if (this.patterns[index]?.test(facts.taskId) === false) continue;
-      if (rule.rate !== undefined && !this.overRate(index, rule.rate, facts.from, now)) continue;
+      if (rule.rate !== undefined) {
+        const count = await this.counter.hit(`rule:${index}:${asker}`, rule.rate.windowMs, now);
+        if (count <= rule.rate.max) continue;
+      }
       const why = rule.rate !== undefined ? "rate" : "rule";
       return {
         decision: rule.decision,
@@ -103,23 +140,6 @@ export class RuleBook {
     const decision = this.rules.default;
     return { decision, rule: -1, message: `${decision} by default`, reasonCode: ["default"] };
   }
-
-  private overRate(index: number, rate: { max: number; windowMs: number }, agent: string, now: number): boolean {
-    let perAgent = this.seen.get(index);
-    if (perAgent === undefined) this.seen.set(index, (perAgent = new Map()));
-    const times = (perAgent.get(agent) ?? []).filter((t) => t > now - rate.windowMs);
-    times.push(now);
-    perAgent.set(agent, times);
-    if (perAgent.size > MAX_TRACKED_AGENTS) forgetIdle(perAgent, now - rate.windowMs);
-    return times.length > rate.max;
-  }
-}
-
-/** Above this many agents per rate rule, agents with no cancel inside the window are forgotten. */
-const MAX_TRACKED_AGENTS = 10_000;
-
-function forgetIdle(perAgent: Map<string, number[]>, since: number): void {
-  for (const [agent, times] of perAgent) if (!times.some((t) => t > since)) perAgent.delete(agent);
 }
 
 function nameMatches(condition: string | string[] | undefined, name: string): boolean {

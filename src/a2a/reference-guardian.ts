@@ -1,7 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { AosGuardParamsSchema } from "./aos.js";
+import { type GuardianCaller, GuardianTokens } from "./guardian-auth.js";
+import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 import { type GuardianRules, parseGuardianRules, RuleBook } from "./guardian-rules.js";
 
 /** One line of the guardian's decision log. */
@@ -10,11 +12,14 @@ export interface GuardianLogEntry {
   requestId: string | number;
   method: "tasks/cancel";
   taskId: string;
+  /** The asking agent's name as the question declares it. */
   from: string;
   to: string;
+  /** Who sent the question: `agent:<name>` for a token bound to an agent, else `address:<ip>`. */
+  client: string;
   reasoning?: string;
   decision: "allow" | "deny";
-  /** Index of the deciding rule, -1 for the default. */
+  /** Index of the deciding rule, -1 for the default, -2 for a `from` its token does not prove. */
   rule: number;
   message: string;
 }
@@ -32,37 +37,71 @@ export interface ReferenceGuardianOptions {
   onRequest?: (message: unknown) => void;
   /** A longer request body gets HTTP 413 (default 65536). */
   maxBodyBytes?: number;
-  /** More requests than this within one second get HTTP 429 (default 1000). */
+  /**
+   * More requests than this from one client within a second get HTTP 429 (default 1000). A
+   * client is what authenticated it: its token's agent, or its address (see {@link GuardianCaller}).
+   */
   maxRequestsPerSecond?: number;
+  /**
+   * Where the request limit and the rules' `rate` keep their counts. Default: this process's
+   * memory. Replicas behind one address pass one shared counter.
+   */
+  counter?: RateCounter;
+  /** Request headers not complete this long after the connection asks get HTTP 408 (default 5000). */
+  headersTimeoutMs?: number;
+  /** A body not complete this long after its headers gets HTTP 408 (default 5000). */
+  bodyTimeoutMs?: number;
 }
 
 export const GUARDIAN_VERSION = "0.1.0";
+/** A guardian question is one small packet: headers or a body still incomplete after 5 s are a slow client. */
+export const DEFAULT_GUARDIAN_TIMEOUT_MS = 5_000;
+/** How long a refused request may keep draining its body before the socket is cut. */
+const DRAIN_MS = 1_000;
 
 type JsonRpcId = string | number | null;
 
 /**
  * A small AOS guardian over node:http for `tasks/cancel` and `ping`, deciding by declarative
  * rules (agent names, task id pattern, rate) and logging every decision.
+ *
+ * A request is authenticated before anything is counted, and then limited per client, so a
+ * flood of requests without a valid token is answered 401 and never uses up an authorised
+ * client's allowance.
  */
 export class ReferenceGuardian {
   private readonly book: RuleBook;
+  private readonly tokens: GuardianTokens;
+  private readonly counter: RateCounter;
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
   private readonly maxPerSecond: number;
-  private windowStart = 0;
-  private windowCount = 0;
+  private readonly headersTimeoutMs: number;
+  private readonly bodyTimeoutMs: number;
   /** Decisions made so far. */
   decisions = 0;
 
   constructor(private readonly options: ReferenceGuardianOptions) {
-    this.book = new RuleBook(parseGuardianRules(options.rules));
+    const rules = parseGuardianRules(options.rules);
+    this.counter = options.counter ?? new MemoryRateCounter();
+    this.book = new RuleBook(rules, this.counter);
+    this.tokens = new GuardianTokens(rules);
     this.maxBodyBytes = options.maxBodyBytes ?? 65_536;
     this.maxPerSecond = options.maxRequestsPerSecond ?? 1000;
-    this.server = http.createServer((req, res) => this.handle(req, res));
+    this.headersTimeoutMs = positive(options.headersTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "headersTimeoutMs");
+    this.bodyTimeoutMs = positive(options.bodyTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "bodyTimeoutMs");
+    this.server = http.createServer(
+      {
+        headersTimeout: this.headersTimeoutMs,
+        // A backstop only: the body has its own, exact timer (readBody).
+        requestTimeout: this.headersTimeoutMs + this.bodyTimeoutMs + DRAIN_MS,
+        // Node checks both timeouts on this interval (30 s by default, which let slow clients hold on for ~25 s).
+        connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(this.headersTimeoutMs / 4))),
+      },
+      (req, res) => this.handle(req, res),
+    );
     this.server.keepAliveTimeout = 5000;
-    // A client that trickles its request must not hold a connection for long.
-    this.server.headersTimeout = 5000;
-    this.server.requestTimeout = 10_000;
+    this.server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => this.clientError(error, socket));
   }
 
   /** Starts listening; resolves to the guardian's URL. */
@@ -90,39 +129,76 @@ export class ReferenceGuardian {
     });
   }
 
+  /** The checks in order: method, path, token, the client's rate, content type, size, then the body. */
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
-    const refuse = (status: number, message: string) => {
-      res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "connection": "close" });
-      res.end(`${message}\n`);
-      req.resume();
+    const bodyDue = performance.now() + this.bodyTimeoutMs;
+    if (req.method !== "POST") return refuse(req, res, 405, "the guardian takes JSON-RPC 2.0 over POST");
+    if ((req.url ?? "/").split("?")[0] !== "/") return refuse(req, res, 404, "the guardian's endpoint is /");
+    const caller = this.tokens.identify(req.headers.authorization, req.socket.remoteAddress);
+    if (caller === undefined) return refuse(req, res, 401, "missing or wrong bearer token");
+    const admit = (count: number) => {
+      if (count > this.maxPerSecond) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
+      if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
+        return refuse(req, res, 415, "the body must be application/json");
+      }
+      if (Number(req.headers["content-length"] ?? 0) > this.maxBodyBytes) {
+        return refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
+      }
+      this.readBody(req, res, caller, bodyDue);
     };
-    if (!this.withinRate()) return refuse(429, "too many requests");
-    if (req.method !== "POST") return refuse(405, "the guardian takes JSON-RPC 2.0 over POST");
-    if ((req.url ?? "/").split("?")[0] !== "/") return refuse(404, "the guardian's endpoint is /");
-    if (!this.authorized(req.headers.authorization)) return refuse(401, "missing or wrong bearer token");
-    if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
-      return refuse(415, "the body must be application/json");
-    }
-    if (Number(req.headers["content-length"] ?? 0) > this.maxBodyBytes) {
-      return refuse(413, `the body is longer than ${this.maxBodyBytes} bytes`);
-    }
+    const count = this.counter.hit(`requests:${caller.client}`, 1000, Date.now());
+    if (typeof count === "number") admit(count);
+    else count.then(admit, () => refuse(req, res, 503, "the rate counter is unavailable"));
+  }
+
+  private readBody(req: http.IncomingMessage, res: http.ServerResponse, caller: GuardianCaller, due: number): void {
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLong = false;
+    const timer = setTimeout(() => {
+      req.off("end", onEnd);
+      refuse(req, res, 408, `body not received within ${this.bodyTimeoutMs} ms`);
+    }, Math.max(0, due - performance.now()));
+    const onEnd = () => {
+      clearTimeout(timer);
+      if (tooLong) return refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
+      this.answer(Buffer.concat(chunks).toString("utf8"), caller).then(
+        (answer) => {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(answer));
+        },
+        () => refuse(req, res, 500, "internal error"),
+      );
+    };
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > this.maxBodyBytes) tooLong = true;
       else chunks.push(chunk);
     });
-    req.on("end", () => {
-      if (tooLong) return refuse(413, `the body is longer than ${this.maxBodyBytes} bytes`);
-      const answer = this.answer(Buffer.concat(chunks).toString("utf8"));
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(answer));
-    });
+    req.on("end", onEnd);
+    req.on("close", () => clearTimeout(timer));
   }
 
-  private answer(text: string): object {
+  /** Headers too slow (Node's headersTimeout) get a 408 naming the limit; a malformed request a 400. */
+  private clientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+    if (error.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, message] =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, `headers not received within ${this.headersTimeoutMs} ms`]
+        : [400, "malformed HTTP request"];
+    const reason = status === 408 ? "Request Timeout" : "Bad Request";
+    const body = `${message}\n`;
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+    setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+  }
+
+  private async answer(text: string, caller: GuardianCaller): Promise<object> {
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -150,13 +226,14 @@ export class ReferenceGuardian {
     }
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
-    const verdict = this.book.decide(facts);
+    const verdict = await this.book.decide(caller.agent === undefined ? facts : { ...facts, agent: caller.agent });
     this.decisions++;
     this.options.log?.({
       at: new Date().toISOString(),
       requestId: rpcId,
       method: "tasks/cancel",
       ...facts,
+      client: caller.client,
       ...(reasoning !== undefined ? { reasoning } : {}),
       decision: verdict.decision,
       rule: verdict.rule,
@@ -168,23 +245,31 @@ export class ReferenceGuardian {
       result: { decision: verdict.decision, message: verdict.message, reasonCode: verdict.reasonCode },
     };
   }
+}
 
-  private withinRate(): boolean {
-    const now = Date.now();
-    if (now - this.windowStart >= 1000) {
-      this.windowStart = now;
-      this.windowCount = 0;
-    }
-    return ++this.windowCount <= this.maxPerSecond;
-  }
+/** Answers a request that is refused before (or while) its body is read, and closes the connection. */
+function refuse(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { ...headers, "content-type": "text/plain; charset=utf-8", "connection": "close" });
+  res.end(`${message}\n`);
+  if (req.readableEnded) return;
+  // Let the client finish sending so it reads the status, but not for long.
+  req.resume();
+  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+  cut.unref();
+  req.once("end", () => clearTimeout(cut));
+  req.once("close", () => clearTimeout(cut));
+}
 
-  private authorized(header: string | undefined): boolean {
-    const token = this.book.rules.token;
-    if (token === undefined) return true;
-    const given = Buffer.from(header ?? "");
-    const wanted = Buffer.from(`Bearer ${token}`);
-    return given.length === wanted.length && timingSafeEqual(given, wanted);
-  }
+function positive(value: number, name: string): number {
+  if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number of ms, got ${value}`);
+  return value;
 }
 
 function rpcError(id: JsonRpcId, code: number, message: string): object {

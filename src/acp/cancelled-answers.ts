@@ -12,7 +12,8 @@ import { Method } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
-const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
+/** The `cancelled` outcome of a permission request (v1 and the v2 draft alike). */
+export const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
 /**
  * The `data` of a -32800 that names only its reason, one frozen object per reason: the
  * answers of a cascade's jobs share it instead of building one each.
@@ -100,9 +101,7 @@ export function normaliseCancelledError(
     const given =
       typeof data === "object" && data !== null && !Array.isArray(data)
         ? (data as Record<string, unknown>)
-        : data === undefined
-          ? {}
-          : { detail: typeof data === "string" ? data : JSON.stringify(data) };
+        : { detail: typeof data === "string" ? data : JSON.stringify(data) };
     if (typeof given.reason === "string") return response;
     return errorResponse(id, error.code, error.message, withField(given, "reason", job.reason ?? "internal"));
   }

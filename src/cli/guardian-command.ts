@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { parseGuardianRules, RulesError } from "../a2a/guardian-rules.js";
 import { startGuardian } from "../a2a/reference-guardian.js";
@@ -19,15 +20,22 @@ export interface GuardianArgs {
   rulesFile: string;
   port: number;
   host: string;
+  /** Listen beyond loopback even though the rules set no token. */
+  allowUnauthenticated: boolean;
 }
 
-/** Parses `acp-cancel guardian --rules FILE --port N [--host H]`. */
+/** Parses `acp-cancel guardian --rules FILE --port N [--host H] [--allow-unauthenticated]`. */
 export function parseGuardianArgs(argv: readonly string[]): GuardianArgs {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { rules: { type: "string" }, port: { type: "string" }, host: { type: "string" } },
+    options: {
+      "rules": { type: "string" },
+      "port": { type: "string" },
+      "host": { type: "string" },
+      "allow-unauthenticated": { type: "boolean" },
+    },
   });
   if (positionals.length > 0) throw new UsageError(`guardian: unexpected argument '${positionals[0]}'`);
   if (values.rules === undefined || values.rules === "") throw new UsageError("guardian needs --rules FILE");
@@ -38,7 +46,16 @@ export function parseGuardianArgs(argv: readonly string[]): GuardianArgs {
   }
   const host = values.host ?? "127.0.0.1";
   if (host === "") throw new UsageError("--host needs an address");
-  return { rulesFile: values.rules, port, host };
+  return { rulesFile: values.rules, port, host, allowUnauthenticated: values["allow-unauthenticated"] === true };
+}
+
+/** True for an address only this machine can reach: 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  if (isIP(bare) === 6) return bare === "::1" || /^::ffff:127\./.test(bare) || bare === "0:0:0:0:0:0:0:1";
+  return false;
 }
 
 /**
@@ -69,6 +86,33 @@ export async function runGuardianCommand(argv: readonly string[]): Promise<numbe
     if (!(error instanceof RulesError)) throw error;
     return fail(GuardianExit.invalidRules, `${args.rulesFile}: ${error.message}`);
   }
+  const hasToken = rules.token !== undefined || (rules.tokens?.length ?? 0) > 0;
+  if (!hasToken && !isLoopbackHost(args.host) && !args.allowUnauthenticated) {
+    return fail(
+      2,
+      `--host ${args.host} reaches beyond this machine, and the rules set no token, so anyone who reaches it ` +
+      "could ask the guardian: set \"token\" or \"tokens\" in the rules, or pass --allow-unauthenticated",
+    );
+  }
+  // The handlers go in before `listening on` is printed: whoever reads that line may signal at once.
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    return await serve(args, rules, stopped, fail);
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}
+
+async function serve(
+  args: GuardianArgs,
+  rules: ReturnType<typeof parseGuardianRules>,
+  stopped: Promise<void>,
+  fail: (status: number, message: string) => number,
+): Promise<number> {
   let guardian;
   try {
     guardian = await startGuardian({
@@ -84,10 +128,7 @@ export async function runGuardianCommand(argv: readonly string[]): Promise<numbe
   process.stderr.write(
     `acp-cancel guardian: listening on ${guardian.url} (${rules.rules.length} rules, default ${rules.default})\n`,
   );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await stopped;
   await guardian.close();
   return 0;
 }

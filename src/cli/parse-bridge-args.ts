@@ -61,6 +61,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "on-stuck": { type: "string" },
       "keep-turn-processes": { type: "boolean" },
       "trace": { type: "string" },
+      "trace-secrets": { type: "boolean" },
       "log-level": { type: "string" },
       "log-file": { type: "string" },
     },
@@ -107,6 +108,10 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   if (onStuck !== undefined) options.onStuck = onStuck as OnStuck;
   if (values["keep-turn-processes"] === true) options.keepTurnProcesses = true;
   if (values.trace !== undefined) options.trace = values.trace;
+  if (values["trace-secrets"] === true) {
+    if (values.trace === undefined) throw new UsageError("--trace-secrets keeps secrets in a trace: it needs --trace FILE");
+    options.traceSecrets = true;
+  }
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
   return options;
 }

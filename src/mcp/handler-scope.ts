@@ -9,6 +9,14 @@ type Handler = (request: { method: string }, extra: HandlerExtra) => unknown;
 
 /** An MCP SDK `Server`, `Client` or `McpServer`: anything with (or holding) `setRequestHandler`. */
 type HandlerRegistry = { setRequestHandler: (schema: never, handler: never) => void };
+/** What the scope needs of a transport: the close callback the SDK chains to. */
+type ClosingTransport = { onclose?: (() => void) | undefined };
+/** The SDK `Protocol` the handlers are registered on, as far as the scope reads it. */
+type ScopedProtocol = {
+  setRequestHandler: (schema: unknown, handler: Handler) => void;
+  connect?: (transport: ClosingTransport, ...rest: unknown[]) => Promise<void>;
+  transport?: ClosingTransport | undefined;
+};
 export type McpHandlerHost = HandlerRegistry | { server: HandlerRegistry };
 
 export interface McpHandlerScopeOptions {
@@ -20,27 +28,55 @@ export interface McpHandlerScope {
   readonly inFlight: number;
 }
 
-/** The SDK aborts every handler with a ConnectionClosed McpError when the connection goes. */
+/** Some SDK versions abort every handler with a ConnectionClosed McpError when the connection goes. */
 const CONNECTION_CLOSED = -32000;
 
-function reasonOf(signal: AbortSignal): CancelReason {
-  const code = (signal.reason as { code?: unknown } | undefined)?.code;
-  return code === CONNECTION_CLOSED ? "shutdown" : "external";
+/**
+ * Knows whether the connection has closed. MCP SDK 1.32 aborts every handler's signal without a
+ * reason when its transport closes, which looks just like a `notifications/cancelled` without
+ * one, so the scope watches the transport's `onclose` itself. The SDK calls the callback a
+ * transport had before `connect` first, and aborts the handlers after it.
+ */
+class ConnectionWatch {
+  closed = false;
+
+  constructor(target: ScopedProtocol) {
+    if (target.transport !== undefined) this.watch(target.transport);
+    const connect = target.connect?.bind(target);
+    if (connect === undefined) return;
+    target.connect = (transport, ...rest) => {
+      this.closed = false;
+      this.watch(transport);
+      return connect(transport, ...rest);
+    };
+  }
+
+  reasonOf(signal: AbortSignal): CancelReason {
+    const code = (signal.reason as { code?: unknown } | undefined)?.code;
+    return this.closed || code === CONNECTION_CLOSED ? "shutdown" : "external";
+  }
+
+  private watch(transport: ClosingTransport): void {
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      this.closed = true;
+      previous?.();
+    };
+  }
 }
 
 /**
  * Makes each request handler registered on an MCP SDK server (or client) from now on run as
  * a job of the tree: `jobOf(extra)` returns it, to pass on as `parent` to any binding's call,
- * and the SDK's abort of `extra.signal` (the peer's `notifications/cancelled`, or the
- * connection closing) cancels that job and its whole subtree. An MCP server that is itself an
- * ACP client, or calls other MCP servers, cascades that way. Call it before registering
- * tools; for an `McpServer`, the scope goes on its inner `server`.
+ * and the SDK's abort of `extra.signal` cancels that job and its whole subtree: with reason
+ * `external` for the peer's `notifications/cancelled`, `shutdown` when the connection closes.
+ * An MCP server that is itself an ACP client, or calls other MCP servers, cascades that way.
+ * Call it before registering tools; for an `McpServer`, the scope goes on its inner `server`.
  */
 export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeOptions = {}): McpHandlerScope {
-  const target = ("server" in host ? host.server : host) as unknown as {
-    setRequestHandler: (schema: unknown, handler: Handler) => void;
-  };
+  const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
   const { onEvent } = options;
+  const connection = new ConnectionWatch(target);
   const running = new Set<Job<McpHandling>>();
   const setRequestHandler = target.setRequestHandler.bind(target);
   target.setRequestHandler = (schema, handler) => {
@@ -50,7 +86,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
       bindHandlerJob(signal, job);
       running.add(job);
       const onAbort = () => {
-        const reason = reasonOf(signal);
+        const reason = connection.reasonOf(signal);
         job.cancel(reason);
         onEvent?.({ type: "handler-cancelled", method: request.method, reason, at: performance.now() });
       };

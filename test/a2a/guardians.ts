@@ -2,9 +2,11 @@
  * Guardians for the tests: the real reference guardian recording every raw request, and
  * misbehaving ones (down, hanging, garbage, JSON-RPC error) built on node:http.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type GuardianLogEntry, type GuardianRules, startGuardian } from "../../src/a2a/index.js";
+import { CLI } from "../support/bridge-harness.js";
 
 export interface RecordingGuardian {
   url: string;
@@ -106,4 +108,40 @@ export async function scriptedGuardian(
         server.closeAllConnections();
       }),
   };
+}
+
+/** `acp-cancel guardian ...` as a child process: its stdout/stderr so far, its exit, and its URL once it listens. */
+export interface GuardianCli {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  out(): string;
+  err(): string;
+  /** Resolves with the URL of the `listening on` line, the moment it is read; rejects if the process exits first. */
+  listening(): Promise<string>;
+}
+
+export function runGuardianCli(args: string[]): GuardianCli {
+  const child = spawn(process.execPath, [CLI, "guardian", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const waiters: (() => void)[] = [];
+  child.stdout?.on("data", (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on("data", (c: Buffer) => {
+    stderr += c.toString();
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const listening = () =>
+    new Promise<string>((resolve, reject) => {
+      const look = () => {
+        const match = /listening on (http:\/\/\S+\/)/.exec(stderr);
+        if (match?.[1] !== undefined) resolve(match[1]);
+        else waiters.push(look);
+      };
+      look();
+      void exited.then(() => reject(new Error(`the guardian exited before listening: ${stderr}`)));
+    });
+  return { child, exited, out: () => stdout, err: () => stderr, listening };
 }

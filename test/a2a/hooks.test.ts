@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { Client } from "@a2a-js/sdk/client";
+import { TaskNotCancelableError } from "@a2a-js/sdk/errors";
 import {
   CancelDeniedError,
   cancelGuardInterceptor,
@@ -147,6 +148,13 @@ describe("A2A cancel behind AOS guard hooks: real @a2a-js/sdk server and client,
         await assert.rejects(cancelOf(client, task.id), (error: Error) => {
           assert.match(error.message, /the AOS guard denied the cancel/);
           assert.match(error.message, /stories are never cut short/);
+          // The guard data as the SDK client hands it over (docs/a2a.md shows this).
+          assert.ok(error instanceof TaskNotCancelableError);
+          const { data } = error as Error & { data?: unknown };
+          const guard = version === "1.0" ? (data as { metadata: Record<string, string> }[])[0]?.metadata : (data as Record<string, unknown>);
+          assert.equal(guard?.guard, "aos");
+          assert.equal(guard?.decision, "deny");
+          assert.deepEqual(guard?.reasonCode, version === "1.0" ? "policy-7" : ["policy-7"]);
           return true;
         });
         // The same error on the wire, as any A2A client sees it.

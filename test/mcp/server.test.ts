@@ -1,6 +1,39 @@
 import assert from "node:assert/strict";
-import { Job, JobCancelledError } from "../../src/core/index.js";
+import * as acp from "@agentclientprotocol/sdk";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type AnyJob, Job, JobCancelledError } from "../../src/core/index.js";
+import { withCancellation } from "../../src/index.js";
+import { jobOf, type McpEvent, scopeMcpHandlers } from "../../src/mcp/index.js";
+import { spawnFixture } from "../support/spawn-peer.js";
 import { type McpPeer, startMcpPeer } from "./mcp-peer.js";
+
+/**
+ * A real SDK McpServer and Client linked by the SDK's own in-memory transport pair, with a `hold`
+ * tool whose handler starts a child job and waits for its signal.
+ */
+async function heldTool() {
+  const server = new McpServer({ name: "held", version: "1.0.0" });
+  const events: McpEvent[] = [];
+  const scope = scopeMcpHandlers(server, { onEvent: (event) => events.push(event) });
+  const jobs: { handler?: AnyJob | undefined; child?: Job } = {};
+  let started: () => void = () => {};
+  const running = new Promise<void>((resolve) => (started = resolve));
+  server.registerTool("hold", {}, async (extra) => {
+    jobs.handler = jobOf(extra);
+    jobs.child = new Job("nested work", jobs.handler);
+    started();
+    await new Promise((resolve) => jobs.child?.signal.addEventListener("abort", resolve, { once: true }));
+    jobs.child.settle();
+    return { content: [{ type: "text" as const, text: "stopped" }] };
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "held-client", version: "1.0.0" });
+  await client.connect(clientSide);
+  return { server, client, scope, events, jobs, running };
+}
 
 describe("MCP binding, server side: a tool handler's signal is part of the tree (real MCP servers over stdio)", () => {
   let peer: McpPeer | undefined;
@@ -40,5 +73,83 @@ describe("MCP binding, server side: a tool handler's signal is part of the tree 
     assert.deepEqual(result.content, [{ type: "text", text: "elapsed" }]);
     await peer.waitForLine(/^mcp wait finished$/);
     assert.deepEqual(await peer.serverInFlight(), { handlers: 0, inner: 0 });
+  });
+
+  describe("why a handler was stopped reaches its subtree (issue 25, item 18)", () => {
+    it("the connection closing stops a scoped handler and its children with reason shutdown", async () => {
+      const held = await heldTool();
+      const call = held.client.callTool({ name: "hold", arguments: {} });
+      await held.running;
+      assert.equal(held.scope.inFlight, 1);
+      await held.client.close();
+      await assert.rejects(call, /Connection closed/);
+      assert.equal(held.jobs.handler?.reason, "shutdown");
+      assert.equal(held.jobs.child?.reason, "shutdown", "down the tree");
+      assert.deepEqual(
+        held.events.map((e) => (e.type === "handler-cancelled" ? [e.type, e.method, e.reason] : [e.type])),
+        [["handler-cancelled", "tools/call", "shutdown"]],
+      );
+      await held.server.close();
+    });
+
+    it("the peer's notifications/cancelled still stops it with reason external", async () => {
+      const held = await heldTool();
+      const stop = new AbortController();
+      const call = held.client.callTool({ name: "hold", arguments: {} }, undefined, { signal: stop.signal });
+      await held.running;
+      stop.abort("the user stopped it");
+      await assert.rejects(call);
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => held.scope.inFlight === 0 && (clearInterval(poll), resolve()), 5);
+      });
+      assert.equal(held.jobs.handler?.reason, "external");
+      assert.equal(held.jobs.child?.reason, "external");
+      await held.client.close();
+      await held.server.close();
+    });
+  });
+
+  it("a scoped tool hands its cancel to an ACP client as cancellationSignal: extra.signal (as docs/cross-protocol.md shows)", async () => {
+    const server = new McpServer({ name: "acp-bridge-tool", version: "1.0.0" });
+    const scope = scopeMcpHandlers(server);
+    const agent = spawnFixture("sdk-agent");
+    let prompting: () => void = () => {};
+    let stopReason: string | undefined;
+    const prompted = new Promise<void>((resolve) => (prompting = resolve));
+    server.registerTool("ask-agent", {}, async (extra) => {
+      const app = withCancellation(acp.client({ name: "mcp-tool-as-acp-client" }));
+      stopReason = await app.connectWith(acp.ndJsonStream(agent.output, agent.input), async (peer) => {
+        await peer.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+        const { sessionId } = await peer.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
+        const turn = peer.request(
+          acp.methods.agent.session.prompt,
+          { sessionId, prompt: [{ type: "text", text: "throw-on-abort" }] },
+          { cancellationSignal: extra.signal },
+        );
+        prompting();
+        return (await turn).stopReason;
+      });
+      return { content: [{ type: "text" as const, text: stopReason }] };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "editor", version: "1.0.0" });
+    await client.connect(clientSide);
+    try {
+      const stop = new AbortController();
+      const call = client.callTool({ name: "ask-agent", arguments: {} }, undefined, { signal: stop.signal });
+      await prompted;
+      stop.abort();
+      await assert.rejects(call);
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => scope.inFlight === 0 && (clearInterval(poll), resolve()), 5);
+      });
+      assert.equal(stopReason, "cancelled", "the ACP agent's turn ended cancelled");
+    } finally {
+      await client.close();
+      await server.close();
+      agent.child.stdin.end();
+      await agent.exited;
+    }
   });
 });

@@ -1,11 +1,9 @@
 import { type JsonRpcNotification, type JsonRpcResponse, notification, resultResponse } from "../../wire/index.js";
-import { cancelledError, normaliseCancelled, normaliseCancelledError } from "../cancelled-answers.js";
+import { cancelledError, normaliseCancelled, normaliseCancelledError, PERMISSION_CANCELLED } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
 import type { RequestJob } from "../request-record.js";
 import type { SessionWork } from "../session-work.js";
 import type { VersionRules, WorkChange } from "./rules.js";
-
-const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
 
 /**
  * The answer v2 allows for a cancelled request: the `cancelled` permission outcome, else

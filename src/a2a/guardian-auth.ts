@@ -1,0 +1,55 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+
+/** Who a request to the reference guardian comes from, once its bearer token is checked. */
+export interface GuardianCaller {
+  /**
+   * The key its request rate is counted by: `agent:<name>` for a token bound to an agent,
+   * `address:<ip>` otherwise (a shared token, or no token at all, proves no one in particular).
+   */
+  readonly client: string;
+  /** The agent its token is bound to, when it is. */
+  readonly agent?: string;
+}
+
+interface KnownToken {
+  readonly digest: Buffer;
+  readonly agent?: string;
+}
+
+/**
+ * The rules' bearer tokens. Each is kept as a SHA-256 digest and every one is compared in
+ * constant time, so neither a token's length nor which one nearly matched shows in the timing.
+ */
+export class GuardianTokens {
+  private readonly known: KnownToken[];
+
+  constructor(rules: { token?: string | undefined; tokens?: { agent: string; token: string }[] | undefined }) {
+    this.known = [
+      ...(rules.token === undefined ? [] : [{ digest: digest(rules.token) }]),
+      ...(rules.tokens ?? []).map(({ agent, token }) => ({ digest: digest(token), agent })),
+    ];
+  }
+
+  /** True when every request must carry one of the tokens. */
+  get required(): boolean {
+    return this.known.length > 0;
+  }
+
+  /** The caller behind an `Authorization` header, or undefined when it carries no known token. */
+  identify(header: string | undefined, address: string | undefined): GuardianCaller | undefined {
+    const byAddress = { client: `address:${address ?? "unknown"}` };
+    if (!this.required) return byAddress;
+    if (header === undefined || !header.startsWith(BEARER)) return undefined;
+    const given = digest(header.slice(BEARER.length));
+    let found: KnownToken | undefined;
+    for (const token of this.known) if (timingSafeEqual(given, token.digest) && found === undefined) found = token;
+    if (found === undefined) return undefined;
+    return found.agent === undefined ? byAddress : { client: `agent:${found.agent}`, agent: found.agent };
+  }
+}
+
+const BEARER = "Bearer ";
+
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token).digest();
+}

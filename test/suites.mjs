@@ -1,0 +1,79 @@
+// Which test files run where: the one place that sorts tests by cost (scripts/test-suite.mjs reads it).
+//
+// `npm test` runs every *.test.ts under test/ that no excluding suite below lists. A new test file
+// therefore runs in `npm test` until it is listed here. List it when it is slow: real processes that
+// take over a second per test, a Chromium page per test, third-party agents, long loops. Keep one
+// test of each behaviour in `npm test` (in process where it can be): when you list a file, say in the
+// `covered by` comment which fast test still checks its behaviour, or add an in-process one.
+//
+// Paths are relative to test/, with the source name (.ts); a path ending in "/" is a whole folder.
+// Each suite is an npm script: `npm run test:<name>`. `npm run test:all` runs `npm test`'s suite
+// and then each of these in turn (what .ci/run does).
+
+/**
+ * @typedef {object} Suite
+ * @property {string} about what the suite holds
+ * @property {string[]} paths test files ("dir/name.test.ts") or folders ("dir/"), relative to test/
+ * @property {boolean} excludeFromFast whether npm test leaves these files out
+ * @property {number} timeoutMs mocha's per-test timeout (0: none)
+ * @property {Record<string, string>} [env] set for the run
+ */
+
+/** @type {Record<string, Suite>} */
+export const SUITES = {
+  process: {
+    about: "real processes (bridge, CLI, SDK peers over stdio) whose behaviour npm test keeps in a cheaper test",
+    excludeFromFast: true,
+    timeoutMs: 30_000,
+    paths: [
+      "bridge/stuck-turns.test.ts", //        covered by: acp/turn-aftermath*.test.ts (in process), bridge/emulation.test.ts
+      "bridge/v2.test.ts", //                 covered by: acp/engine-v2.test.ts, acp/embedded-v2.test.ts, bridge/v2-raw.test.ts
+      "bridge/fidelity.test.ts", //           covered by: bridge/ndjson-endpoint.test.ts, bridge/emulation.test.ts
+      "bridge/trace-and-demo.test.ts", //     covered by: cli/parse-and-render.test.ts (trace, in process); npm start runs the demo
+      "cli/input-errors.test.ts", //          covered by: cli/parse-and-render.test.ts (in process), bridge/lifecycle.test.ts (exit 2)
+      "acp/cleanup-after-stop.test.ts", //    covered by: acp/cleanup-methods.test.ts (in process)
+      "acp/turn-aftermath-embedded.test.ts", // covered by: acp/turn-aftermath*.test.ts (in process)
+      "acp/embedded-v2.test.ts", //           covered by: acp/engine-v2.test.ts, acp/turn-aftermath-v2.test.ts (in process), bridge/v2-raw.test.ts
+      "mcp/acp-turn.test.ts", //              covered by: mcp/client.test.ts, mcp/server.test.ts, a2a/acp-turn.test.ts
+      "reliability/faults.test.ts", //        covered by: bridge/lifecycle.test.ts, reliability/engine-soak.test.ts
+      "reliability/bad-input.test.ts", //     covered by: wire/*.test.ts, acp/engine.test.ts (bad lines, in process)
+      "reliability/backpressure.test.ts", //  covered by: wire/ndjson-writer.test.ts
+      "reliability/cancel-flood.test.ts", //  covered by: acp/engine.test.ts (unknown ids, in process)
+      "a2a/guardian-flood.test.ts", //        covered by: a2a/guardian-hardening.test.ts (401 before the per-client count)
+    ],
+  },
+  browser: {
+    about: "headless Chromium beyond the ABP edge cases that npm test keeps",
+    excludeFromFast: true,
+    timeoutMs: 30_000,
+    paths: [
+      "abp/lifecycle.test.ts", //             covered by: abp/edge-cases.test.ts, abp/client.test.ts
+      "abp/progress.test.ts", //              covered by: abp/edge-cases.test.ts
+      "abp/acp-turn.test.ts", //              covered by: abp/client.test.ts, a2a/acp-turn.test.ts
+      "cross/cross-protocol.test.ts", //      covered by: the per-binding acp-turn tests; npm run demo:cross
+    ],
+  },
+  interop: {
+    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp, older SDK lines), every cell",
+    excludeFromFast: true,
+    timeoutMs: 60_000,
+    env: { ACP_CANCEL_INTEROP: "1" },
+    paths: ["interop/"], //                   covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0)
+  },
+  replicas: {
+    about: "cancels across replicas (Debian redis-server, postgresql, haproxy as real processes)",
+    excludeFromFast: true,
+    timeoutMs: 60_000,
+    paths: ["replicas/"],
+  },
+  soak: {
+    about: "the reliability suite scaled up (ACP_CANCEL_SOAK=1); its in-process files also run in npm test",
+    excludeFromFast: false,
+    timeoutMs: 0,
+    env: { ACP_CANCEL_SOAK: "1" },
+    paths: ["reliability/"],
+  },
+};
+
+/** The order `npm run test:all` and .ci/run take. */
+export const ALL = ["fast", "process", "browser", "interop", "replicas", "soak"];
