@@ -1,6 +1,7 @@
 import type { Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
-import { type AnyJob, type CancelReason, Job, JobCancelledError } from "../core/index.js";
+import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
+import type { AnyJob, CancelReason, Job } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
 import { CancelDeniedError } from "./guard-errors.js";
 
@@ -39,22 +40,34 @@ export interface TaskLinksOptions {
   onOutcome?: (outcome: TaskCancelOutcome) => void;
 }
 
+/** A guarded cancel is a round trip to the guardian and then to the remote agent: longer than a call's grace. */
+const DEFAULT_TASK_GRACE_MS = 5000;
+
+type TaskCall = Call<A2aTaskPayload, void>;
+
 /** A2A v1.0 TaskState.TASK_STATE_CANCELED (the SDK's enum is a value we do not load). */
 const TASK_STATE_CANCELED = 5;
 
 /**
- * Links remote A2A tasks to the work that started them. Each task is a job (a child of
- * `parent` when given); cancelling the parent or aborting the signal sends a guarded cancel for
- * every task still running. Tell it when a task finishes on its own with `finished(taskId)`.
+ * Links remote A2A tasks to the work that started them, on the core call lifecycle. Each task
+ * is a call (a child of `parent` when given); cancelling the parent or aborting the signal
+ * sends a guarded cancel for every task still running, and the grace bounds the wait for its
+ * answer. Tell it when a task finishes on its own with `finished(taskId)`.
  */
 export class A2aTaskLinks {
-  private readonly jobs = new Map<string, Job<A2aTaskPayload>>();
-  private readonly graceMs: number;
+  private readonly calls: Calls<A2aTaskPayload, void, string>;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly detachSignal: (() => void) | undefined;
+  private readonly protocol: CallProtocol<A2aTaskPayload, void> = {
+    sendCancel: (call) => this.sendCancel(call),
+    graceEnded: (call) => this.report(call, { taskId: call.payload.taskId, outcome: "no-answer" }),
+    cleanup: () => {
+      if (this.calls.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    },
+  };
 
   constructor(private readonly options: TaskLinksOptions) {
-    this.graceMs = options.graceMs ?? 5000;
+    this.calls = new Calls({ graceMs: options.graceMs ?? DEFAULT_TASK_GRACE_MS });
     const { signal } = options;
     if (signal !== undefined) {
       const onAbort = () => this.cancelAll(reasonOf(signal.reason));
@@ -65,35 +78,35 @@ export class A2aTaskLinks {
 
   /** Tasks whose jobs have not settled yet. */
   get size(): number {
-    return this.jobs.size;
+    return this.calls.size;
   }
 
   /** Links one task. If the parent or signal is already cancelled, its cancel goes out at once. */
   add(taskId: string): Job<A2aTaskPayload> {
-    const existing = this.jobs.get(taskId);
-    if (existing !== undefined) return existing;
-    const job = new Job<A2aTaskPayload>({ kind: "a2a-task", taskId }, this.options.parent);
-    this.jobs.set(taskId, job);
-    job.signal.addEventListener("abort", () => this.sendCancel(job), { once: true });
-    if (this.options.signal?.aborted) job.cancel(reasonOf(this.options.signal.reason));
-    else if (this.options.parent?.isDoomed) job.cancel(this.options.parent.reason ?? "internal");
-    return job;
+    const existing = this.calls.get(taskId);
+    if (existing !== undefined) return existing.job;
+    // A parent already cancelling cancels the task at once, with the parent's cause.
+    const call = this.calls.start({ kind: "a2a-task", taskId }, { parent: this.options.parent }, this.protocol, taskId);
+    const { signal } = this.options;
+    if (call === undefined) throw new Error(`task ${taskId} is already linked`);
+    if (signal?.aborted === true) call.cancel(reasonOf(signal.reason));
+    return call.job;
   }
 
   /** The task reached a final state on its own: its job settles and no cancel will be sent. */
   finished(taskId: string): void {
-    const job = this.jobs.get(taskId);
-    if (job !== undefined && job.isRunning) this.settle(job);
+    const call = this.calls.get(taskId);
+    if (call !== undefined && call.job.isRunning) call.resolve();
   }
 
   /** Cancels every linked task still running. */
   cancelAll(reason: CancelReason = "internal"): void {
-    for (const job of [...this.jobs.values()]) job.cancel(reason);
+    this.calls.cancelAll(reason);
   }
 
   /** Resolves once every linked task's job has settled. */
   idle(): Promise<void> {
-    if (this.jobs.size === 0) return Promise.resolve();
+    if (this.calls.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -102,18 +115,8 @@ export class A2aTaskLinks {
     this.detachSignal?.();
   }
 
-  private sendCancel(job: Job<A2aTaskPayload>): void {
-    const { taskId } = job.payload;
-    let reported = false;
-    const report = (outcome: TaskCancelOutcome) => {
-      if (reported) return;
-      reported = true;
-      clearTimeout(grace);
-      this.settle(job);
-      this.options.onOutcome?.(outcome);
-    };
-    const grace = setTimeout(() => report({ taskId, outcome: "no-answer" }), this.graceMs);
-    grace.unref?.();
+  private sendCancel(call: TaskCall): void {
+    const { taskId } = call.payload;
     const { reasoning } = this.options;
     this.options.client
       .cancelTask(
@@ -122,23 +125,18 @@ export class A2aTaskLinks {
       )
       .then(
         (task) =>
-          report({
+          this.report(call, {
             taskId,
             outcome: Number(task.status?.state) === TASK_STATE_CANCELED ? "canceled" : "failed",
             task,
           }),
         (error: unknown) =>
-          report({ taskId, outcome: error instanceof CancelDeniedError ? "denied" : "failed", error }),
+          this.report(call, { taskId, outcome: error instanceof CancelDeniedError ? "denied" : "failed", error }),
       );
   }
 
-  private settle(job: Job<A2aTaskPayload>): void {
-    job.settle();
-    this.jobs.delete(job.payload.taskId);
-    if (this.jobs.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+  /** Settles the task's call and reports how its cancel ended, once: a later answer is dropped. */
+  private report(call: TaskCall, outcome: TaskCancelOutcome): void {
+    if (call.resolve()) this.options.onOutcome?.(outcome);
   }
-}
-
-function reasonOf(reason: unknown): CancelReason {
-  return reason instanceof JobCancelledError ? reason.reason : "external";
 }

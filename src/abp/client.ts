@@ -1,9 +1,12 @@
 /**
- * The agent side of ABP, written once for every transport. Each call is a job of the shared tree:
- * an AbortSignal, a timeout, a cancelled parent job (an ACP turn, say) or a shutdown cancels it,
- * which sends `capabilities/cancel` and waits for the app's answer, at most `graceMs`.
+ * The agent side of ABP, written once for every transport. Each call runs the core call
+ * lifecycle: an AbortSignal, a timeout, a cancelled parent job (an ACP turn, say) or a shutdown
+ * cancels it, which sends `capabilities/cancel` and waits for the app's answer, at most `graceMs`.
+ * This file only maps ABP: what the cancel is, and what a cancelled call answers.
  */
-import { GraceTimers, Job, JobTable, type AnyJob, type CancelReason } from "../core/index.js";
+import type { AnyJob } from "../core/index.js";
+import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
+import { GraceTimers } from "../core/grace-timers.js";
 import {
   type AgentInfo,
   type CallRequest,
@@ -50,8 +53,6 @@ export interface AbpCall {
   cause: CancelCause | undefined;
   /** True once `capabilities/cancel` was sent for it. */
   cancelSent: boolean;
-  /** @internal What the client does once the job is cancelled. */
-  react?: () => void;
 }
 
 export interface AbpClientOptions {
@@ -62,19 +63,22 @@ export interface AbpClientOptions {
   onError?: (error: Error) => void;
 }
 
-const CAUSE_REASON: Record<CancelCause, CancelReason> = {
-  abort: "external",
-  cancel: "external",
-  timeout: "deadline",
-  parent: "internal",
-  shutdown: "shutdown",
+/** The ABP cause of a cancel, from the link that cancelled the call. */
+const ORIGIN_CAUSE: Record<CancelOrigin, CancelCause> = {
+  signal: "abort",
+  deadline: "timeout",
+  parent: "parent",
+  call: "cancel",
 };
 
 export class AbpClient {
   /** Calls in flight, keyed by callId. Empty at quiescence. */
-  readonly calls = new JobTable<string, AbpCall>({ rememberSettled: 0 });
-  private readonly expireGrace = new Map<string, () => void>();
-  private readonly grace: GraceTimers<string>;
+  readonly calls: Calls<AbpCall, AbpCallResult, string>;
+  /**
+   * Cancels waiting for the app's acknowledgement: each is given up (and the transport forgets
+   * it) when the grace ends, whether or not its call settled first.
+   */
+  private readonly acks: GraceTimers<AbortController>;
   private closedWith: AbpClosedError | undefined = undefined;
   private shuttingDown = false;
 
@@ -82,7 +86,8 @@ export class AbpClient {
     readonly transport: AbpTransport,
     private readonly options: AbpClientOptions = {},
   ) {
-    this.grace = new GraceTimers(options.graceMs ?? 2000, (callId) => this.expireGrace.get(callId)?.());
+    this.calls = new Calls(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
+    this.acks = new GraceTimers(this.calls.graceMs, (waiting) => waiting.abort(new AbpClosedError("no acknowledgement within the grace period")));
     void transport.closed.then((error) => {
       this.closedWith = error;
     });
@@ -99,73 +104,49 @@ export class AbpClient {
   call(capability: string, params?: Record<string, unknown>, options: AbpCallOptions = {}): Promise<AbpCallResult> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
     const callId = options.callId ?? randomCallId();
-    const job = this.calls.create(callId, { callId, capability, cause: undefined, cancelSent: false }, options.parent);
-    if (job === undefined) {
+    if (this.calls.get(callId) !== undefined) {
       return Promise.reject(new AbpProtocolError("DUPLICATE_CALL_ID", `a call with callId "${callId}" is already in flight`));
     }
     // Cancelled before it was sent: it is skipped, as the spec has the app skip a call not yet started.
-    const early: CancelCause | undefined = options.signal?.aborted ? "abort" : options.parent?.isDoomed ? "parent" : undefined;
-    if (early !== undefined) {
-      job.payload.cause = early;
-      this.calls.settle(callId);
+    const links = { parent: options.parent, signal: options.signal, timeoutMs: options.timeout };
+    if (doomedBy(links) !== undefined) {
+      const early: CancelCause = options.signal?.aborted === true ? "abort" : "parent";
       return Promise.resolve({ success: false, cancelled: true, callId, cancelledBy: early });
     }
-    return new Promise((resolve, reject) => {
-      const { signal } = options;
-      const onAbort = signal === undefined ? undefined : () => this.cancelJob(job, "abort");
-      let reacted = false;
-      /** Frees the call's bookkeeping; false when it was already settled (a late answer). */
-      const finish = (): boolean => {
-        if (job.isSettled) return false;
-        if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-        if (reacted) {
-          // Only a cancelled call has a grace period to stop.
-          this.grace.stop(callId);
-          this.expireGrace.delete(callId);
-        }
-        this.calls.settle(callId);
-        return true;
-      };
-      if (onAbort !== undefined) signal?.addEventListener("abort", onAbort, { once: true });
-      if (options.timeout !== undefined) job.setDeadline(options.timeout, () => this.cancelJob(job, "timeout"));
-      // Once the job is cancelled, whoever did it: send the cancel, and wait at most the grace period.
-      job.payload.react = () => {
-        if (reacted || job.isSettled) return;
-        reacted = true;
-        job.payload.cause ??= "parent";
-        this.expireGrace.set(callId, () => {
-          const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: job.payload.cause ?? "parent" };
-          if (!this.shuttingDown) settled.unconfirmed = true;
-          if (finish()) resolve(settled);
-        });
-        this.grace.start(callId);
-        if (!job.payload.cancelSent && !this.shuttingDown) void this.sendCancel(job, options.onCancelAcknowledged);
-      };
-      // Only a parent's cascade reaches the job from outside this class; the signal (an
-      // AbortController) is made only then.
-      if (options.parent !== undefined) job.signal.addEventListener("abort", job.payload.react, { once: true });
-      const request: CallRequest = { capability, callId };
-      if (params !== undefined) request.params = params;
-      if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
-      this.transport.call(request, options.onProgress).then(
-        (result) => {
-          if (finish()) resolve(this.withCause(result, job));
-        },
-        (error: unknown) => {
-          if (finish()) reject(error);
-        },
-      );
-    });
+    // The transport forgets the request once the call settles, whatever settled it.
+    const sent = new AbortController();
+    const protocol: CallProtocol<AbpCall, AbpCallResult> = {
+      sendCancel: (call) => {
+        const payload = call.payload;
+        payload.cause ??= ORIGIN_CAUSE[call.origin ?? "parent"];
+        if (!payload.cancelSent && !this.shuttingDown) void this.sendCancel(call, options.onCancelAcknowledged);
+      },
+      graceEnded: (call) => {
+        const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: call.payload.cause ?? "parent" };
+        if (!this.shuttingDown) settled.unconfirmed = true;
+        call.resolve(settled);
+      },
+      cleanup: () => sent.abort(new AbpClosedError(`call ${callId} settled`)),
+    };
+    const payload: AbpCall = { callId, capability, cause: undefined, cancelSent: false };
+    const call = this.calls.start(payload, links, protocol, callId) as Call<AbpCall, AbpCallResult>;
+    const request: CallRequest = { capability, callId };
+    if (params !== undefined) request.params = params;
+    if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
+    this.transport.call(request, options.onProgress, { signal: sent.signal }).then(
+      (result) => call.resolve(withCause(result, payload)),
+      (error: unknown) => call.reject(error),
+    );
+    return call.promise;
   }
 
   /** Cancels a call by id (one of ours or not) and returns the app's acknowledgement. */
   async cancel(callId: string, reason?: string): Promise<CancelResult> {
-    const job = this.calls.get(callId);
-    if (job !== undefined && job.isRunning) {
-      job.payload.cancelSent = true;
-      job.payload.cause = "cancel";
-      job.cancel(CAUSE_REASON.cancel);
-      job.payload.react?.();
+    const call = this.calls.get(callId);
+    if (call !== undefined && call.job.isRunning) {
+      call.payload.cancelSent = true;
+      call.payload.cause = "cancel";
+      call.cancel("external");
     }
     return this.transport.cancel(reason === undefined ? { callId } : { callId, reason });
   }
@@ -177,11 +158,10 @@ export class AbpClient {
   async shutdown(reason?: string): Promise<void> {
     this.shuttingDown = true;
     try {
-      for (const job of [...this.calls.values()]) {
-        job.payload.cause ??= "shutdown";
-        job.cancel("shutdown");
-        job.payload.react?.();
-        this.expireGrace.get(job.payload.callId)?.();
+      for (const call of [...this.calls.values()]) {
+        call.payload.cause ??= "shutdown";
+        call.cancel("shutdown");
+        call.endGrace();
       }
       if (this.closedWith === undefined) await this.transport.shutdown(reason === undefined ? {} : { reason });
     } finally {
@@ -195,28 +175,26 @@ export class AbpClient {
     await this.transport.close();
   }
 
-  private cancelJob(job: Job<AbpCall>, cause: CancelCause): void {
-    if (!job.isRunning) return;
-    job.payload.cause = cause;
-    job.cancel(CAUSE_REASON[cause]);
-    job.payload.react?.();
-  }
-
-  private async sendCancel(job: Job<AbpCall>, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {
-    job.payload.cancelSent = true;
-    const cause = job.payload.cause ?? "parent";
+  private async sendCancel(call: Call<AbpCall, AbpCallResult>, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {
+    const payload = call.payload;
+    payload.cancelSent = true;
+    const cause = payload.cause ?? "parent";
+    const waiting = new AbortController();
+    this.acks.start(waiting);
     try {
       // No reason is sent: an abort, a timeout and a parent's cancel look the same to the app.
-      const ack = await this.transport.cancel({ callId: job.payload.callId });
+      const ack = await this.transport.cancel({ callId: payload.callId }, { signal: waiting.signal });
       onAck?.(ack, cause);
     } catch (error) {
       // The call itself settles through its own answer, the channel closing, or the grace period.
       if (!(error instanceof AbpClosedError)) this.options.onError?.(error as Error);
+    } finally {
+      this.acks.stop(waiting);
     }
   }
+}
 
-  private withCause(result: CallResult, job: Job<AbpCall>): AbpCallResult {
-    const { cause, callId } = job.payload;
-    return result.cancelled === true && cause !== undefined ? { ...result, callId, cancelledBy: cause } : { ...result, callId };
-  }
+function withCause(result: CallResult, payload: AbpCall): AbpCallResult {
+  const { cause, callId } = payload;
+  return result.cancelled === true && cause !== undefined ? { ...result, callId, cancelledBy: cause } : { ...result, callId };
 }

@@ -33,7 +33,7 @@ import {
   NotificationSchema,
   ProgressSchema,
 } from "./schemas.js";
-import type { AbpTransport } from "./transport.js";
+import type { AbpTransport, TransportRequestOptions } from "./transport.js";
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;
@@ -47,6 +47,8 @@ interface Pending {
   resolve(payload: unknown): void;
   reject(error: Error): void;
   progressToken?: string | number;
+  /** Stops listening to the request's signal. */
+  unlink?: () => void;
 }
 
 const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
@@ -85,13 +87,19 @@ export class EnvelopeChannel implements AbpTransport {
     return this.request("initialize", params) as Promise<InitializeResult>;
   }
 
-  call(request: CallRequest, onProgress?: (progress: ProgressPayload) => void): Promise<CallResult> {
+  call(
+    request: CallRequest,
+    onProgress?: (progress: ProgressPayload) => void,
+    options?: TransportRequestOptions,
+  ): Promise<CallResult> {
     const token = request.options?.progressToken;
-    return this.request("capabilities/call", request, token !== undefined && onProgress ? [token, onProgress] : undefined) as Promise<CallResult>;
+    const progress: [string | number, (p: ProgressPayload) => void] | undefined =
+      token !== undefined && onProgress ? [token, onProgress] : undefined;
+    return this.request("capabilities/call", request, progress, options?.signal) as Promise<CallResult>;
   }
 
-  cancel(request: CancelRequest): Promise<CancelResult> {
-    return this.request("capabilities/cancel", request) as Promise<CancelResult>;
+  cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult> {
+    return this.request("capabilities/cancel", request, undefined, options?.signal) as Promise<CancelResult>;
   }
 
   async shutdown(payload: ShutdownPayload): Promise<void> {
@@ -162,6 +170,7 @@ export class EnvelopeChannel implements AbpTransport {
     this.closedWith = error;
     const pending = [...this.pending.values()];
     this.pending.clear();
+    for (const waiting of pending) waiting.unlink?.();
     this.progress.clear();
     for (const waiting of pending) waiting.reject(error);
     this.markClosed(error);
@@ -171,18 +180,36 @@ export class EnvelopeChannel implements AbpTransport {
     type: RequestType,
     payload: unknown,
     progress?: [string | number, (p: ProgressPayload) => void],
+    signal?: AbortSignal,
   ): Promise<unknown> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
     const id = `${this.prefix}${++this.nextId}`;
+    const envelope: Envelope = { type, id, timestamp: Date.now(), payload };
+    // The app would refuse it anyway; refusing here names the limit and sends nothing.
+    const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
+    if (messageSize(envelope, max) > max) {
+      return Promise.reject(new AbpProtocolError("MESSAGE_TOO_LARGE", `${type} is over the size limit of ${max} bytes; nothing was sent`));
+    }
     return new Promise((resolve, reject) => {
       const waiting: Pending = { type, resolve, reject };
       if (progress !== undefined) {
         waiting.progressToken = progress[0];
         this.progress.set(progress[0], progress[1]);
       }
+      if (signal !== undefined) {
+        // Its caller gave up on it (a settled call's grace ended): nothing of it stays here.
+        const forget = () => {
+          if (this.pending.get(id) !== waiting) return;
+          this.settle(id, waiting);
+          reject(signal.reason);
+        };
+        signal.addEventListener("abort", forget, { once: true });
+        waiting.unlink = () => signal.removeEventListener("abort", forget);
+      }
       this.pending.set(id, waiting);
       try {
-        this.send({ type, id, timestamp: Date.now(), payload });
+        this.send(envelope);
       } catch (error) {
         this.settle(id, waiting);
         reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
@@ -211,6 +238,7 @@ export class EnvelopeChannel implements AbpTransport {
 
   private settle(id: string, waiting: Pending): void {
     this.pending.delete(id);
+    waiting.unlink?.();
     if (waiting.progressToken !== undefined) this.progress.delete(waiting.progressToken);
   }
 

@@ -18,7 +18,7 @@ import type {
 import { LIMITS, messageSize } from "./app/protocol.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import { CallResultSchema, CancelResultSchema, describeIssue, InitializeResultSchema } from "./schemas.js";
-import type { AbpTransport } from "./transport.js";
+import type { AbpTransport, TransportRequestOptions } from "./transport.js";
 
 export interface PlaywrightTransportOptions {
   maxMessageBytes?: number;
@@ -38,7 +38,7 @@ const invoke = ({ method, args }: { method: AbpMethod; args: unknown[] }): unkno
 
 export class PlaywrightTransport implements AbpTransport {
   readonly closed: Promise<AbpClosedError>;
-  private readonly pending = new Set<(error: Error) => void>();
+  private readonly pending = new Set<(error: unknown) => void>();
   private closedWith: AbpClosedError | undefined = undefined;
   private markClosed!: (error: AbpClosedError) => void;
   private readonly onPageClose = () => this.fail("the page was closed");
@@ -62,18 +62,21 @@ export class PlaywrightTransport implements AbpTransport {
     return this.check("initialize", InitializeResultSchema, result) as InitializeResult;
   }
 
-  async call(request: CallRequest): Promise<CallResult> {
-    const { capability, params, callId, options } = request;
-    const result = await this.evaluate(
-      "capabilities/call",
-      "call",
-      [capability, params ?? {}, { ...options, callId }],
-    );
+  async call(request: CallRequest, _onProgress?: unknown, options?: TransportRequestOptions): Promise<CallResult> {
+    const { capability, params, callId } = request;
+    const args = [capability, params ?? {}, { ...request.options, callId }];
+    // The page would refuse it anyway; refusing here names the limit and sends nothing.
+    const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
+    if (messageSize(args, max) > max) {
+      throw new AbpProtocolError("MESSAGE_TOO_LARGE", `capabilities/call is over the size limit of ${max} bytes; nothing was sent`);
+    }
+    const result = await this.evaluate("capabilities/call", "call", args, options?.signal);
     return this.check("capabilities/call", CallResultSchema, result) as CallResult;
   }
 
-  async cancel(request: CancelRequest): Promise<CancelResult> {
-    const result = await this.evaluate("capabilities/cancel", "cancel", request.reason === undefined ? [request.callId] : [request.callId, request.reason]);
+  async cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult> {
+    const args = request.reason === undefined ? [request.callId] : [request.callId, request.reason];
+    const result = await this.evaluate("capabilities/cancel", "cancel", args, options?.signal);
     return this.check("capabilities/cancel", CancelResultSchema, result) as CancelResult;
   }
 
@@ -85,21 +88,29 @@ export class PlaywrightTransport implements AbpTransport {
     this.fail("the agent closed the transport");
   }
 
-  /** Runs `fn` in the page; rejects at once (with why) if the page closes or navigates first. */
-  private evaluate(what: string, method: AbpMethod, args: unknown[]): Promise<unknown> {
+  /**
+   * Runs `fn` in the page; rejects at once (with why) if the page closes or navigates first, or
+   * when `signal` aborts (the evaluate cannot be stopped, but nothing of it stays here).
+   */
+  private evaluate(what: string, method: AbpMethod, args: unknown[], signal?: AbortSignal): Promise<unknown> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const abandon = (error: Error) => reject(error);
+      const forget = () => abandon(signal?.reason);
+      const abandon = (error: unknown) => {
+        if (!this.pending.delete(abandon)) return;
+        signal?.removeEventListener("abort", forget);
+        reject(error);
+      };
       this.pending.add(abandon);
+      signal?.addEventListener("abort", forget, { once: true });
       this.page.evaluate(invoke, { method, args }).then(
         (value) => {
-          this.pending.delete(abandon);
+          if (!this.pending.delete(abandon)) return;
+          signal?.removeEventListener("abort", forget);
           resolve(value);
         },
-        (error: unknown) => {
-          this.pending.delete(abandon);
-          reject(this.explain(what, error));
-        },
+        (error: unknown) => abandon(this.explain(what, error)),
       );
     });
   }

@@ -8,12 +8,11 @@ import {
   type JsonRpcResponse,
   resultResponse,
 } from "../wire/index.js";
+import { PERMISSION_CANCELLED } from "../wire/acp-shapes.js";
 import { Method } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
-/** The `cancelled` outcome of a permission request (v1 and the v2 draft alike). */
-export const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" }) });
 /**
  * The `data` of a -32800 that names only its reason, one frozen object per reason: the
  * answers of a cascade's jobs share it instead of building one each.

@@ -65,7 +65,7 @@ export interface EngineOptions {
   now?: () => number;
 }
 
-export const DEFAULT_GRACE_MS = 2000;
+export { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
 
 export const DEFAULT_TURN_END_WINDOW_MS = 10_000;
 

@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, JobGrace, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -43,8 +43,8 @@ export class CancelEngine {
   // The engine never asks "already settled?" (late replies have their own memory), so its
   // tables remember no settled keys: one Set operation less per response.
   private readonly tables: Record<Side, Table> = {
-    client: new JobTable({ rememberSettled: 0 }),
-    agent: new JobTable({ rememberSettled: 0 }),
+    client: new JobTable(),
+    agent: new JobTable(),
   };
   private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
     client: new RecentKeys(LATE_REPLY_MEMORY),
@@ -59,7 +59,7 @@ export class CancelEngine {
   private readonly ports: Record<Side, PortOptions>;
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
-  private readonly grace: JobGrace<RequestJob>;
+  private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
   private readonly cleanup: ReadonlySet<string>;
@@ -78,7 +78,7 @@ export class CancelEngine {
     private readonly deliver: Deliver,
     options: EngineOptions = {},
   ) {
-    this.grace = new JobGrace(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
+    this.grace = new GraceTimers(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
@@ -269,7 +269,7 @@ export class CancelEngine {
     if (parent?.isDoomed) {
       this.stats.cancelledAtBirth++;
       this.emit({ type: "cancelled-at-birth", side: from, id, method });
-      this.refuse(job, parent.reason ?? "internal", "issued under a request that was already being cancelled");
+      this.refuse(job, parent.cause ?? "internal", "issued under a request that was already being cancelled");
       return;
     }
     let outgoing: JsonRpcRequest = request;

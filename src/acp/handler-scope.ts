@@ -1,4 +1,5 @@
 import { bindHandlerJob } from "../core/index.js";
+import { isThenable } from "../core/is-thenable.js";
 import type { CancelEngine } from "./engine.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
@@ -99,12 +100,4 @@ function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, e
   if (isAbortLike(error) && job.isRunning) {
     engine.cancel(remote, job.payload.id, isTimeoutLike(error) ? "deadline" : "internal");
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }

@@ -16,9 +16,4 @@ export function otherSide(side: Side): Side {
   return side === "client" ? "agent" : "client";
 }
 
-/** The `sessionId` of ACP params, when there is one. */
-export function sessionIdOf(params: unknown): string | undefined {
-  if (typeof params !== "object" || params === null) return undefined;
-  const sessionId = (params as { sessionId?: unknown }).sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
-}
+export { sessionIdOf } from "../wire/acp-shapes.js";

@@ -1,16 +1,22 @@
 import { SharedTimer } from "./shared-timer.js";
 
 /**
- * Grace periods with one timer for all of them. Every period has the same length, so they
- * end in the order they started: a Map (which keeps insertion order) and one timer for its
- * first entry replace a timer per item. 10,000 cancels, one timer.
+ * How long a cancelled call may stay unanswered before its binding answers for it, unless
+ * the caller says otherwise. Every binding's default (ACP engine, vscode-jsonrpc, MCP, ABP).
+ */
+export const DEFAULT_GRACE_MS = 2000;
+
+/**
+ * Grace periods with one timer for all of them: the one grace mechanism of every binding.
+ * Every period has the same length, so they end in the order they started: a Map (which
+ * keeps insertion order) and one timer for its first entry replace a timer per item.
  */
 export class GraceTimers<T> {
   private readonly due = new Map<T, number>();
   private readonly timer = new SharedTimer(() => this.fire());
 
   constructor(
-    private readonly graceMs: number,
+    readonly graceMs: number,
     private readonly expire: (item: T) => void,
   ) {}
 
@@ -18,11 +24,19 @@ export class GraceTimers<T> {
     return this.due.size;
   }
 
-  /** Starts `item`'s grace period now (a second start keeps the first deadline). */
-  start(item: T): void {
+  has(item: T): boolean {
+    return this.due.has(item);
+  }
+
+  /**
+   * Starts `item`'s grace period (a second start keeps the first deadline). A caller that
+   * starts many at once (a cascade) reads the clock once and passes it as `startedAt`.
+   */
+  start(item: T, startedAt: number = Date.now()): void {
     if (this.due.has(item)) return;
-    this.due.set(item, Date.now() + this.graceMs);
-    if (!this.timer.armed) this.timer.arm(this.graceMs);
+    const due = startedAt + this.graceMs;
+    this.due.set(item, due);
+    if (!this.timer.armed) this.timer.arm(due - Date.now());
   }
 
   /** `item` no longer needs its grace period. */
@@ -34,6 +48,7 @@ export class GraceTimers<T> {
 
   private fire(): void {
     const now = Date.now();
+    // `expire` may start and stop periods: the Map's iterator sees both.
     for (const [item, due] of this.due) {
       if (due > now) {
         if (!this.timer.armed) this.timer.arm(due - now);

@@ -1,7 +1,6 @@
 export { CANCEL_REASONS, type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
 export { type AnyJob, type CancelVisitor, Job, type JobState } from "./job.js";
-export { JobTable, type JobTableOptions } from "./job-table.js";
+export { JobTable } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
 export { GraceTimers } from "./grace-timers.js";
-export { JobGrace } from "./job-grace.js";
 export { bindHandlerJob, type HandlerContextLike, jobOf } from "./handler-job.js";

@@ -16,20 +16,23 @@ export type AnyJob = Job<any>;
  * One unit of work in flight: a request, a call, a task. Jobs form a tree; cancelling a
  * job cancels its subtree, children before parents, and each job settles exactly once.
  *
- * Kept deliberately small: no AbortController, child set or timer exists until someone
- * needs it, because a busy connection holds thousands of these.
+ * Kept deliberately small: no AbortController, child set, hook list or timer exists until
+ * someone needs it, because a busy connection holds thousands of these.
  *
  * The seam between bindings: a binding that starts work under another binding's job passes
- * that job as `parent`, watches its own job's `signal` to send its protocol's cancel, and
- * calls `settle()` once its work has an answer (or its grace has passed).
+ * that job as `parent`, reacts to its own job's cancel (`onCancel`, or the `signal` for plain
+ * libraries) by sending its protocol's cancel, and calls `settle()` once its work has an
+ * answer (or its grace has passed). `startCall` (call.ts) does all of that for a call.
  */
 export class Job<P = unknown> {
   state: JobState = "running";
+  /** Why this job was cancelled; undefined while it was not. See `cause` for the inherited why. */
   reason: CancelReason | undefined = undefined;
   /** The job this one was started under; it may belong to another binding. */
   readonly parent: AnyJob | undefined;
   private childSet: Set<AnyJob> | undefined = undefined;
   private controller: AbortController | undefined = undefined;
+  private hooks: (() => void)[] | undefined = undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined = undefined;
   /**
    * Called when the last attached child settles, with that child. A binding that holds this
@@ -37,8 +40,6 @@ export class Job<P = unknown> {
    * through their own bindings, so this is how the holder learns the wait is over.
    */
   onChildrenSettled: ((lastChild: AnyJob) => void) | undefined = undefined;
-  /** The ticket of this job's grace period in a `JobGrace` queue; 0 while it has none. */
-  graceTicket = 0;
 
   constructor(
     readonly payload: P,
@@ -65,6 +66,19 @@ export class Job<P = unknown> {
     return this.state === "cancelling" || (this.parent?.isDoomed ?? false);
   }
 
+  /**
+   * Why the nearest cancelled job on the way to the root (this one first) was cancelled, as
+   * Go's `context.Cause`; undefined when none was. A job born under a cancelling grandparent
+   * has no reason of its own and a parent without one: its cause is the grandparent's.
+   */
+  get cause(): CancelReason | undefined {
+    if (this.reason !== undefined) return this.reason;
+    for (let at = this.parent; at !== undefined; at = at.parent) {
+      if (at.reason !== undefined) return at.reason;
+    }
+    return undefined;
+  }
+
   /** Children still attached (not settled), of any binding. */
   get children(): ReadonlySet<AnyJob> {
     return this.childSet ?? EMPTY;
@@ -86,6 +100,27 @@ export class Job<P = unknown> {
   }
 
   /**
+   * Runs `hook` once when this job is cancelled (as Go's `context.AfterFunc`): during the
+   * cascade, after the job's children, before its signal aborts. A job already cancelling runs
+   * it now; a settled job never does. Returns `stop`, true when it kept the hook from running.
+   */
+  onCancel(hook: () => void): () => boolean {
+    if (this.state === "settled") return never;
+    if (this.state === "cancelling") {
+      hook();
+      return never;
+    }
+    (this.hooks ??= []).push(hook);
+    return () => {
+      const hooks = this.hooks;
+      const at = hooks === undefined ? -1 : hooks.indexOf(hook);
+      if (at === -1 || hooks === undefined) return false;
+      hooks.splice(at, 1);
+      return true;
+    };
+  }
+
+  /**
    * Cancels this job and its subtree. The job is marked before its children are
    * visited, so anything born under it during the cascade is already doomed.
    */
@@ -94,12 +129,15 @@ export class Job<P = unknown> {
     if (this.state === "cancelling") return "already-cancelled";
     this.state = "cancelling";
     this.reason = reason;
-    // The field tests inline what the helpers do: a cascade runs this once per job, mostly
-    // before V8 has optimised it, where every call and getter is paid in full.
     if (this.deadlineTimer !== undefined) this.clearDeadline();
     const children = this.childSet;
     if (children !== undefined && children.size !== 0) {
       for (const child of [...children]) child.cancel(reason, visit);
+    }
+    const hooks = this.hooks;
+    if (hooks !== undefined) {
+      this.hooks = undefined;
+      for (const hook of hooks) hook();
     }
     if (this.controller !== undefined) this.controller.abort(new JobCancelledError(reason));
     if (visit !== undefined) visit(this);
@@ -110,6 +148,7 @@ export class Job<P = unknown> {
   settle(): boolean {
     if (this.state === "settled") return false;
     this.state = "settled";
+    this.hooks = undefined;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
     const siblings = this.parent?.childSet;
     if (siblings !== undefined && siblings.delete(this) && siblings.size === 0) this.parent?.onChildrenSettled?.(this);
@@ -140,3 +179,4 @@ export class Job<P = unknown> {
 }
 
 const EMPTY: ReadonlySet<never> = new Set();
+const never = (): boolean => false;

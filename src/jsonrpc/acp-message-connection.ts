@@ -10,7 +10,9 @@ import {
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node";
-import { type AnyJob, type CancelReason, GraceTimers, Job } from "../core/index.js";
+import { type Call, type CallProtocol, Calls, doomedBy } from "../core/call.js";
+import type { AnyJob, CancelReason, Job } from "../core/index.js";
+import { PERMISSION_CANCELLED, sessionIdOf } from "../wire/acp-shapes.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
 import { ACP_CANCEL_METHOD } from "./cancel-methods.js";
 import { NdjsonMessageReader } from "./ndjson-message-reader.js";
@@ -32,41 +34,20 @@ export interface AcpMessageConnection extends MessageConnection {
   readonly inFlight: { readonly outgoing: number; readonly incoming: number };
 }
 
-/** Marks this binding's payloads: a subtree can also hold other bindings' jobs. */
-const WORK = Symbol("acp-cancel.jsonrpc.work");
-
-/** What the binding keeps per job; `stop` cancels the work in vscode-jsonrpc's terms. */
+/** What the binding keeps per request, in either direction. */
 interface Work {
-  readonly [WORK]: true;
   readonly method: string;
   /** The `sessionId` of the request's params, when it has one. */
   readonly sessionId?: string | undefined;
-  /** An incoming request only: answer it now with `result`, whatever its handler does. */
-  answerWith?: (result: unknown) => void;
-  /** Cancel the work in vscode-jsonrpc's terms, and start its grace period. */
-  stop(): void;
-  /** The grace period ended without an answer. */
-  expire(): void;
-  /** The connection closed: settle now, nobody will answer. */
-  abandon(): void;
 }
 
-const DEFAULT_GRACE_MS = 2000;
+type WorkCall = Call<Work, unknown>;
+
 const SESSION_CANCEL = "session/cancel";
 const REQUEST_PERMISSION = "session/request_permission";
-/** The result ACP requires for a permission request pending when its session is cancelled. */
-const CANCELLED_PERMISSION = { outcome: { outcome: "cancelled" } } as const;
 
-function sessionIdOf(params: unknown): string | undefined {
-  const sessionId = (params as { sessionId?: unknown } | null | undefined)?.sessionId;
-  return typeof sessionId === "string" ? sessionId : undefined;
-}
 /** Which incoming request's handler is running: requests it sends nest under it. */
 const handlerScope = new AsyncLocalStorage<Job<Work>>();
-
-function isWorkJob(job: AnyJob): job is Job<Work> {
-  return (job.payload as Partial<Work> | undefined)?.[WORK] === true;
-}
 
 /**
  * The job of the request whose handler is running (undefined outside one), to pass on as
@@ -90,20 +71,30 @@ function asCancelled(error: unknown, reason: CancelReason): ResponseError<unknow
   return cancelledError(reason, undefined, { code: ErrorCode.InternalError, message: String(error) });
 }
 
+function methodOf(type: unknown): string {
+  return typeof type === "string" ? type : (type as { method: string }).method;
+}
+
 /**
  * A vscode-jsonrpc `MessageConnection` that speaks ACP: ndjson framing, `$/cancel_request`
  * both ways, -32800 for cancelled work (before dispatch too), cascade from a cancelled
  * handler to the requests it sent, deadlines, grace, and prompt rejection on close.
+ *
+ * Requests in both directions run the core call lifecycle; this binding maps it to
+ * vscode-jsonrpc's cancellation tokens. The stock connection is decorated, not patched: the
+ * object returned forwards to it, with `sendRequest`, `onRequest` and `sendNotification` of its own.
  */
 export function createAcpMessageConnection(
   input: Readable,
   output: Writable,
   options: AcpMessageConnectionOptions = {},
 ): AcpMessageConnection {
-  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const deadlines = new Map(Object.entries(options.deadlines ?? {}));
-  const outgoing = new Set<Job<Work>>();
-  const incoming = new Set<Job<Work>>();
+  const callsOptions = options.graceMs === undefined ? {} : { graceMs: options.graceMs };
+  const outgoing = new Calls<Work, unknown>(callsOptions);
+  const incoming = new Calls<Work, unknown>(callsOptions);
+  const graceMs = outgoing.graceMs;
+  let closed = false;
   const connectionOptions: ConnectionOptions = {
     cancellationStrategy: {
       receiver: CancellationStrategy.Message.receiver,
@@ -132,139 +123,88 @@ export function createAcpMessageConnection(
     input,
     options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
   );
-  const connection = createMessageConnection(
-    reader,
-    new NdjsonMessageWriter(output),
-    options.logger,
-    connectionOptions,
-  );
+  const connection = createMessageConnection(reader, new NdjsonMessageWriter(output), options.logger, connectionOptions);
+  const noAnswer = (call: WorkCall) => cancelledError(call.job.reason ?? "internal", `no answer within ${graceMs} ms`);
+  const giveUp = (call: WorkCall) => call.reject(noAnswer(call));
 
-  const cancelTree = (job: Job<Work>, reason: CancelReason) => job.cancel(reason, (each) => {
-    // Other bindings' jobs in the subtree are stopped through their own signals.
-    if (isWorkJob(each)) each.payload.stop();
-  });
-  // One timer for every grace period in flight, whichever direction.
-  const grace = new GraceTimers<Job<Work>>(graceMs, (job) => job.payload.expire());
-  const noAnswer = (job: Job<Work>) => cancelledError(job.reason ?? "internal", `no answer within ${graceMs} ms`);
-
-  const sendRequest = connection.sendRequest.bind(connection) as (...args: unknown[]) => Promise<unknown>;
-  (connection as unknown as Record<string, unknown>).sendRequest = (type: unknown, ...args: unknown[]) => {
-    const method = typeof type === "string" ? type : (type as { method: string }).method;
+  const sendRequest = (type: unknown, ...args: unknown[]): Promise<unknown> => {
+    const method = methodOf(type);
     const userToken = CancellationToken.is(args.at(-1)) ? (args.pop() as CancellationToken) : undefined;
     const parent = handlerScope.getStore();
-    if (parent?.isDoomed) {
-      const detail = "issued under a request that was already being cancelled";
-      return Promise.reject(cancelledError(parent.reason ?? "internal", detail));
+    const links = { parent: parent?.isSettled === false ? parent : undefined, timeoutMs: deadlines.get(method) };
+    const doomed = doomedBy(links);
+    if (doomed !== undefined) {
+      return Promise.reject(cancelledError(doomed, "issued under a request that was already being cancelled"));
     }
     const source = new CancellationTokenSource();
-    let settle!: (outcome: { value: unknown } | { error: unknown }) => void;
-    const job: Job<Work> = new Job<Work>(
-      {
-        [WORK]: true,
-        method,
-        stop() {
-          source.cancel(); // vscode-jsonrpc sends $/cancel_request through our strategy
-          grace.start(job);
-        },
-        expire: () => settle({ error: noAnswer(job) }),
-        abandon: () => settle({ error: cancelledError("shutdown", "the connection closed") }),
+    const protocol: CallProtocol<Work, unknown> = {
+      // vscode-jsonrpc sends $/cancel_request through our strategy (not once the connection is gone).
+      sendCancel: () => {
+        if (!closed) source.cancel();
       },
-      parent?.isSettled === false ? parent : undefined,
-    );
-    outgoing.add(job);
-    const listener = userToken?.onCancellationRequested(() => cancelTree(job, "external"));
-    const deadline = deadlines.get(method);
-    if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
-    return new Promise((resolve, reject) => {
-      settle = (outcome) => {
-        if (!job.settle()) return; // exactly once: a late reply after grace is dropped here
-        grace.stop(job);
-        outgoing.delete(job);
+      graceEnded: giveUp,
+      cleanup: () => {
         listener?.dispose();
         source.dispose();
-        if ("value" in outcome) resolve(outcome.value);
-        else reject(job.reason === undefined ? outcome.error : asCancelled(outcome.error, job.reason));
-      };
-      sendRequest(type, ...args, source.token).then(
-        (value) => settle({ value }),
-        (error: unknown) => settle({ error }),
-      );
-      if (job.reason === undefined && userToken?.isCancellationRequested) cancelTree(job, "external");
-    });
+      },
+    };
+    const call = outgoing.start({ method }, links, protocol) as WorkCall;
+    // Read by the cleanup only, which runs once the call settles: after this line.
+    const listener = userToken?.onCancellationRequested(() => call.cancel("external"));
+    (connection.sendRequest as (...a: unknown[]) => Promise<unknown>)(type, ...args, source.token).then(
+      (value) => call.resolve(value),
+      (error: unknown) => call.reject(call.job.reason === undefined ? error : asCancelled(error, call.job.reason)),
+    );
+    if (userToken?.isCancellationRequested === true) call.cancel("external");
+    return call.promise;
   };
 
-  const onRequest = connection.onRequest.bind(connection) as (...args: unknown[]) => unknown;
-  const scoped = (handler: (...args: unknown[]) => unknown, methodOf: (args: unknown[]) => string) => {
-    return (...args: unknown[]) => {
+  const scoped = (handler: (...args: unknown[]) => unknown, methodOfArgs: (args: unknown[]) => string) => {
+    return (...args: unknown[]): Promise<unknown> => {
       const theirs = args.at(-1) as CancellationToken;
       const ours = new CancellationTokenSource();
-      let giveUp!: (error: unknown) => void;
-      let answerNow!: (result: unknown) => void;
-      // Settles before the handler does when the grace ends or the answer is already known.
-      const decided = new Promise<unknown>((resolve, reject) => {
-        giveUp = reject;
-        answerNow = resolve;
-      });
-      decided.catch(() => {});
-      const method = methodOf(args);
-      const job: Job<Work> = new Job<Work>({
-        [WORK]: true,
-        method,
-        sessionId: args.length > 1 ? sessionIdOf(args[args.length - 2]) : undefined,
-        stop() {
-          ours.cancel();
-          grace.start(job);
+      const method = methodOfArgs(args);
+      const work: Work = { method, sessionId: args.length > 1 ? sessionIdOf(args[args.length - 2]) : undefined };
+      const call = incoming.start(work, { timeoutMs: deadlines.get(method) }, {
+        sendCancel: () => ours.cancel(),
+        // The handler ignored its token: answer for it.
+        graceEnded: giveUp,
+        cleanup: () => {
+          listener.dispose();
+          ours.dispose();
         },
-        expire: () => giveUp(noAnswer(job)), // the handler ignored its token: answer for it
-        abandon: () => ours.cancel(),
-        answerWith: answerNow,
-      });
-      incoming.add(job);
-      const listener = theirs.onCancellationRequested(() => cancelTree(job, "external"));
-      const deadline = deadlines.get(job.payload.method);
-      if (deadline !== undefined) job.setDeadline(deadline, (expired) => cancelTree(expired, "deadline"));
+      }) as WorkCall;
+      const listener = theirs.onCancellationRequested(() => call.cancel("external"));
       args[args.length - 1] = ours.token;
-      const run = handlerScope.run(job, async () => {
-        try {
-          return await handler(...args);
-        } catch (error) {
-          throw job.reason === undefined ? error : asCancelled(error, job.reason);
-        }
-      });
-      return Promise.race([run, decided]).finally(() => {
-        grace.stop(job);
-        job.settle();
-        incoming.delete(job);
-        listener.dispose();
-        ours.dispose();
-      });
+      handlerScope
+        .run(call.job, async () => handler(...args))
+        .then(
+          (value) => call.resolve(value),
+          (error: unknown) => call.reject(call.job.reason === undefined ? error : asCancelled(error, call.job.reason)),
+        );
+      return call.promise;
     };
   };
-  (connection as unknown as Record<string, unknown>).onRequest = (type: unknown, handler?: unknown) => {
-    if (typeof type === "function") {
-      return onRequest(scoped(type as (...args: unknown[]) => unknown, (args) => String(args[0])));
-    }
-    const method = typeof type === "string" ? type : (type as { method: string }).method;
-    return onRequest(
-      type,
-      scoped(handler as (...args: unknown[]) => unknown, () => method),
-    );
+
+  const onRequest = (type: unknown, handler?: unknown): unknown => {
+    const register = connection.onRequest as (...a: unknown[]) => unknown;
+    if (typeof type === "function") return register(scoped(type as (...args: unknown[]) => unknown, (args) => String(args[0])));
+    const method = methodOf(type);
+    return register(type, scoped(handler as (...args: unknown[]) => unknown, () => method));
   };
 
   // ACP: after the client's own session/cancel, it MUST answer that session's pending permission
   // requests with the cancelled outcome. Their handlers' tokens fire too, but the answer does
   // not wait for them (a dialog may ignore its token).
-  const sendNotification = connection.sendNotification.bind(connection) as (...args: unknown[]) => Promise<void>;
-  (connection as unknown as Record<string, unknown>).sendNotification = (type: unknown, ...args: unknown[]) => {
-    const method = typeof type === "string" ? type : (type as { method: string }).method;
-    const sent = sendNotification(type, ...args);
-    const sessionId = method === SESSION_CANCEL ? sessionIdOf(args[0]) : undefined;
+  const sendNotification = (type: unknown, ...args: unknown[]): Promise<void> => {
+    const sent = (connection.sendNotification as (...a: unknown[]) => Promise<void>)(type, ...args);
+    const sessionId = methodOf(type) === SESSION_CANCEL ? sessionIdOf(args[0]) : undefined;
     if (sessionId !== undefined) {
-      for (const job of [...incoming]) {
-        const work = job.payload;
-        if (work.method !== REQUEST_PERMISSION || work.sessionId !== sessionId || !job.isRunning) continue;
-        cancelTree(job, "session");
-        work.answerWith?.(CANCELLED_PERMISSION);
+      for (const call of [...incoming.values()]) {
+        const work = call.payload;
+        if (work.method !== REQUEST_PERMISSION || work.sessionId !== sessionId || !call.job.isRunning) continue;
+        call.cancel("session");
+        call.resolve(PERMISSION_CANCELLED);
       }
     }
     return sent;
@@ -272,17 +212,34 @@ export function createAcpMessageConnection(
 
   // Stock vscode-jsonrpc leaves pending requests hanging until dispose(); answer them now.
   connection.onClose(() => {
-    for (const job of [...incoming]) job.cancel("shutdown", (each) => {
-      if (isWorkJob(each)) each.payload.abandon();
-    });
-    for (const job of [...outgoing]) {
-      job.cancel("shutdown");
-      job.payload.abandon();
+    closed = true;
+    incoming.cancelAll("shutdown");
+    for (const call of [...outgoing.values()]) {
+      call.cancel("shutdown");
+      call.reject(cancelledError("shutdown", "the connection closed"));
     }
   });
 
-  // defineProperty, not Object.assign: assign would copy the getter's value once.
-  return Object.defineProperty(connection, "inFlight", {
-    get: () => ({ outgoing: outgoing.size, incoming: incoming.size }),
-  }) as AcpMessageConnection;
+  return {
+    sendRequest: sendRequest as MessageConnection["sendRequest"],
+    onRequest: onRequest as MessageConnection["onRequest"],
+    sendNotification: sendNotification as MessageConnection["sendNotification"],
+    hasPendingResponse: () => connection.hasPendingResponse(),
+    onNotification: connection.onNotification.bind(connection),
+    onUnhandledNotification: connection.onUnhandledNotification,
+    onProgress: connection.onProgress.bind(connection),
+    sendProgress: connection.sendProgress.bind(connection),
+    onUnhandledProgress: connection.onUnhandledProgress,
+    trace: connection.trace.bind(connection),
+    onError: connection.onError,
+    onClose: connection.onClose,
+    listen: () => connection.listen(),
+    end: () => connection.end(),
+    onDispose: connection.onDispose,
+    dispose: () => connection.dispose(),
+    inspect: () => connection.inspect(),
+    get inFlight() {
+      return { outgoing: outgoing.size, incoming: incoming.size };
+    },
+  };
 }

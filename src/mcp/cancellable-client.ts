@@ -1,9 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type AnyJob, type CancelReason, GraceTimers, Job, JobCancelledError } from "../core/index.js";
+import { type Call, Calls, doomedBy } from "../core/call.js";
+import { type AnyJob, JobCancelledError } from "../core/index.js";
 import type { McpEvent } from "./events.js";
-import { DEFAULT_GRACE_MS, McpCall, NEVER_CANCELLED } from "./mcp-call.js";
+import { McpCall, NEVER_CANCELLED } from "./mcp-call.js";
 
 /** The SDK's request options, plus the two every acp-cancel binding takes. */
 export type McpCallOptions = Omit<RequestOptions, "signal"> & {
@@ -53,82 +54,59 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
 
 const clock = performance;
 
-/** Why work under `job` is pointless: the reason of the nearest ancestor being cancelled. */
-function doomedBy(job: AnyJob): CancelReason {
-  for (let at: AnyJob | undefined = job; at !== undefined; at = at.parent) {
-    if (at.reason !== undefined) return at.reason;
-  }
-  return "internal";
-}
+type Outcome = "answered" | "failed" | "cancelled" | "gave-up";
 
 /**
- * Makes the requests an MCP SDK client sends children of the job tree. A cancel of the parent
- * (an ACP prompt turn, say) aborts the signal the call gave the SDK, and the SDK sends MCP's
- * own `notifications/cancelled`, stops waiting and ignores the late response: the binding
- * re-implements none of that. It only links the call's job into the tree, never cancels
- * `initialize`, and bounds every wait after a cancel by the grace.
+ * Makes the requests an MCP SDK client sends children of the job tree, on the core call
+ * lifecycle. A cancel of the parent (an ACP prompt turn, say) aborts the signal the call gave
+ * the SDK, and the SDK sends MCP's own `notifications/cancelled`, stops waiting and ignores the
+ * late response: the binding re-implements none of that. It only never cancels `initialize`,
+ * and maps a cancelled call's answer to the cancelled error.
  */
 export function cancellableMcpClient<C extends McpClientLike>(
   client: C,
   options: CancellableMcpClientOptions = {},
 ): CancellableMcpClient<C> {
   const { label, onEvent } = options;
-  const inFlight = new Set<Job<McpCall>>();
-  const giveUps = new Map<Job<McpCall>, () => void>();
-  const grace = new GraceTimers<Job<McpCall>>(options.graceMs ?? DEFAULT_GRACE_MS, (job) => giveUps.get(job)?.());
+  const calls = new Calls<McpCall, unknown>(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
   const emit = onEvent === undefined ? undefined : (event: McpEvent) => onEvent(event);
 
   function call<R>(method: string, send: (options: RequestOptions) => Promise<R>, callOptions: McpCallOptions = {}) {
     const { parent, signal, ...requestOptions } = callOptions;
-    if (parent?.isDoomed === true || signal?.aborted === true) {
-      // Nothing is sent under work that is already being cancelled.
-      const reason = parent?.isDoomed === true ? doomedBy(parent) : "external";
-      return Promise.reject(new JobCancelledError(reason));
-    }
-    const job = new Job(new McpCall(method, label), parent);
+    const links = { parent, signal };
+    const doomed = doomedBy(links);
+    // Nothing is sent under work that is already being cancelled.
+    if (doomed !== undefined) return Promise.reject(new JobCancelledError(doomed));
     const cancellable = !NEVER_CANCELLED.has(method);
-    const jobSignal = job.signal; // created now, so a cancel of the tree aborts it
-    inFlight.add(job);
+    let outcome: Outcome = "gave-up";
+    const cancelledError = (c: Call<McpCall, unknown>) => new JobCancelledError(c.cause ?? "internal");
+    const mcpCall = calls.start(new McpCall(method, label), links, {
+      // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
+      sendCancel: (c) => emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified: cancellable, at: clock.now() }),
+      graceEnded: (c) => c.reject(cancelledError(c)),
+      cleanup: () => emit?.({ type: "settled", method, label, outcome, at: clock.now() }),
+    }) as Call<McpCall, unknown>;
     emit?.({ type: "sent", method, label, at: clock.now() });
-
-    return new Promise<R>((resolve, reject) => {
-      const onUserAbort = () => job.cancel("external");
-      signal?.addEventListener("abort", onUserAbort, { once: true });
-      const finish = (outcome: "answered" | "failed" | "cancelled" | "gave-up", settleWith: () => void) => {
-        if (!job.settle()) return; // exactly once: a late answer after giving up is dropped here
-        inFlight.delete(job);
-        giveUps.delete(job);
-        grace.stop(job);
-        jobSignal.removeEventListener("abort", onCancel);
-        signal?.removeEventListener("abort", onUserAbort);
-        emit?.({ type: "settled", method, label, outcome, at: clock.now() });
-        settleWith();
-      };
-      const cancelledError = () => jobSignal.reason as JobCancelledError;
-      const onCancel = () => {
-        emit?.({ type: "cancel", method, label, reason: job.reason ?? "internal", notified: cancellable, at: clock.now() });
-        // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
-        giveUps.set(job, () => finish("gave-up", () => reject(cancelledError())));
-        grace.start(job);
-      };
-      jobSignal.addEventListener("abort", onCancel, { once: true });
-      const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: jobSignal } : requestOptions;
-      let pending: Promise<R>;
-      try {
-        pending = send(sdkOptions);
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
-      pending.then(
-        (value) => finish(job.reason === undefined ? "answered" : "cancelled", () => {
-          if (job.reason === undefined) resolve(value);
-          else reject(cancelledError());
-        }),
-        (error: unknown) => finish(job.reason === undefined ? "failed" : "cancelled", () => {
-          reject(job.reason === undefined ? error : cancelledError());
-        }),
-      );
-    });
+    const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: mcpCall.job.signal } : requestOptions;
+    let pending: Promise<R>;
+    try {
+      pending = send(sdkOptions);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    // A late answer after giving up is dropped by the lifecycle (settled exactly once).
+    pending.then(
+      (value) => {
+        outcome = mcpCall.job.reason === undefined ? "answered" : "cancelled";
+        if (outcome === "answered") mcpCall.resolve(value);
+        else mcpCall.reject(cancelledError(mcpCall));
+      },
+      (error: unknown) => {
+        outcome = mcpCall.job.reason === undefined ? "failed" : "cancelled";
+        mcpCall.reject(outcome === "failed" ? error : cancelledError(mcpCall));
+      },
+    );
+    return mcpCall.promise as Promise<R>;
   }
 
   return {
@@ -148,7 +126,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
       }
     },
     get inFlight() {
-      return inFlight.size;
+      return calls.size;
     },
   };
 }

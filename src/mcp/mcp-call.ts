@@ -15,5 +15,3 @@ export class McpHandling {
 
 /** MCP forbids cancelling `initialize`: the client waits for it, or gives up and closes. */
 export const NEVER_CANCELLED = new Set(["initialize"]);
-
-export const DEFAULT_GRACE_MS = 2000;

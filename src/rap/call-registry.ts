@@ -1,6 +1,6 @@
 import { type AnyJob, type CancelReason, Job } from "../core/index.js";
 import { assertRapId, callKey } from "./ids.js";
-import { TimedKeys } from "./timed-keys.js";
+import { RecentKeys } from "../core/recent-keys.js";
 
 /** The payload of a tool server's own call job. */
 export interface ServerCallPayload {
@@ -9,8 +9,17 @@ export interface ServerCallPayload {
   readonly toolCallId: string;
 }
 
+/**
+ * Who sent a notice or an invocation, as the server's `authenticate` names it. Everyone whose
+ * check answers just `true` is the same principal, {@link ANONYMOUS}.
+ */
+export type Principal = string;
+export const ANONYMOUS: Principal = "";
+
 /** A call the server is working on. */
 export interface TrackedCall {
+  /** Whose call it is: only a notice from this principal cancels it. */
+  readonly owner: Principal;
   /** Aborts when a cancel notice names this call (or arrived before it was tracked). */
   readonly signal: AbortSignal;
   /** The call's job: pass it as `parent` to work that should stop with it. */
@@ -30,7 +39,9 @@ export type NoticeEffect =
   /** The call finished within the remembered window. */
   | "already-finished"
   /** No such call yet: remembered, so the call starts cancelled if it is tracked soon. */
-  | "remembered";
+  | "remembered"
+  /** The call in flight belongs to another principal: nothing happened (and the answer says nothing). */
+  | "not-owner";
 
 export interface CallRegistryOptions {
   /** How long finished calls and early cancels are remembered. Default {@link DEFAULT_REMEMBER_MS}. */
@@ -43,21 +54,30 @@ export interface CallRegistryOptions {
 export const DEFAULT_REMEMBER_MS = 60_000;
 export const DEFAULT_REMEMBER_MAX = 10_000;
 
+export interface TrackOptions {
+  /** Work this call runs under (of any binding). */
+  readonly parent?: AnyJob;
+  /** The principal that sent the invocation (what `authenticate` returned for it). Default {@link ANONYMOUS}. */
+  readonly owner?: Principal;
+}
+
 /**
  * A tool server's calls in flight, keyed by (thread_id, tool_call_id), as jobs of the shared
- * tree. Memory is bounded: a call leaves when it is done, and the finished calls and early
- * cancels it remembers are capped in both time and number.
+ * tree, each owned by the principal that invoked it: a notice cancels (or pre-cancels) only its
+ * own principal's calls. Memory is bounded: a call leaves when it is done, and the finished
+ * calls and early cancels it remembers are capped in both time and number.
  */
 export class CallRegistry {
   private readonly calls = new Map<string, TrackedCall>();
-  private readonly finished: TimedKeys;
-  private readonly early: TimedKeys;
+  /** Keyed by owner and call (`ownedKey`): one principal's memory never answers for another's. */
+  private readonly finished: RecentKeys<string>;
+  private readonly early: RecentKeys<string>;
 
   constructor(options: CallRegistryOptions = {}) {
     const windowMs = options.rememberMs ?? DEFAULT_REMEMBER_MS;
     const max = options.rememberMax ?? DEFAULT_REMEMBER_MAX;
-    this.finished = new TimedKeys(windowMs, max);
-    this.early = new TimedKeys(windowMs, max);
+    this.finished = new RecentKeys(max, windowMs);
+    this.early = new RecentKeys(max, windowMs);
   }
 
   /** Calls in flight. */
@@ -74,26 +94,30 @@ export class CallRegistry {
    * Starts tracking a call, or returns the call already tracked under the same ids. A call
    * whose cancel arrived first starts with its signal aborted.
    */
-  track(threadId: string, toolCallId: string, options: { parent?: AnyJob } = {}): TrackedCall {
+  track(threadId: string, toolCallId: string, options: TrackOptions = {}): TrackedCall {
     assertRapId("thread_id", threadId);
     assertRapId("tool_call_id", toolCallId);
     const key = callKey(threadId, toolCallId);
     const existing = this.calls.get(key);
     if (existing !== undefined) return existing;
+    const owner = options.owner ?? ANONYMOUS;
+    const owned = ownedKey(owner, key);
     const job = new Job<ServerCallPayload>({ protocol: "rap-server", threadId, toolCallId }, options.parent);
     const signal = job.signal;
     const call: TrackedCall = {
+      owner,
       signal,
       job,
       done: () => {
         if (!job.settle()) return;
         this.calls.delete(key);
-        this.finished.add(key);
+        this.finished.add(owned);
       },
     };
     this.calls.set(key, call);
-    this.finished.delete(key);
-    if (this.early.delete(key)) job.cancel("external");
+    this.finished.delete(owned);
+    // An early cancel counts only within its window (the memory drops expired keys before it looks).
+    if (this.early.delete(owned)) job.cancel("external");
     return call;
   }
 
@@ -104,13 +128,22 @@ export class CallRegistry {
     return count;
   }
 
-  /** Applies a cancel notice (ids already validated). */
-  cancel(threadId: string, toolCallId: string, reason: CancelReason = "external"): NoticeEffect {
+  /** Applies a cancel notice from `principal` (ids already validated). */
+  cancel(threadId: string, toolCallId: string, reason: CancelReason = "external", principal: Principal = ANONYMOUS): NoticeEffect {
     const key = callKey(threadId, toolCallId);
     const entry = this.calls.get(key);
-    if (entry !== undefined) return entry.job.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
-    if (this.finished.has(key)) return "already-finished";
-    this.early.add(key);
+    if (entry !== undefined) {
+      if (entry.owner !== principal) return "not-owner";
+      return entry.job.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
+    }
+    const owned = ownedKey(principal, key);
+    if (this.finished.has(owned)) return "already-finished";
+    this.early.add(owned);
     return "remembered";
   }
+}
+
+/** The memory key of a call as seen by one principal; the length prefix keeps it unambiguous. */
+function ownedKey(principal: Principal, key: string): string {
+  return `${principal.length}:${principal}${key}`;
 }

@@ -1,6 +1,7 @@
-import type { CallRegistry, NoticeEffect } from "./call-registry.js";
+import { isThenable } from "../core/is-thenable.js";
+import { ANONYMOUS, type CallRegistry, type NoticeEffect, type Principal } from "./call-registry.js";
 import { cancelNoticeSchema, noticeProblem } from "./ids.js";
-import { DEFAULT_RATE_LIMIT, type RateLimit, RateLimiter } from "./rate-limiter.js";
+import { DEFAULT_FLOOD_LIMIT, DEFAULT_RATE_LIMIT, type RateLimit, RateLimiter } from "./rate-limiter.js";
 
 /** What the endpoint sees of a request before reading its body, whatever the server framework. */
 export interface NoticeRequest {
@@ -16,21 +17,38 @@ export interface AuthRequest extends NoticeRequest {
   readonly body: string;
 }
 
+/**
+ * What `authenticate` decided: false refuses (401); a string names the principal the notice
+ * comes from (a notice cancels only that principal's calls); true accepts it as
+ * {@link ANONYMOUS}, one principal shared by everyone the check accepts.
+ */
+export type AuthVerdict = boolean | Principal;
+
 export interface CancelEndpointOptions {
   /** The server's own calls; a notice cancels through it. */
   readonly registry: CallRegistry;
   /**
    * The same check the server applies to invocations (RAP: "exactly like invocations").
-   * False (or a rejected promise) answers 401 and changes nothing.
+   * False (or a throw, a rejected promise, anything but true or a string) answers 401 and
+   * changes nothing. Return the principal's name to have notices cancel only its own calls
+   * (pass the same name as `owner` to `registry.track`).
    */
-  readonly authenticate: (request: AuthRequest) => boolean | Promise<boolean>;
+  readonly authenticate: (request: AuthRequest) => AuthVerdict | Promise<AuthVerdict>;
   /** Largest body accepted, in bytes. Default {@link DEFAULT_BODY_LIMIT}. */
   readonly bodyLimit?: number;
   /** Time allowed to receive the whole body. Default {@link DEFAULT_BODY_TIMEOUT_MS}. */
   readonly bodyTimeoutMs?: number;
-  /** Per-client token bucket, or false to leave rate limiting to a proxy in front. */
+  /**
+   * Token bucket per principal, checked once a notice is authenticated (per client address for
+   * the anonymous principal), or false to leave rate limiting to a proxy in front.
+   */
   readonly rateLimit?: RateLimit | false;
-  /** The rate-limit key; the peer's address by default. */
+  /**
+   * Token bucket per client address, checked before anything else: it only stops floods, so
+   * it is far above what an authentic runtime sends. False turns it off.
+   */
+  readonly floodLimit?: RateLimit | false;
+  /** The client's key for the flood limit (and the anonymous principal's rate); the peer's address by default. */
   readonly clientKey?: (request: NoticeRequest) => string;
   /** One event per request, for logs and metrics (the response itself says nothing). */
   readonly onNotice?: (event: NoticeEvent) => void;
@@ -59,6 +77,8 @@ export interface Answer {
 export interface NoticeEvent {
   readonly status: number;
   readonly client: string;
+  /** Who sent it, once authenticated. */
+  readonly principal?: Principal;
   /** For a 200: what the notice did. */
   readonly effect?: NoticeEffect;
   readonly threadId?: string;
@@ -76,12 +96,15 @@ const OK: Answer = { status: 200, message: "", headers: {}, close: false };
  */
 export class CancelEndpointCore {
   private readonly limiter: RateLimiter | undefined;
+  private readonly flood: RateLimiter | undefined;
   private readonly bodyLimit: number;
   private readonly bodyTimeoutMs: number;
 
   constructor(private readonly options: CancelEndpointOptions) {
     const rate = options.rateLimit ?? DEFAULT_RATE_LIMIT;
     this.limiter = rate === false ? undefined : new RateLimiter(rate);
+    const flood = options.floodLimit ?? DEFAULT_FLOOD_LIMIT;
+    this.flood = flood === false ? undefined : new RateLimiter(flood);
     this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   }
@@ -102,11 +125,9 @@ export class CancelEndpointCore {
   /** The checks that need no body: method, rate, content type, declared length. Undefined: read the body. */
   precheck(request: NoticeRequest): Answer | undefined {
     if (request.method !== "POST") return this.reject(request, 405, `method ${request.method} not allowed: use POST`, { allow: "POST" });
-    if (this.limiter !== undefined) {
+    if (this.flood !== undefined) {
       const client = this.client(request);
-      if (!this.limiter.take(client)) {
-        return this.reject(request, 429, "too many cancel notices", { "retry-after": String(this.limiter.retryAfter(client)) });
-      }
+      if (!this.flood.take(client)) return this.tooMany(request, this.flood, client);
     }
     const type = request.headers.get("content-type");
     if (!isJson(type)) {
@@ -134,22 +155,27 @@ export class CancelEndpointCore {
           return this.reject(request, 400, "body aborted", {}, true);
       }
     }
-    let verdict: boolean | Promise<boolean>;
+    let verdict: AuthVerdict | Promise<AuthVerdict>;
     try {
       const { method, url, headers, remoteAddress } = request;
       verdict = this.options.authenticate({ method, url, headers, remoteAddress, body: body.text });
     } catch {
       verdict = false;
     }
-    if (typeof verdict === "boolean") return this.authenticated(request, verdict, body.text);
-    return verdict.then(
-      (ok) => this.authenticated(request, ok === true, body.text),
-      () => this.authenticated(request, false, body.text),
+    if (!isThenable(verdict)) return this.authenticated(request, principalOf(verdict), body.text);
+    return Promise.resolve(verdict).then(
+      (given) => this.authenticated(request, principalOf(given), body.text),
+      () => this.authenticated(request, undefined, body.text),
     );
   }
 
-  private authenticated(request: NoticeRequest, authentic: boolean, text: string): Answer {
-    if (!authentic) return this.reject(request, 401, "not authenticated");
+  private authenticated(request: NoticeRequest, principal: Principal | undefined, text: string): Answer {
+    if (principal === undefined) return this.reject(request, 401, "not authenticated");
+    if (this.limiter !== undefined) {
+      // Per principal: one runtime's burst never spends another's allowance, whatever their addresses.
+      const key = principal === ANONYMOUS ? `address ${this.client(request)}` : `principal ${principal}`;
+      if (!this.limiter.take(key)) return this.tooMany(request, this.limiter, key, principal);
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -159,13 +185,18 @@ export class CancelEndpointCore {
     const parsed = cancelNoticeSchema.safeParse(json);
     if (!parsed.success) return this.reject(request, 422, noticeProblem(json) ?? "invalid notice");
     const { thread_id: threadId, tool_call_id: toolCallId } = parsed.data;
-    const effect = this.options.registry.cancel(threadId, toolCallId);
-    this.options.onNotice?.({ status: 200, client: this.client(request), effect, threadId, toolCallId });
+    const effect = this.options.registry.cancel(threadId, toolCallId, "external", principal);
+    // The same 200 whatever the effect: another principal's call does not show it exists.
+    this.options.onNotice?.({ status: 200, client: this.client(request), principal, effect, threadId, toolCallId });
     return OK;
   }
 
   private client(request: NoticeRequest): string {
     return this.options.clientKey?.(request) ?? request.remoteAddress ?? "unknown";
+  }
+
+  private tooMany(request: NoticeRequest, limiter: RateLimiter, key: string, principal?: Principal): Answer {
+    return this.reject(request, 429, "too many cancel notices", { "retry-after": String(limiter.retryAfter(key)) }, false, principal);
   }
 
   private reject(
@@ -174,8 +205,10 @@ export class CancelEndpointCore {
     problem: string,
     headers: Record<string, string> = {},
     close = false,
+    principal?: Principal,
   ): Answer {
-    this.options.onNotice?.({ status, client: this.client(request), problem });
+    const client = this.client(request);
+    this.options.onNotice?.(principal === undefined ? { status, client, problem } : { status, client, principal, problem });
     return { status, message: `${problem}\n`, headers, close };
   }
 }
@@ -189,4 +222,10 @@ function isJson(value: string | null): boolean {
     const [name, v] = p.split("=");
     return name?.trim().toLowerCase() !== "charset" || v?.trim().replace(/"/g, "").toLowerCase() === "utf-8";
   });
+}
+
+/** The principal a verdict names; undefined when it refuses (false, or anything else unexpected). */
+function principalOf(verdict: unknown): Principal | undefined {
+  if (verdict === true) return ANONYMOUS;
+  return typeof verdict === "string" ? verdict : undefined;
 }

@@ -7,10 +7,16 @@ export interface RateLimit {
 }
 
 /**
- * Default: 100 notices a second per client, bursts of 200. A runtime cancelling a busy
+ * Default: 100 notices a second per principal, bursts of 200. A runtime cancelling a busy
  * thread sends one notice per call at once, so the burst is generous; a flood is not.
  */
 export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200, maxClients: 10_000 };
+
+/**
+ * Default per address, before authentication: 1,000 requests a second, bursts of 2,000. Ten
+ * times an authentic runtime's allowance, so it stops only floods.
+ */
+export const DEFAULT_FLOOD_LIMIT: RateLimit = { perSecond: 1000, burst: 2000, maxClients: 10_000 };
 
 interface Bucket {
   tokens: number;

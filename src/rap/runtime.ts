@@ -1,4 +1,5 @@
-import { type AnyJob, type CancelEffect, type CancelReason, Job, RecentKeys } from "../core/index.js";
+import { type Call, type CallProtocol, Calls } from "../core/call.js";
+import type { AnyJob, CancelEffect, CancelReason, Job } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { assertRapId, callKey } from "./ids.js";
 import { postInvocation } from "./invocation.js";
@@ -67,26 +68,25 @@ export interface RapRuntimeOptions extends Omit<CancelFanoutOptions, "onOutcome"
 /** What {@link RapRuntime.deliver} did with a tool_result. */
 export type DeliveryEffect = "accepted" | "late-ignored" | "unknown";
 
-interface CallState {
-  readonly job: Job<RapToolCallPayload>;
-  readonly resolve: (outcome: ToolCallOutcome) => void;
-  readonly unlink: () => void;
-}
+type RapCall = Call<RapToolCallPayload, ToolCallOutcome>;
 
 /**
- * The runtime side of RAP cancellation. Each dispatched tool call is a job keyed by
- * (thread_id, tool_call_id). However a call is cancelled (by id, by thread, by a cancel of
- * any job above it, by an aborted signal), it gets the synthetic "interrupted" result at
- * once, its job settles, and a cancel notice is queued for every tool server.
+ * The runtime side of RAP cancellation, on the core call lifecycle. Each dispatched tool call
+ * is a call keyed by (thread_id, tool_call_id). However a call is cancelled (by id, by thread,
+ * by a cancel of any job above it, by an aborted signal), RAP's cancel is: the synthetic
+ * "interrupted" result at once (no grace: RAP answers for the tool), and a cancel notice
+ * queued for every tool server.
  */
 export class RapRuntime {
   readonly fanout: CancelFanout;
-  private readonly calls = new Map<string, CallState>();
-  private readonly finished: RecentKeys<string>;
+  private readonly calls: Calls<RapToolCallPayload, ToolCallOutcome, string>;
+  private readonly protocol: CallProtocol<RapToolCallPayload, ToolCallOutcome> = {
+    sendCancel: (call) => this.interrupt(call),
+  };
 
   constructor(private readonly options: RapRuntimeOptions) {
     this.fanout = new CancelFanout({ ...options, onOutcome: (outcome) => options.onEvent?.(outcome) });
-    this.finished = new RecentKeys(options.rememberFinished ?? 4096);
+    this.calls = new Calls({ rememberSettled: options.rememberFinished ?? 4096 });
   }
 
   /** Calls in flight. */
@@ -100,25 +100,11 @@ export class RapRuntime {
     assertRapId("threadId", threadId);
     assertRapId("toolCallId", toolCallId);
     const callId = options.callId ?? toolCallId;
-    const key = callKey(threadId, toolCallId);
-    if (this.calls.has(key)) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
-    const job = new Job<RapToolCallPayload>({ protocol: "rap", threadId, toolCallId, callId }, options.parent);
-    let resolve!: (outcome: ToolCallOutcome) => void;
-    const outcome = new Promise<ToolCallOutcome>((r) => (resolve = r));
-    const signal = job.signal;
-    const onUserAbort = () => job.cancel("external");
-    const onCancel = () => this.interrupt(key, job);
-    signal.addEventListener("abort", onCancel, { once: true });
-    options.signal?.addEventListener("abort", onUserAbort, { once: true });
-    const unlink = () => {
-      signal.removeEventListener("abort", onCancel);
-      options.signal?.removeEventListener("abort", onUserAbort);
-    };
-    this.calls.set(key, { job, resolve, unlink });
-    this.finished.delete(key);
-    if (options.signal?.aborted) job.cancel("external");
-    else if (options.parent?.isDoomed) job.cancel(doomReason(options.parent));
-    return { threadId, toolCallId, job, signal, outcome };
+    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId };
+    const links = { parent: options.parent, signal: options.signal };
+    const call = this.calls.start(payload, links, this.protocol, callKey(threadId, toolCallId));
+    if (call === undefined) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
+    return { threadId, toolCallId, job: call.job, signal: call.job.signal, outcome: call.promise };
   }
 
   /**
@@ -127,29 +113,26 @@ export class RapRuntime {
    * "Error: ..." result (RAP's convention for tool errors).
    */
   invoke(endpoint: string | URL, options: InvokeOptions): ToolCall {
-    const call = this.dispatch(options);
+    const toolCall = this.dispatch(options);
+    const call = this.calls.get(callKey(options.threadId, options.toolCallId)) as RapCall;
     const invocation = {
       operation: options.operation,
       arguments: options.arguments,
       id: options.toolCallId,
-      call_id: call.job.payload.callId,
+      call_id: toolCall.job.payload.callId,
       callback_url: options.callbackUrl,
       group_id: options.threadId,
       thread_ancestors: [...(options.threadAncestors ?? [])],
       user_id: options.userId ?? "",
     };
     const { signer, fetch } = this.options;
-    const post = { ...(signer ? { signer } : {}), ...(fetch ? { fetch } : {}), signal: call.signal };
-    postInvocation(endpoint, invocation, post).catch(
-      (error: unknown) => {
-        const key = callKey(options.threadId, options.toolCallId);
-        const state = this.calls.get(key);
-        if (state === undefined || state.job !== call.job || call.signal.aborted) return;
-        const text = `Error: ${error instanceof Error ? error.message : String(error)}`;
-        this.finish(key, state, { result: { type: "tool_result", group_id: options.threadId, id: options.toolCallId, call_id: invocation.call_id, text }, interrupted: false });
-      },
-    );
-    return call;
+    const post = { ...(signer ? { signer } : {}), ...(fetch ? { fetch } : {}), signal: toolCall.signal };
+    postInvocation(endpoint, invocation, post).catch((error: unknown) => {
+      if (toolCall.signal.aborted) return;
+      const text = `Error: ${error instanceof Error ? error.message : String(error)}`;
+      call.resolve({ result: { type: "tool_result", group_id: options.threadId, id: options.toolCallId, call_id: invocation.call_id, text }, interrupted: false });
+    });
+    return toolCall;
   }
 
   /**
@@ -165,9 +148,9 @@ export class RapRuntime {
     }
     const result = parsed.data;
     const key = callKey(result.group_id, result.id);
-    const state = this.calls.get(key);
-    if (state === undefined) {
-      const late = this.finished.has(key);
+    const call = this.calls.get(key);
+    if (call === undefined) {
+      const late = this.calls.wasSettled(key);
       this.options.onEvent?.(
         late
           ? { type: "late-result", threadId: result.group_id, toolCallId: result.id, ignored: true }
@@ -175,31 +158,31 @@ export class RapRuntime {
       );
       return late ? "late-ignored" : "unknown";
     }
-    this.finish(key, state, { result, interrupted: false });
+    call.resolve({ result, interrupted: false });
     return "accepted";
   }
 
   /** Cancels one call. Returns at once: the notices go out in the background. */
   cancel(threadId: string, toolCallId: string, reason: CancelReason = "external"): CancelEffect {
     const key = callKey(threadId, toolCallId);
-    const state = this.calls.get(key);
-    if (state === undefined) return this.finished.has(key) ? "already-settled" : "not-found";
-    return state.job.cancel(reason);
+    const call = this.calls.get(key);
+    if (call === undefined) return this.calls.wasSettled(key) ? "already-settled" : "not-found";
+    return call.cancel(reason);
   }
 
   /** Cancels every call in flight in a thread; returns how many it cancelled. */
   cancelThread(threadId: string, reason: CancelReason = "external"): number {
-    return this.cancelWhere((job) => job.payload.threadId === threadId, reason);
+    return this.calls.cancelAll(reason, (call) => call.payload.threadId === threadId);
   }
 
   /** Cancels every call in flight below `parent` (a job of any binding), not `parent` itself. */
   cancelUnder(parent: AnyJob, reason: CancelReason = "external"): number {
-    return this.cancelWhere((job) => isBelow(job, parent), reason);
+    return this.calls.cancelAll(reason, (call) => isBelow(call.job, parent));
   }
 
   /** Cancels every call in flight (at shutdown: reason `shutdown`); returns how many. */
   cancelAll(reason: CancelReason = "shutdown"): number {
-    return this.cancelWhere(() => true, reason);
+    return this.calls.cancelAll(reason);
   }
 
   /** Resolves when every queued cancel notice has its outcome. */
@@ -207,39 +190,17 @@ export class RapRuntime {
     return this.fanout.idle();
   }
 
-  private cancelWhere(match: (job: Job<RapToolCallPayload>) => boolean, reason: CancelReason): number {
-    let count = 0;
-    for (const { job } of [...this.calls.values()]) {
-      if (match(job) && job.cancel(reason) === "cancelled") count++;
-    }
-    return count;
-  }
-
-  private interrupt(key: string, job: Job<RapToolCallPayload>): void {
-    const state = this.calls.get(key);
-    if (state === undefined || state.job !== job) return;
-    const { threadId, toolCallId, callId } = job.payload;
-    const reason = job.reason ?? "external";
-    this.finish(key, state, { result: interruptedResult(threadId, toolCallId, callId), interrupted: true, reason });
+  /** RAP's cancel: the "interrupted" result now, and a notice to every tool server. */
+  private interrupt(call: RapCall): void {
+    const { threadId, toolCallId, callId } = call.payload;
+    const reason = call.cause ?? "external";
+    call.resolve({ result: interruptedResult(threadId, toolCallId, callId), interrupted: true, reason });
     this.options.onEvent?.({ type: "call-interrupted", threadId, toolCallId, reason });
     this.fanout.notify(threadId, toolCallId);
-  }
-
-  private finish(key: string, state: CallState, outcome: ToolCallOutcome): void {
-    this.calls.delete(key);
-    this.finished.add(key);
-    state.unlink();
-    state.job.settle();
-    state.resolve(outcome);
   }
 }
 
 function isBelow(job: AnyJob, ancestor: AnyJob): boolean {
   for (let p = job.parent; p !== undefined; p = p.parent) if (p === ancestor) return true;
   return false;
-}
-
-function doomReason(job: AnyJob): CancelReason {
-  for (let j: AnyJob | undefined = job; j !== undefined; j = j.parent) if (j.reason !== undefined) return j.reason;
-  return "external";
 }

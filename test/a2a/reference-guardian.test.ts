@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GuardianClient, type GuardianRules, RulesError, startGuardian } from "../../src/a2a/index.js";
@@ -175,6 +175,7 @@ describe("reference AOS guardian (node:http, declarative rules)", () => {
     const dir = mkdtempSync(join(tmpdir(), "acp-cancel-guardian-"));
     const rulesFile = join(dir, "rules.json");
     writeFileSync(rulesFile, JSON.stringify({ default: "deny", rules: [{ decision: "allow", taskId: "^ok-" }] }));
+    after(() => rmSync(dir, { recursive: true, force: true }));
 
     function run(args: string[]) {
       const child = spawn(process.execPath, [CLI, "guardian", ...args], { stdio: ["ignore", "pipe", "pipe"] });

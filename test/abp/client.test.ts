@@ -145,4 +145,35 @@ describe("AbpClient (agent side) against a WebSocket peer that answers only when
     await assert.rejects(init, (error: AbpProtocolError) =>
       error.code === "INVALID_MESSAGE" && error.message === "the app refused the initialize: initialize payload.agent must be {name, version} strings");
   });
+
+  it("a call over the size limit is refused at once with an AbpProtocolError naming the limit, and nothing is sent (issue 25 item 16)", async () => {
+    const call = client.call("echo", { blob: "x".repeat(1.5 * 2 ** 20) }, { callId: "huge-1" });
+    await assert.rejects(call, (error: AbpProtocolError) =>
+      error instanceof AbpProtocolError && error.code === "MESSAGE_TOO_LARGE" && error.message.includes(`${2 ** 20} bytes`));
+    assert.equal(client.calls.size, 0);
+    // The channel carries on: the next call goes out, and the oversized one never did.
+    void client.call("wait", {}, { callId: "after-huge" });
+    await eventually(() => sent("capabilities/call")[0], "the next call");
+    assert.deepEqual(sent("capabilities/call").map((e) => (e.payload as { callId: string }).callId), ["after-huge"]);
+  });
+
+  it("after the grace nothing of a settled call stays in the transport: 10,000 calls the app never answers leave no request pending (issue 25 item 17)", async function () {
+    this.timeout(120_000);
+    const transport = client.transport as ReturnType<typeof webSocketTransport>;
+    const quick = new AbpClient(transport, { graceMs: 5 });
+    for (let batch = 0; batch < 10; batch++) {
+      const calls: Promise<unknown>[] = [];
+      for (let i = 0; i < 1000; i++) {
+        const stop = new AbortController();
+        calls.push(quick.call("render", {}, { signal: stop.signal, callId: `deaf-${batch}-${i}` }));
+        stop.abort();
+      }
+      const results = (await Promise.all(calls)) as { unconfirmed?: true }[];
+      assert.ok(results.every((r) => r.unconfirmed === true), "each settled here, unconfirmed");
+    }
+    assert.equal(quick.calls.size, 0);
+    // Each call's request and its cancel: both forgotten once the grace passed (was 20,000).
+    await eventually(() => (transport.pendingCount === 0 ? true : undefined), "no request pending in the transport");
+    await eventually(() => (sent("capabilities/cancel").length === 10_000 ? true : undefined), "every cancel reached the app");
+  });
 });

@@ -128,6 +128,7 @@ describe("CLI input checks, in process: each mistake named where it is decided",
         rulesFile: "r.json",
         port: 8080,
         host: "127.0.0.1",
+        allowUnauthenticated: false,
       });
     });
   });

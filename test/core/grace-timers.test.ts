@@ -59,4 +59,19 @@ describe("GraceTimers (one timer for every grace period)", () => {
     assert.deepEqual(expired, ["a", "late"]);
     assert.equal(clock.countTimers(), 0);
   });
+
+  it("items started together from one reading of the clock (startedAt) end together", () => {
+    const expired: string[] = [];
+    const grace = new GraceTimers<string>(100, (item) => expired.push(item));
+    const at = Date.now();
+    clock.tick(40);
+    grace.start("a", at);
+    grace.start("b", at);
+    assert.equal(grace.has("a"), true);
+    clock.tick(59);
+    assert.deepEqual(expired, []);
+    clock.tick(1);
+    assert.deepEqual(expired, ["a", "b"]);
+    assert.equal(grace.has("a"), false);
+  });
 });

@@ -66,7 +66,7 @@ describe("JobTable", () => {
       table.settle(1);
       assert.equal(table.has(1), false);
       assert.equal(table.has("1"), true);
-      assert.equal(table.cancel(1, "external"), "already-settled");
+      assert.equal(table.cancel(1, "external"), "not-found");
       assert.equal(table.cancel("1", "external"), "cancelled");
       assert.equal(text.state, "cancelling");
     });
@@ -76,7 +76,7 @@ describe("JobTable", () => {
       assert.ok(table.create(null, "x") !== undefined);
       assert.equal(table.create(null, "y"), undefined);
       table.settle(null);
-      assert.equal(table.cancel(null, "external"), "already-settled");
+      assert.equal(table.cancel(null, "external"), "not-found");
     });
   });
 
@@ -137,12 +137,12 @@ describe("JobTable", () => {
       assert.equal(table.get(1)?.reason, "external");
     });
 
-    it("says already-settled for a key that was settled", () => {
+    it("forgets a key once settled: a later cancel by key finds nothing and visits nothing", () => {
       const table = new JobTable<number, string>();
       table.create(1, "x");
       table.settle(1);
       const visit = sinon.spy();
-      assert.equal(table.cancel(1, "external", visit), "already-settled");
+      assert.equal(table.cancel(1, "external", visit), "not-found");
       assert.equal(visit.callCount, 0);
     });
 
@@ -158,80 +158,6 @@ describe("JobTable", () => {
       assert.equal(table.cancel(42, "external"), "not-found");
       table.create(1, "x");
       assert.equal(table.cancel(42, "external"), "not-found");
-    });
-  });
-
-  describe("settled-key memory", () => {
-    it("forgets the oldest settled keys beyond rememberSettled", () => {
-      const table = new JobTable<number, null>({ rememberSettled: 3 });
-      for (let key = 1; key <= 5; key++) {
-        table.create(key, null);
-        table.settle(key);
-      }
-      assert.equal(table.cancel(1, "external"), "not-found");
-      assert.equal(table.cancel(2, "external"), "not-found");
-      assert.equal(table.cancel(3, "external"), "already-settled");
-      assert.equal(table.cancel(4, "external"), "already-settled");
-      assert.equal(table.cancel(5, "external"), "already-settled");
-    });
-
-    it("defaults to remembering 256 settled keys", () => {
-      const table = new JobTable<number, null>();
-      for (let key = 0; key < 257; key++) {
-        table.create(key, null);
-        table.settle(key);
-      }
-      assert.equal(table.cancel(0, "external"), "not-found");
-      assert.equal(table.cancel(1, "external"), "already-settled");
-      assert.equal(table.cancel(256, "external"), "already-settled");
-    });
-
-    it("remembers nothing with rememberSettled: 0", () => {
-      const table = new JobTable<number, null>({ rememberSettled: 0 });
-      table.create(1, null);
-      table.settle(1);
-      assert.equal(table.cancel(1, "external"), "not-found");
-    });
-
-    it("a recreated key is not reported as settled while in flight, and counts as fresh when settled again", () => {
-      const table = new JobTable<number, null>({ rememberSettled: 2 });
-      table.create(1, null);
-      table.settle(1);
-      table.create(2, null);
-      table.settle(2);
-      // key 1 comes back into flight: no longer remembered as settled
-      table.create(1, null);
-      table.settle(1); // now the most recent
-      table.create(3, null);
-      table.settle(3); // evicts the oldest: key 2, not key 1
-      assert.equal(table.cancel(2, "external"), "not-found");
-      assert.equal(table.cancel(1, "external"), "already-settled");
-      assert.equal(table.cancel(3, "external"), "already-settled");
-    });
-
-    it("a key back in flight does not take a slot in the settled-key memory", () => {
-      const table = new JobTable<number, null>({ rememberSettled: 2 });
-      table.create(2, null);
-      table.settle(2);
-      table.create(1, null);
-      table.settle(1);
-      table.create(1, null); // back in flight: forgotten as settled, memory holds only key 2
-      table.create(3, null);
-      table.settle(3); // memory {2, 3}: key 2 must survive
-      assert.equal(table.cancel(2, "external"), "already-settled");
-      assert.equal(table.cancel(3, "external"), "already-settled");
-      assert.equal(table.cancel(1, "external"), "cancelled");
-    });
-
-    it("keeps the settled-key memory bounded under many settles", () => {
-      const table = new JobTable<number, null>({ rememberSettled: 10 });
-      for (let key = 0; key < 10_000; key++) {
-        table.create(key, null);
-        table.settle(key);
-      }
-      const remembered = (table as unknown as { settledKeys: { size: number } }).settledKeys.size;
-      assert.equal(remembered, 10);
-      assert.equal(table.size, 0);
     });
   });
 
@@ -295,7 +221,7 @@ describe("JobTable", () => {
     });
 
     it("holds 100,000 sequential ids in flight, with a long-lived one, and empties back to nothing", () => {
-      const table = new JobTable<number, number>({ rememberSettled: 0 });
+      const table = new JobTable<number, number>();
       const model = new Map<unknown, number>();
       table.create(7, -7);
       model.set(7, -7);

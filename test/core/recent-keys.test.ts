@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
+import sinon from "sinon";
 import { RecentKeys } from "../../src/core/recent-keys.js";
 
 describe("RecentKeys", () => {
@@ -113,8 +115,112 @@ describe("RecentKeys", () => {
     for (let i = 0; i < 10000; i++) {
       keys.add(i);
       if (i % 3 === 0) keys.delete(i);
-      const inside = keys as unknown as { order: unknown[]; head: number };
-      assert.ok(inside.order.length <= 2 * 10 + 1 + 10, `${inside.order.length} entries at ${i}`);
+      // Stale entries are dropped once they outnumber the live ones by the compaction's slack.
+      const inside = keys as unknown as { keys: unknown[]; head: number };
+      assert.ok(inside.keys.length <= 4 * 10 + 2 * 1024 + 2, `${inside.keys.length} entries at ${i}`);
     }
+  });
+});
+
+/** The obvious model: an insertion-ordered Map of expiry times, pruned on every look. */
+class Model {
+  private readonly due = new Map<string, number>();
+  constructor(
+    private readonly windowMs: number,
+    private readonly capacity: number,
+    private readonly now: () => number,
+  ) {}
+  private prune() {
+    for (const [key, at] of this.due) if (at <= this.now()) this.due.delete(key);
+  }
+  add(key: string) {
+    this.prune();
+    this.due.delete(key);
+    this.due.set(key, this.now() + this.windowMs);
+    while (this.due.size > this.capacity) this.due.delete(this.due.keys().next().value as string);
+  }
+  has(key: string) {
+    this.prune();
+    return this.due.has(key);
+  }
+  delete(key: string) {
+    this.due.delete(key);
+  }
+  get size() {
+    this.prune();
+    return this.due.size;
+  }
+}
+
+describe("RecentKeys with a window (FIFO queue with compaction)", () => {
+  let clock: sinon.SinonFakeTimers;
+  beforeEach(() => {
+    clock = sinon.useFakeTimers({ toFake: ["Date"] });
+  });
+  afterEach(() => clock.restore());
+
+  it("behaves like the obvious model under any sequence of adds, re-adds, deletes and time passing", () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant("add" as const), key: fc.integer({ min: 0, max: 40 }), n: fc.integer({ min: 1, max: 1500 }) }),
+      fc.record({ kind: fc.constant("readd" as const), key: fc.integer({ min: 0, max: 40 }), n: fc.integer({ min: 1, max: 3000 }) }),
+      fc.record({ kind: fc.constant("delete" as const), key: fc.integer({ min: 0, max: 40 }) }),
+      fc.record({ kind: fc.constant("tick" as const), ms: fc.integer({ min: 0, max: 400 }) }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.array(op, { maxLength: 40 }), (capacity, ops) => {
+        clock.setSystemTime(0);
+        const keys = new RecentKeys<string>(capacity, 1_000);
+        const model = new Model(1_000, capacity, () => Date.now());
+        let fresh = 0;
+        for (const o of ops) {
+          if (o.kind === "add") {
+            // Re-add one key, then a burst of new ones: enough to force compaction.
+            keys.add(`k${o.key}`);
+            model.add(`k${o.key}`);
+            for (let i = 0; i < o.n; i++) {
+              keys.add(`f${fresh}`);
+              model.add(`f${fresh++}`);
+            }
+          } else if (o.kind === "readd") {
+            // The same key again and again: stale queue entries pile up until a rebuild.
+            for (let i = 0; i < o.n; i++) {
+              keys.add(`k${o.key}`);
+              model.add(`k${o.key}`);
+            }
+          } else if (o.kind === "delete") {
+            keys.delete(`k${o.key}`);
+            model.delete(`k${o.key}`);
+          } else {
+            clock.tick(o.ms);
+          }
+          assert.equal(keys.size, model.size);
+          for (let k = 0; k <= 40; k++) assert.equal(keys.has(`k${k}`), model.has(`k${k}`));
+          if (fresh > 0) assert.equal(keys.has(`f${fresh - 1}`), model.has(`f${fresh - 1}`));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("an expired key is gone for delete too, not only for has (issue 25 item 13)", () => {
+    const keys = new RecentKeys<string>(10, 300);
+    keys.add("early");
+    clock.tick(700);
+    // Without a look first (has, size), delete must not find what expired.
+    assert.equal(keys.delete("early"), false);
+    keys.add("again");
+    clock.tick(299);
+    assert.equal(keys.delete("again"), true);
+  });
+
+  it("keeps nothing with a zero window or capacity, and clear() forgets everything", () => {
+    for (const keys of [new RecentKeys<string>(10, 0), new RecentKeys<string>(0, 10)]) {
+      keys.add("a");
+      assert.equal(keys.has("a"), false);
+    }
+    const keys = new RecentKeys<string>(10, 1_000);
+    keys.add("a");
+    keys.clear();
+    assert.equal(keys.size, 0);
   });
 });

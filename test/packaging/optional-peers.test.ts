@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
@@ -24,6 +24,7 @@ function newLog(): string {
 /** The optional peers whose files appear in a load log. */
 function peersIn(log: string): string[] {
   const text = readFileSync(log, "utf8");
+  rmSync(dirname(log), { recursive: true, force: true });
   return OPTIONAL_PEERS.filter((peer) => text.includes(`/node_modules/${peer}/`));
 }
 

@@ -27,6 +27,14 @@ describe("RAP tool server: the call registry (track, cancel, bounded memory)", (
     assert.equal(registry.remembered, 2);
   });
 
+  it("an early cancel past rememberMs does not abort a new call (issue 25 item 13)", () => {
+    const registry = new CallRegistry({ rememberMs: 300 });
+    assert.equal(registry.cancel("t", "c"), "remembered");
+    clock.tick(700);
+    // track() is the first to look after the window: it must not find the expired cancel.
+    assert.equal(registry.track("t", "c").signal.aborted, false);
+  });
+
   it("remembers finished calls and early cancels for a bounded window and count", () => {
     const registry = new CallRegistry({ rememberMs: 1_000, rememberMax: 3 });
     for (let i = 0; i < 5; i++) assert.equal(registry.cancel("t", `early-${i}`), "remembered");

@@ -149,7 +149,8 @@ describe("readNdjson", () => {
     stream.write(`"${"a".repeat(30)}"\n`);
     stream.end('{"ok":2}\n');
     assert.equal(await cap.ended, undefined);
-    assert.deepEqual(cap.problems, [{ kind: "oversize", bytes: 32, limit: 16 }]);
+    // The head is the line's first bytes (up to 1 KiB), kept so that a caller can read its id.
+    assert.deepEqual(cap.problems, [{ kind: "oversize", bytes: 32, limit: 16, head: `"${"a".repeat(30)}"` }]);
     assert.deepEqual(cap.values, [{ ok: 1 }, { ok: 2 }]);
     assert.deepEqual(cap.events, ["value", "problem:oversize", "value", "end"]);
   });
@@ -159,7 +160,7 @@ describe("readNdjson", () => {
     const cap = capture(stream, 4);
     stream.end("123456");
     await cap.ended;
-    assert.deepEqual(cap.problems, [{ kind: "oversize", bytes: 6, limit: 4 }]);
+    assert.deepEqual(cap.problems, [{ kind: "oversize", bytes: 6, limit: 4, head: "123456" }]);
     assert.deepEqual(cap.events, ["problem:oversize", "end"]);
   });
 

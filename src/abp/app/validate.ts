@@ -40,7 +40,8 @@ const isText = (value: unknown): value is string =>
 /** Parses (when a string), measures and checks one envelope from an agent. */
 export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMessageBytes): Checked {
   if (messageSize(data, maxBytes) > maxBytes) {
-    return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`);
+    // Answered with the envelope's id when it can be read, so the agent's call settles on it.
+    return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`, idOfOversized(data));
   }
   let value = data;
   if (typeof data === "string") {
@@ -110,6 +111,33 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
     default:
       return `message type "${type}" is not sent to an app`;
   }
+}
+
+/**
+ * Where an envelope's id leads its text: `{"type":"...","id":"..."`, scalar fields only before
+ * it. Read from the first few KiB only, never by parsing the whole oversized message.
+ */
+const JSON_TEXT = String.raw`"(?:[^"\\]|\\.){0,256}"`;
+const JSON_SCALAR = String.raw`(?:${JSON_TEXT}|-?[0-9.eE+-]{1,32}|true|false|null)`;
+const LEADING_ID = new RegExp(
+  String.raw`^\s*\{\s*(?:${JSON_TEXT}\s*:\s*${JSON_SCALAR}\s*,\s*){0,4}"id"\s*:\s*("(?:[^"\\]|\\.){1,400}")`,
+);
+
+/** The id of an envelope too large to check, when it can be read cheaply; undefined otherwise. */
+export function idOfOversized(data: unknown): string | undefined {
+  let id: unknown;
+  if (typeof data === "string") {
+    const quoted = LEADING_ID.exec(data.slice(0, 4096))?.[1];
+    if (quoted === undefined) return undefined;
+    try {
+      id = JSON.parse(quoted);
+    } catch {
+      return undefined;
+    }
+  } else if (isObject(data)) {
+    id = data.id;
+  }
+  return isId(id) ? id : undefined;
 }
 
 function fail(code: string, message: string, id?: string): Checked {

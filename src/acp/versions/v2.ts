@@ -1,5 +1,6 @@
 import { type JsonRpcNotification, type JsonRpcResponse, notification, resultResponse } from "../../wire/index.js";
-import { cancelledError, normaliseCancelled, normaliseCancelledError, PERMISSION_CANCELLED } from "../cancelled-answers.js";
+import { PERMISSION_CANCELLED } from "../../wire/acp-shapes.js";
+import { cancelledError, normaliseCancelled, normaliseCancelledError } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
 import type { RequestJob } from "../request-record.js";
 import type { SessionWork } from "../session-work.js";

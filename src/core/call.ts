@@ -1,0 +1,242 @@
+import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
+import { DEFAULT_GRACE_MS, GraceTimers } from "./grace-timers.js";
+import { type AnyJob, Job } from "./job.js";
+import { RecentKeys } from "./recent-keys.js";
+
+/**
+ * The one call lifecycle every binding uses (MCP, ABP, RAP, vscode-jsonrpc, A2A task links).
+ * A call is a job that something waits on. `Calls.start` links it to its parent job and
+ * signal and arms its deadline; when it is cancelled, from wherever, the binding's
+ * `sendCancel` runs once and the grace starts; it settles exactly once (`resolve`, `reject`,
+ * or the grace's end), and whatever answer comes after is dropped (`resolve` returns false).
+ * The model is the MCP TS SDK's per-request `{signal, timeout}` with one cleanup closure,
+ * on Go's `context` (the cause, `AfterFunc`).
+ */
+
+/** What a call is linked to. */
+export interface CallLinks {
+  /** The job this call runs under (of any binding): cancelling it cancels the call. */
+  readonly parent?: AnyJob | undefined;
+  /** For plain code: aborting it cancels the call. */
+  readonly signal?: AbortSignal | undefined;
+  /** Milliseconds; when they pass the call is cancelled with reason `deadline`. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** Which link cancelled a call: its parent's cascade, its signal, its deadline, or `Call.cancel`. */
+export type CancelOrigin = "parent" | "signal" | "deadline" | "call";
+
+/** The protocol's part of the lifecycle: all a binding supplies. */
+export interface CallProtocol<P, R> {
+  /** Sends the protocol's own cancel. Runs once, when the call is cancelled before it settled. */
+  sendCancel?(call: Call<P, R>): void;
+  /**
+   * The grace passed without an answer: settle the call (with the protocol's cancelled answer).
+   * Without it a cancelled call gets no grace, and `sendCancel` settles it. A call this leaves
+   * unsettled is rejected with a `JobCancelledError` of its cause.
+   */
+  graceEnded?(call: Call<P, R>): void;
+  /** The one cleanup closure: runs once, when the call settles, whatever settled it. */
+  cleanup?(call: Call<P, R>): void;
+}
+
+export interface CallsOptions {
+  /** How long a cancelled call waits for its answer. Default {@link DEFAULT_GRACE_MS}. */
+  graceMs?: number;
+  /** How many settled keys to remember, to tell a late answer from an unknown one. Default none. */
+  rememberSettled?: number;
+}
+
+/**
+ * Why a call under `links` is pointless before it starts: the cause of its doomed parent, or
+ * its aborted signal's reason. Undefined when it is not. A binding that must not send at all
+ * then (MCP, ABP, vscode-jsonrpc) checks this before `start`.
+ */
+export function doomedBy(links: CallLinks): CancelReason | undefined {
+  if (links.signal?.aborted === true) return reasonOf(links.signal.reason);
+  return links.parent?.isDoomed === true ? (links.parent.cause ?? "internal") : undefined;
+}
+
+/** The cancel reason an abort carries: a job's own, or `external` for a plain abort. */
+export function reasonOf(abortReason: unknown): CancelReason {
+  return abortReason instanceof JobCancelledError ? abortReason.reason : "external";
+}
+
+/** One binding's calls in flight, optionally keyed by the protocol's id, with one grace timer for all. */
+export class Calls<P, R, K = unknown> {
+  readonly graceMs: number;
+  private readonly grace: GraceTimers<Call<P, R>>;
+  private readonly live = new Map<unknown, Call<P, R>>();
+  private readonly settledKeys: RecentKeys<unknown> | undefined;
+
+  constructor(options: CallsOptions = {}) {
+    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    this.grace = new GraceTimers(this.graceMs, (call) => call.endGrace());
+    const remember = options.rememberSettled ?? 0;
+    this.settledKeys = remember > 0 ? new RecentKeys(remember) : undefined;
+  }
+
+  /** Calls not yet settled; zero at quiescence. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Cancelled calls waiting out their grace. */
+  get graceCount(): number {
+    return this.grace.size;
+  }
+
+  /**
+   * Starts a call under `key` (the call itself when none): linked, its deadline armed, and
+   * cancelled at once when its links already are. Undefined when `key` is in flight.
+   */
+  start(payload: P, links: CallLinks, protocol: CallProtocol<P, R>, key?: K): Call<P, R> | undefined {
+    if (key !== undefined && this.live.has(key)) return undefined;
+    const call = new Call<P, R>(payload, links.parent, protocol, this.release);
+    this.live.set(key ?? call, call);
+    call.key = key;
+    this.settledKeys?.delete(key);
+    call.arm(links, this.grace);
+    return call;
+  }
+
+  get(key: K): Call<P, R> | undefined {
+    return this.live.get(key);
+  }
+
+  /** True when `key` settled recently (within `rememberSettled` keys). */
+  wasSettled(key: K): boolean {
+    return this.settledKeys?.has(key) ?? false;
+  }
+
+  values(): IterableIterator<Call<P, R>> {
+    return this.live.values();
+  }
+
+  /** Cancels every call in flight; returns how many it cancelled. */
+  cancelAll(reason: CancelReason, match: (call: Call<P, R>) => boolean = () => true): number {
+    let count = 0;
+    for (const call of [...this.live.values()]) if (match(call) && call.cancel(reason) === "cancelled") count++;
+    return count;
+  }
+
+  private readonly release = (call: Call<P, R>): void => {
+    this.grace.stop(call);
+    const key = call.key ?? call;
+    if (this.live.get(key) === call) this.live.delete(key);
+    if (call.key !== undefined) this.settledKeys?.add(call.key);
+  };
+}
+
+/** One call in flight. Its binding answers it with `resolve` or `reject`; both are no-ops once it settled. */
+export class Call<P, R> {
+  readonly job: Job<P>;
+  readonly promise: Promise<R>;
+  /** The protocol's id of the call, when it has one. */
+  key: unknown = undefined;
+  /** Which link cancelled the call; undefined while it was not. */
+  origin: CancelOrigin | undefined = undefined;
+  private done = false;
+  private fulfil!: (value: R) => void;
+  private fail!: (error: unknown) => void;
+  private grace: GraceTimers<Call<P, R>> | undefined = undefined;
+  private unlink: (() => void) | undefined = undefined;
+  private stopHook: (() => boolean) | undefined = undefined;
+
+  constructor(
+    payload: P,
+    parent: AnyJob | undefined,
+    private readonly protocol: CallProtocol<P, R>,
+    private readonly release: (call: Call<P, R>) => void,
+  ) {
+    this.job = new Job(payload, parent);
+    this.promise = new Promise<R>((resolve, reject) => {
+      this.fulfil = resolve;
+      this.fail = reject;
+    });
+  }
+
+  get payload(): P {
+    return this.job.payload;
+  }
+
+  get settled(): boolean {
+    return this.done;
+  }
+
+  /** Why the call (or the nearest cancelled job above it) was cancelled. */
+  get cause(): CancelReason | undefined {
+    return this.job.cause;
+  }
+
+  /** Cancels the call (and anything started under its job). */
+  cancel(reason: CancelReason): CancelEffect {
+    if (this.job.state === "running") this.origin ??= "call";
+    return this.job.cancel(reason);
+  }
+
+  /** Settles with `value`; false when the call had already settled (a late answer, dropped). */
+  resolve(value: R): boolean {
+    if (!this.settle()) return false;
+    this.fulfil(value);
+    return true;
+  }
+
+  /** Settles with `error`; false when the call had already settled. */
+  reject(error: unknown): boolean {
+    if (!this.settle()) return false;
+    this.fail(error);
+    return true;
+  }
+
+  /** Ends the grace now (a shutdown does not wait for answers): settles as the grace's end would. */
+  endGrace(): void {
+    if (this.done) return;
+    this.protocol.graceEnded?.(this);
+    if (!this.done) this.reject(new JobCancelledError(this.cause ?? "internal"));
+  }
+
+  /** @internal Links the call; `Calls.start` runs it once the call is in its table. */
+  arm(links: CallLinks, grace: GraceTimers<Call<P, R>>): void {
+    this.grace = grace;
+    const { signal, timeoutMs } = links;
+    this.stopHook = this.job.onCancel(this.cancelled);
+    if (signal !== undefined) {
+      const onAbort = () => {
+        if (this.job.state === "running") this.origin ??= "signal";
+        this.job.cancel(reasonOf(signal.reason));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.unlink = () => signal.removeEventListener("abort", onAbort);
+    }
+    if (timeoutMs !== undefined) {
+      this.job.setDeadline(timeoutMs, () => {
+        this.origin ??= "deadline";
+        this.job.cancel("deadline");
+      });
+    }
+    const doomed = doomedBy(links);
+    if (doomed !== undefined && this.job.state === "running") {
+      this.origin ??= signal?.aborted === true ? "signal" : "parent";
+      this.job.cancel(doomed);
+    }
+  }
+
+  private readonly cancelled = (): void => {
+    if (this.done) return;
+    this.origin ??= "parent";
+    this.protocol.sendCancel?.(this);
+    if (!this.done && this.protocol.graceEnded !== undefined) this.grace?.start(this);
+  };
+
+  private settle(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    this.release(this);
+    this.stopHook?.();
+    this.unlink?.();
+    this.job.settle();
+    this.protocol.cleanup?.(this);
+    return true;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Issue 25 item 16: a call over the size limit settles at once, with the cause. The agent
+ * refuses what is over its own limit before sending; when the app's limit is the smaller one,
+ * the app's MESSAGE_TOO_LARGE names the call it refuses (`inReplyTo`), and the call settles on
+ * it. The app is the real app module (AbpApp behind its EnvelopeHost) on a real WebSocket.
+ */
+import assert from "node:assert/strict";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+import { AbpApp } from "../../src/abp/app/abp-app.js";
+import { EnvelopeHost } from "../../src/abp/app/envelope-host.js";
+import { LIMITS } from "../../src/abp/app/protocol.js";
+import { checkAgentMessage, idOfOversized } from "../../src/abp/app/validate.js";
+import { AbpClient, AbpProtocolError, webSocketTransport } from "../../src/abp/index.js";
+
+describe("ABP: a call over the size limit (issue 25 item 16)", () => {
+  let server: WebSocketServer;
+  let appSocket: WebSocket;
+  let client: AbpClient;
+  const refusals: string[] = [];
+
+  beforeEach(async () => {
+    server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((resolve) => server.once("listening", resolve));
+    const accepted = new Promise<WebSocket>((resolve) => server.once("connection", resolve));
+    appSocket = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    await new Promise((resolve) => appSocket.once("open", resolve));
+    const app = new AbpApp({ app: { id: "unit", name: "unit", version: "1" }, capabilities: { echo: (params) => params } });
+    const host = new EnvelopeHost(app, { onReject: (rejection) => refusals.push(rejection.code) });
+    appSocket.on("message", (data) => host.receive(String(data), (envelope) => appSocket.send(JSON.stringify(envelope))));
+    // The agent allows 4 MiB; the app, its default 1 MiB.
+    client = new AbpClient(webSocketTransport(await accepted, { maxMessageBytes: 4 * 2 ** 20 }), { graceMs: 100 });
+    await client.initialize();
+  });
+
+  afterEach(async () => {
+    await client.close();
+    appSocket.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("the app's MESSAGE_TOO_LARGE carries inReplyTo, so the call settles at once with the app's words", async () => {
+    const call = client.call("echo", { blob: "x".repeat(1.5 * 2 ** 20) }, { callId: "big-1" });
+    await assert.rejects(call, (error: AbpProtocolError) =>
+      error instanceof AbpProtocolError &&
+      error.code === "MESSAGE_TOO_LARGE" &&
+      error.message === `the app refused the capabilities/call: message is over the size limit of ${LIMITS.maxMessageBytes} bytes`);
+    assert.deepEqual(refusals, ["MESSAGE_TOO_LARGE"]);
+    assert.equal(client.calls.size, 0);
+    // The app and the channel survive.
+    assert.deepEqual(await client.call("echo", { small: true }, { callId: "small-1" }), { success: true, data: { small: true }, callId: "small-1" });
+  });
+
+  it("the id is read from the start of an oversized envelope (text or clone), never from inside its payload", () => {
+    const big = "x".repeat(LIMITS.maxMessageBytes);
+    const text = JSON.stringify({ type: "capabilities/call", id: "c1-7", timestamp: 1, payload: { blob: big } });
+    const checked = checkAgentMessage(text);
+    assert.equal(checked.ok, false);
+    assert.equal(!checked.ok && checked.id, "c1-7");
+    assert.equal(idOfOversized({ type: "capabilities/call", id: "c1-8", payload: { blob: big } }), "c1-8");
+    assert.equal(idOfOversized(JSON.stringify({ payload: { id: "inner" }, id: "late" })), undefined);
+    assert.equal(idOfOversized(JSON.stringify({ type: "capabilities/call", id: "", payload: {} })), undefined);
+    assert.equal(idOfOversized(`{"type":"capabilities/call","id":"${"i".repeat(LIMITS.maxIdLength + 1)}"}`), undefined);
+  });
+});
