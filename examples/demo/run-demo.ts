@@ -82,23 +82,56 @@ async function run(label: string, command: string[]): Promise<RunReport> {
   return { label, promptEnded, promptMs, dialogClosedMs, events };
 }
 
+const say = (text: string) => console.log(text);
+say(`Part 1 of 2: pressing Stop on an agent that predates cancellation
+
+An editor built on today's ACP SDK asks an agent to "refactor main.ts". The agent is built on an
+older SDK (0.28.1), from before ACP had $/cancel_request, like many agents in use today. It asks
+permission to edit a file; instead of answering, the user presses Stop. The editor sends
+$/cancel_request, which this agent does not understand. The same thing runs twice: once with the
+editor talking to the agent directly, once with acp-cancel's bridge in between.`);
+
 const direct = await run("without the bridge", [AGENT]);
 const bridged = await run("through acp-cancel bridge", [CLI, "bridge", "--", process.execPath, AGENT]);
 
 for (const report of [direct, bridged]) {
-  console.log(`\n${report.label}:`);
-  for (const event of report.events) console.log(`  - ${event}`);
+  say(`\n${report.label}:`);
+  for (const event of report.events) say(`  - ${event}`);
 }
 const ms = (value: number | undefined) => (value === undefined ? "never" : `${value.toFixed(1)} ms`);
-console.log("\n                         without bridge   with bridge");
-console.log(`turn ended after Stop   ${ms(direct.promptMs).padEnd(17)}${ms(bridged.promptMs)}`);
-console.log(`dialog closed           ${ms(direct.dialogClosedMs).padEnd(17)}${ms(bridged.dialogClosedMs)}`);
+say("\n                         without bridge   with bridge");
+say(`turn ended after Stop   ${ms(direct.promptMs).padEnd(17)}${ms(bridged.promptMs)}`);
+say(`dialog closed           ${ms(direct.dialogClosedMs).padEnd(17)}${ms(bridged.dialogClosedMs)}`);
+say(`
+What happened: without acp-cancel, Stop did nothing. The agent never saw a cancel it understood,
+so the dialog stayed open and the turn went on working until the editor gave up and disconnected
+(a user would see a spinner that never stops). Through the bridge, the same Stop was translated
+into session/cancel, which the old agent does understand; the bridge also closed the open dialog.
+The turn ended "cancelled" within milliseconds, and the editor's configuration changed by one line.
+Times vary by machine and load; "never" does not.`);
 process.exitCode = bridged.promptMs === undefined ? 1 : 0;
 
 // One Stop across protocols: the same press of Stop, reaching MCP, RAP, A2A and ABP at once
 // (`npm run demo:cross` runs it alone and writes its trace).
-console.log("");
+say(`
+Part 2 of 2: one Stop reaches every piece of the work
+
+Here the agent's turn has work spread over four other services, each over its own protocol: a
+search in an MCP tool server, a build (a real child process) on a RAP tool server, and a report
+written by another agent over A2A, whose cancels a guardian (AOS) must approve. The user presses
+Stop once. Below, for each protocol: what was sent, and when each piece of work really stopped, in
+ms after Stop. Without acp-cancel, session/cancel reaches only the agent: unless its author wires
+the cancel into every call by hand, the search, the build and the report run on to their end.
+`);
 const { runCrossProtocol } = await import("../cross-protocol/session.js");
 const { printRun } = await import("../cross-protocol/print.js");
 // Without the browser here, to stay quick; `npm run demo:cross` includes ABP in headless Chromium.
-printRun(await runCrossProtocol({ abp: false }), (line) => console.log(line), "left out of npm start to keep it short; npm run demo:cross runs it in headless Chromium");
+const cross = await runCrossProtocol({ abp: false });
+printRun(cross, say, "npm start leaves the browser out to stay quick; npm run demo:cross runs it in headless Chromium");
+const left = cross.after.acp.client + cross.after.acp.agent + cross.after.mcp + cross.after.rap + cross.a2a.running;
+say(`
+What happened: one Stop stopped the search, the build and the report, each through its own
+protocol's cancel, and the turn was answered "cancelled" once, after all of them had settled.
+${left === 0 ? "Nothing was left running." : `${left} piece(s) of work were still running.`}
+Why it matters: a Stop that only ends the chat turn while builds, searches and other agents keep
+going wastes money and compute, and can leave files half-written. Times vary by machine and load.`);

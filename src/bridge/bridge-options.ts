@@ -28,6 +28,12 @@ export interface BridgeOptions {
   turnEndWindowMs?: number;
   /** What to do when that window passes: see {@link OnStuck}. Default `fail`. */
   onStuck?: OnStuck;
+  /**
+   * Keep the processes a cancelled turn started (default false: those still running shortly
+   * after the turn's `cancelled` answer are stopped; see turn-processes.ts). For agents that
+   * deliberately leave background processes, such as a dev server started in that turn.
+   */
+  keepTurnProcesses?: boolean;
   /** Write every message to this file (created mode 0600; see docs/bridge.md, "Traces"). */
   trace?: string;
   /** Keep secrets (env values, credentials) in the trace instead of redacting them. */

@@ -20,6 +20,7 @@ import { idAtLineStart } from "./line-head-id.js";
 import type { Logger } from "./logger.js";
 import { NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { stopTurnTools } from "./stop-turn-tools.js";
+import { type TurnProcesses, turnProcessesFor } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -60,6 +61,8 @@ export class BridgeSession {
   private readonly retired = new Set<AgentProcess>();
   private readonly replay: InitializeReplay | undefined;
   private readonly turns: CancelledTurns | undefined;
+  /** Stops what a cancelled turn left running (turn-processes.ts); undefined with --keep-turn-processes. */
+  private readonly turnProcesses: TurnProcesses | undefined;
   private readonly emulated: string[] = [];
   private readonly deadlines: DeadlineAnswers;
   /** While an agent restarts, what the engine sends it waits here. */
@@ -96,6 +99,11 @@ export class BridgeSession {
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
     const onTurnEnded = hooks.cancelledTurnEnded;
     if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, () => this.agent.process.child.pid);
+    this.turnProcesses = turnProcessesFor(settings.keepTurnProcesses, settings.killGraceMs, () => this.agent.process.child.pid, {
+      note: (text) => this.trace?.note(text),
+      info: (text) => this.logger.info(text),
+      warn: (text) => this.logger.warn(text),
+    });
     this.editor = new NdjsonEndpoint(
       io.input,
       io.output,
@@ -215,11 +223,13 @@ export class BridgeSession {
   private deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
       const answer = this.deadlines.rewrite(this.crash?.rewrite(message) ?? message);
+      this.turnProcesses?.see("client", answer);
       this.trace?.message("bridge->editor", answer);
       this.editor.write(answer, this.agent.end, this.agent.process.child.stdout);
       return;
     }
     this.replay?.toAgent(message);
+    this.turnProcesses?.see("agent", message);
     if (this.waiting !== undefined) {
       this.waiting.push(message);
       return;

@@ -29,6 +29,9 @@ Options:
                              naming the stuck turn), kill-tools (stop what the agent started during the
                              turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
                              (restart the agent; everything pending for it gets an error)
+  --keep-turn-processes      keep what a cancelled turn started (default: processes the agent started
+                             during that turn and still running 0.5 s after its cancelled answer get
+                             SIGTERM, then SIGKILL; Linux only)
   --trace FILE               write every message with its hop and time to FILE (JSONL). The file is
                              created mode 0600; a symbolic link, another user's file or a file with
                              other hard links is refused (exit 73); the user's own file is replaced.

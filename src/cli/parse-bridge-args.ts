@@ -59,6 +59,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "kill-grace-ms": { type: "string" },
       "turn-end-window-ms": { type: "string" },
       "on-stuck": { type: "string" },
+      "keep-turn-processes": { type: "boolean" },
       "trace": { type: "string" },
       "trace-secrets": { type: "boolean" },
       "log-level": { type: "string" },
@@ -105,6 +106,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   const turnEndWindowMs = ms("turn-end-window-ms", values["turn-end-window-ms"]);
   if (turnEndWindowMs !== undefined) options.turnEndWindowMs = turnEndWindowMs;
   if (onStuck !== undefined) options.onStuck = onStuck as OnStuck;
+  if (values["keep-turn-processes"] === true) options.keepTurnProcesses = true;
   if (values.trace !== undefined) options.trace = values.trace;
   if (values["trace-secrets"] === true) {
     if (values.trace === undefined) throw new UsageError("--trace-secrets keeps secrets in a trace: it needs --trace FILE");

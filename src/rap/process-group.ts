@@ -1,8 +1,18 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  descendantsOf,
+  hasProcTable,
+  type ProcessEntry,
+  processesWithEnv,
+  readProcess,
+  readProcesses,
+  terminate,
+  uptimeTicks,
+} from "../os/index.js";
 
 export interface RunOptions {
   /** The call's signal: aborting it stops the whole process group. */
@@ -28,25 +38,32 @@ export interface RunResult {
 
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 const POLL_MS = 20;
+/** The environment variable that marks every process of one run (its value is the run's id). */
+export const RUN_MARKER = "ACP_CANCEL_RUN";
 /** After SIGKILL the kernel needs only moments; this bounds the wait if something is stuck in D state. */
 const KILL_WAIT_MS = 5_000;
 
 /**
  * Runs a command in its own process group, in a fresh temp dir (its cwd and TMPDIR). When
- * the signal aborts, the whole group gets SIGTERM, then SIGKILL after the grace: a
- * grandchild that ignores SIGTERM dies too. Whether stopped or finished, nothing of the
- * group is left running and the temp dir is removed before the promise settles.
+ * the signal aborts, everything the run started gets SIGTERM, then SIGKILL after the grace:
+ * the group, descendants that left it with setsid, and orphans that carry the run's
+ * environment marker ({@link RUN_MARKER}; on Linux, read from /proc). A grandchild that
+ * ignores SIGTERM dies too. Whether stopped or finished, nothing of the run is left running
+ * and the temp dir is removed before the promise settles. Without /proc, only the group.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
   const maxOutput = options.maxOutput ?? 1024 * 1024;
   if (options.signal?.aborted) return { code: null, signal: null, stdout: "", stderr: "", stopped: true };
   const tempDir = await mkdtemp(join(tmpdir(), "rap-call-"));
+  const marker = randomUUID();
+  // Everything of the run is born from now on (less one tick: start times are rounded down).
+  const bornAfter = hasProcTable() ? uptimeTicks() - 1 : 0;
   try {
     const child = spawn(command, [...args], {
       detached: true,
       cwd: tempDir,
-      env: { ...process.env, ...options.env, TMPDIR: tempDir },
+      env: { ...process.env, ...options.env, TMPDIR: tempDir, [RUN_MARKER]: marker },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -66,6 +83,7 @@ export async function runInProcessGroup(command: string, args: readonly string[]
       await exited;
       throw new Error(`could not start ${command}`);
     }
+    const run: RunIdentity = { pid, startTicks: bornAfter, marker };
     options.onSpawn?.({ pid, tempDir });
     let stopped = false;
     const stop = () => {
@@ -75,14 +93,51 @@ export async function runInProcessGroup(command: string, args: readonly string[]
       options.signal?.addEventListener("abort", () => (stop(), resolve("aborted")), { once: true });
     });
     const first = await Promise.race([exited, aborted]);
-    // Stopped, or finished with stragglers still in the group: either way the group goes.
-    await stopGroup(pid, graceMs);
+    // Stopped, or finished with stragglers left behind: either way all of the run goes.
+    await stopRun(run, graceMs);
     const exit = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
     return { ...exit, stdout, stderr, stopped };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Everything a run started: its process group, its descendants by parent pid (a grandchild
+ * that called setsid left the group but not the tree), and whatever carries the run's
+ * environment marker (an orphan re-parented away from the tree). Only processes born no
+ * earlier than the run itself count, so a pid reused by someone else is never taken.
+ */
+function membersOf(run: RunIdentity): ProcessEntry[] {
+  const all = readProcesses();
+  const found = new Map<number, ProcessEntry>();
+  for (const entry of [
+    ...all.filter((p) => p.pgrp === run.pid),
+    ...descendantsOf(run.pid, all),
+    ...processesWithEnv(RUN_MARKER, run.marker, all),
+  ]) {
+    if (entry.startTicks >= run.startTicks) found.set(entry.pid, entry);
+  }
+  return [...found.values()];
+}
+
+interface RunIdentity {
+  readonly pid: number;
+  /** Just before the command started (ticks since boot): nothing of the run is older. */
+  readonly startTicks: number;
+  readonly marker: string;
+}
+
+/** SIGTERM to the run's processes, SIGKILL after the grace, until none of them runs. */
+async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
+  if (!hasProcTable()) return stopGroup(run.pid, graceMs);
+  // A process forked while the first round was signalling is caught by the next.
+  for (let round = 0; round < 3; round++) {
+    const members = membersOf(run);
+    if (members.length === 0) return;
+    await terminate(members, { graceMs: round === 0 ? graceMs : 0, killWaitMs: KILL_WAIT_MS });
   }
 }
 
@@ -111,36 +166,14 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * and an orphan's zombie belongs to whoever reaps orphans (not every container's PID 1 does).
  */
 export function groupRunning(pgid: number): boolean {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return signalZero(-pgid);
-  }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    const stat = processStat(Number(entry));
-    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") return true;
-  }
-  return false;
+  if (!hasProcTable()) return signalZero(-pgid);
+  return readProcesses().some((entry) => entry.pgrp === pgid);
 }
 
 /** Whether a process runs (exists and is not a zombie). */
 export function processRunning(pid: number): boolean {
-  if (!signalZero(pid)) return false;
-  const stat = processStat(pid);
-  return stat === undefined || (stat.state !== "Z" && stat.state !== "X");
-}
-
-function processStat(pid: number): { state: string; pgrp: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses, so split after the last ")".
-    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
-  } catch {
-    return undefined;
-  }
+  if (!hasProcTable()) return signalZero(pid);
+  return readProcess(pid) !== undefined;
 }
 
 function signalZero(pid: number): boolean {

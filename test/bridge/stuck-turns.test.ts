@@ -224,7 +224,8 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
         assert.deepEqual(second.result, { stopReason: "end_turn" });
         await gone(shell, "the tool shell");
         assert.ok(isAlive(agentPid), "the agent itself is never touched");
-        const killed = bridge.trace().find((e) => e.note?.startsWith("kill-tools:"));
+        // The note is written once the stopped are gone, which may come after the turn's end.
+        const killed = await eventually(() => bridge.trace().find((e) => e.note?.startsWith("kill-tools:")), "the kill-tools note");
         assert.ok(isAlive(helper), `what the agent started before the turn is never touched: ${killed?.note}`);
         assert.ok(killed?.note?.includes(String(shell)), `the shell was among the stopped: ${killed?.note}`);
         assert.match(killed?.note ?? "", /SIGKILL \[.*\d/, "it ignored SIGTERM, so SIGKILL followed");

@@ -16,7 +16,7 @@ import {
   WireClient,
   within,
 } from "./harness.js";
-import { AGENT_PEERS, type AgentPeer, RUN_SLOW, SLOW_NOTE } from "./peers.js";
+import { AGENT_PEERS, type AgentPeer, PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 
 const GRACE_MS = 2000;
 const BRIDGE_ARGS = ["--exit-grace-ms", "500", "--kill-grace-ms", "500"];
@@ -94,6 +94,8 @@ for (const peer of AGENT_PEERS) {
     const placements: Placement[] = ["direct", "bridge", ...(peer.embedded === undefined ? [] : ["embedded" as const])];
     /** A cell: slow ones run in `npm run test:interop` and are pending, with that reason, in `npm test`. */
     const cellIt = (touchesDirect: boolean) => {
+      if (peer.thirdParty === true && !PEERS_INSTALLED)
+        return (title: string, fn: () => Promise<void>) => it.skip(title + PEERS_NOTE, fn);
       const slow = peer.slow === "all" || (peer.slow === "direct" && touchesDirect);
       if (!slow) return it;
       // Skipped in `npm test` only because it is slow; `npm run test:interop` runs it (the title says so).

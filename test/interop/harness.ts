@@ -38,7 +38,15 @@ export class ModelHole {
 }
 
 /** A temp HOME with fake keys, every model base URL on the hole, and a marker to find processes by. */
-export function sealedEnv(hole: ModelHole): { env: NodeJS.ProcessEnv; home: string; marker: string } {
+export function sealedEnv(
+  hole: { port: number },
+  codex: {
+    /** `approval_policy`: `never` runs tools unasked; `untrusted` asks before a command it does not know. */
+    approvalPolicy?: string;
+    /** The model name; its family decides which shell tool codex offers (exec_command for the codex models). */
+    model?: string;
+  } = {},
+): { env: NodeJS.ProcessEnv; home: string; marker: string } {
   const home = mkdtempSync(join(tmpdir(), "acp-interop-"));
   const marker = randomUUID();
   const base = `http://127.0.0.1:${hole.port}`;
@@ -48,7 +56,10 @@ export function sealedEnv(hole: ModelHole): { env: NodeJS.ProcessEnv; home: stri
     join(home, ".codex", "config.toml"),
     [
       'model_provider = "loopback"',
-      'model = "gpt-fake"',
+      `model = "${codex.model ?? "gpt-fake"}"`,
+      `approval_policy = "${codex.approvalPolicy ?? "never"}"`,
+      // Tools run as plain processes (no sandbox helper), as most users run them.
+      'sandbox_mode = "danger-full-access"',
       "[model_providers.loopback]",
       'name = "loopback"',
       `base_url = "${base}/v1"`,
@@ -56,6 +67,7 @@ export function sealedEnv(hole: ModelHole): { env: NodeJS.ProcessEnv; home: stri
       'wire_api = "responses"',
       "request_max_retries = 0",
       "stream_max_retries = 0",
+      "stream_idle_timeout_ms = 600000",
       "",
     ].join("\n"),
   );
@@ -71,6 +83,12 @@ export function sealedEnv(hole: ModelHole): { env: NodeJS.ProcessEnv; home: stri
     OPENAI_BASE_URL: `${base}/v1`,
     ANTHROPIC_BASE_URL: base,
     NO_COLOR: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    NO_PROXY: "*",
+    RUST_LOG: "error",
     ACP_INTEROP_MARKER: marker,
   });
   return { env, home, marker };
@@ -168,8 +186,12 @@ export class WireClient {
     return this.stderrText;
   }
 
+  /** Sees every message the client receives, before it is handled. */
+  onIncoming: (message: Message) => void = () => {};
+
   private receive(message: Message): void {
     this.log.push({ dir: "in", message });
+    this.onIncoming(message);
     if ("method" in message && "id" in message) {
       const result = this.onRequest(message);
       if (result !== undefined) this.send({ jsonrpc: "2.0", id: message.id, result });

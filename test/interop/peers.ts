@@ -1,10 +1,32 @@
-/** The third-party agents of the interop matrix, pinned as devDependencies, run under their real binaries. */
+/**
+ * The peers of the interop matrix, run under their real binaries. The third-party ones (codex-acp,
+ * claude-agent-acp, acpx) are pinned in test/interop/peers/package.json and installed apart from
+ * the root (`npm run interop:install`, into test/interop/peers/node_modules), so that the root install stays
+ * small; without them their cells show as pending, naming that script.
+ */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fixturePath } from "../support/spawn-peer.js";
 import type { AgentCommand, ModelHole, WireClient } from "./harness.js";
 
-const require = createRequire(import.meta.url);
+/**
+ * test/interop/peers/package.json in the source tree (this file runs compiled, from
+ * build/test/interop). A folder of its own, so that its node_modules is never an ancestor of a test
+ * source: the tests' own imports resolve from the root as before.
+ */
+const PEERS_PACKAGE = fileURLToPath(new URL("../../../test/interop/peers/package.json", import.meta.url));
+const peersRequire = createRequire(PEERS_PACKAGE);
+/** Whether `npm run interop:install` has installed the third-party peers. */
+export const PEERS_INSTALLED = existsSync(join(dirname(PEERS_PACKAGE), "node_modules", "acpx", "package.json"));
+export const PEERS_NOTE = " [needs the third-party peers: npm run interop:install]";
+
+/** A file of an installed third-party peer (a placeholder path when they are not installed). */
+export function peerFile(specifier: string): string {
+  if (!PEERS_INSTALLED) return join(dirname(PEERS_PACKAGE), "node_modules", specifier);
+  return peersRequire.resolve(specifier);
+}
 
 export interface AgentPeer {
   name: string;
@@ -29,6 +51,8 @@ export interface AgentPeer {
   honoursCancelRequest: boolean;
   /** Which cells are too slow for `npm test` (they run in `npm run test:interop`). */
   slow: "none" | "direct" | "all";
+  /** Installed by `npm run interop:install` (third-party), not with the root. */
+  thirdParty?: boolean;
 }
 
 const saidWorking = (client: WireClient) =>
@@ -51,8 +75,10 @@ export function sdkLine(line: "legacy" | "v1" | "zed04", label: string, slow: Ag
 }
 
 function codexBinary(): string {
-  const pkg = require.resolve("@zed-industries/codex-acp-linux-x64/package.json");
-  return join(dirname(pkg), "bin", "codex-acp");
+  // The platform binary is a dependency of @zed-industries/codex-acp: resolve it from there.
+  if (!PEERS_INSTALLED) return peerFile("codex-acp");
+  const from = createRequire(peersRequire.resolve("@zed-industries/codex-acp/package.json"));
+  return join(dirname(from.resolve("@zed-industries/codex-acp-linux-x64/package.json")), "bin", "codex-acp");
 }
 
 export const codex: AgentPeer = {
@@ -66,17 +92,19 @@ export const codex: AgentPeer = {
   honoursCancelRequest: false,
   // Direct cells wait for it to exit on EOF, which it never does.
   slow: "direct",
+  thirdParty: true,
 };
 
 export const claude: AgentPeer = {
   name: "claude-agent-acp 0.23.1",
-  agent: { command: process.execPath, args: [require.resolve("@zed-industries/claude-agent-acp/dist/index.js")] },
+  agent: { command: process.execPath, args: [peerFile("@zed-industries/claude-agent-acp/dist/index.js")] },
   longPrompt: "say hi",
   turnStarted: (_client, hole) => hole.connections > 0,
   exitsOnEof: false,
   honoursCancelRequest: false,
   // session/new alone takes seconds (it starts Claude Code): every cell is slow.
   slow: "all",
+  thirdParty: true,
 };
 
 export const AGENT_PEERS: AgentPeer[] = [

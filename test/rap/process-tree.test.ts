@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bearerSigner, RapRuntime, type RapRuntimeEvent, runInProcessGroup } from "../../src/rap/index.js";
@@ -75,5 +75,49 @@ describe("RAP tool server: a cancel stops a real process tree", () => {
     let spawned = false;
     const result = await runInProcessGroup("sh", ["-c", "sleep 5"], { signal: AbortSignal.abort(), onSpawn: () => (spawned = true) });
     assert.deepEqual([result.stopped, spawned], [true, false]);
+  });
+
+  /** Starts `script` under runInProcessGroup; resolves once the script wrote its grandchild's pid. */
+  async function runScript(script: string, signal?: AbortSignal) {
+    const pidFile = join(pidDir, "grandchild.pid");
+    const run = runInProcessGroup("sh", ["-c", script], { signal: signal ?? new AbortController().signal, graceMs: 200, env: { PIDFILE: pidFile } });
+    const grandchild = await until(() => pidsIn(pidFile)[0], "the grandchild's pid");
+    return { run, grandchild };
+  }
+
+  /** Its session id (field 6 of /proc/PID/stat). */
+  const sessionOf = (pid: number) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+  };
+
+  it("a cancel stops a grandchild that left the group with setsid and ignores SIGTERM (issue 25.14)", async () => {
+    const abort = new AbortController();
+    const { run, grandchild } = await runScript(
+      "setsid sh -c 'trap \"\" TERM; exec sleep 300' & echo $! > \"$PIDFILE.tmp\"; mv \"$PIDFILE.tmp\" \"$PIDFILE\"; wait",
+      abort.signal,
+    );
+    try {
+      await until(() => (alive(grandchild) && sessionOf(grandchild) === grandchild ? true : undefined), "the grandchild in a session of its own");
+      abort.abort();
+      const result = await run;
+      assert.equal(result.stopped, true);
+      assert.equal(alive(grandchild), false, `the setsid grandchild ${grandchild} is gone when the run settles`);
+    } finally {
+      if (alive(grandchild)) process.kill(grandchild, "SIGKILL");
+    }
+  });
+
+  it("a run that ends on its own leaves no setsid orphan behind (found by the run's environment marker)", async () => {
+    const { run, grandchild } = await runScript(
+      "setsid sleep 300 & echo $! > \"$PIDFILE.tmp\"; mv \"$PIDFILE.tmp\" \"$PIDFILE\"",
+    );
+    try {
+      const result = await run;
+      assert.deepEqual([result.stopped, result.code], [false, 0]);
+      assert.equal(alive(grandchild), false, `the orphaned grandchild ${grandchild} is gone when the run settles`);
+    } finally {
+      if (alive(grandchild)) process.kill(grandchild, "SIGKILL");
+    }
   });
 });

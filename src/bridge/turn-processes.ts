@@ -1,0 +1,146 @@
+import { descendantsOf, hasProcTable, type ProcessEntry, terminate, type Terminated, uptimeTicks } from "../os/index.js";
+import type { JsonRpcMessage } from "../wire/index.js";
+
+/**
+ * After a cancelled turn's answer, how long the agent has to stop its own tools before the
+ * bridge does. An agent that kills its tool on cancel (claude-agent-acp) is done by then.
+ */
+export const TURN_PROCESS_SETTLE_MS = 500;
+
+/** One prompt turn, in /proc ticks since boot. */
+interface TurnSpan {
+  readonly key: string;
+  readonly began: number;
+  ended: number | undefined;
+  /** Answered `cancelled`. */
+  cancelled: boolean;
+  /** Answered `cancelled`, its processes not yet stopped. */
+  stopping: boolean;
+}
+
+export interface TurnProcessOptions {
+  /** The agent's pid now (it changes when the agent is restarted). */
+  agentPid(): number | undefined;
+  killGraceMs: number;
+  settleMs?: number;
+  /** Called once per cancelled turn whose processes were stopped (not called when there were none). */
+  onStopped(promptId: unknown, result: Terminated): void;
+  /** Called once, at the first cancelled turn, when this machine has no /proc to find them in. */
+  onUnsupported(): void;
+}
+
+/**
+ * Stops what a cancelled turn left running. Some agents answer the cancel at once and leave
+ * their tool running (codex-acp runs each tool in a session of its own and keeps it on
+ * purpose). When a prompt is answered `cancelled`, the processes the agent started during
+ * that turn and that still run {@link TURN_PROCESS_SETTLE_MS} later get SIGTERM, then
+ * SIGKILL after the kill grace.
+ *
+ * A process counts as the turn's when it descends from the agent (by parent pid through
+ * `/proc`, whatever its group or session) and it was born while the turn ran — after its
+ * prompt went to the agent and before its answer — and while no other turn of the agent
+ * ran that is still running or ended otherwise than cancelled (a process born then could be
+ * that turn's, so it is left alone). Never the agent itself, never what it started before or
+ * between turns. Linux only (ACP v1 prompt answers).
+ */
+export class TurnProcesses {
+  private readonly turns = new Map<string, TurnSpan>();
+  private readonly supported = hasProcTable();
+  private toldUnsupported = false;
+
+  constructor(private readonly options: TurnProcessOptions) {}
+
+  /** Looks at each message the bridge delivers: prompts to the agent, their answers to the editor. */
+  see(to: "agent" | "client", message: JsonRpcMessage): void {
+    const { id, method, result } = message as { id?: unknown; method?: unknown; result?: { stopReason?: unknown } };
+    if (id === undefined || id === null) return;
+    const key = JSON.stringify(id);
+    if (to === "agent" && method === "session/prompt") {
+      // Start times are rounded down to the tick: one tick earlier keeps a tool born at once.
+      this.turns.set(key, { key, began: this.now() - 1, ended: undefined, cancelled: false, stopping: false });
+      return;
+    }
+    if (to !== "client" || method !== undefined) return;
+    const turn = this.turns.get(key);
+    if (turn === undefined || turn.ended !== undefined) return;
+    turn.ended = this.now();
+    if (result?.stopReason !== "cancelled") return this.prune();
+    if (!this.supported) {
+      if (!this.toldUnsupported) this.options.onUnsupported();
+      this.toldUnsupported = true;
+      return this.prune();
+    }
+    turn.cancelled = true;
+    turn.stopping = true;
+    setTimeout(() => void this.stop(turn, id), this.options.settleMs ?? TURN_PROCESS_SETTLE_MS).unref();
+  }
+
+  /** Turns tracked: open, waiting to be stopped, or kept because one of those overlaps them. */
+  get size(): number {
+    return this.turns.size;
+  }
+
+  private now(): number {
+    return this.supported ? uptimeTicks() : 0;
+  }
+
+  private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
+    const pid = this.options.agentPid();
+    const targets = pid === undefined ? [] : descendantsOf(pid).filter((entry) => this.bornIn(entry, turn));
+    turn.stopping = false;
+    this.prune();
+    if (targets.length === 0) return;
+    this.options.onStopped(promptId, await terminate(targets, { graceMs: this.options.killGraceMs }));
+  }
+
+  /** Born during `turn`, and during no other turn unless that one was cancelled too. */
+  private bornIn(entry: ProcessEntry, turn: TurnSpan): boolean {
+    const during = (span: TurnSpan) => entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
+    if (!during(turn)) return false;
+    for (const other of this.turns.values()) if (other !== turn && !other.cancelled && during(other)) return false;
+    return true;
+  }
+
+  /**
+   * Forgets ended turns no cleanup will look at again: a turn is kept while it is open or
+   * waiting to be stopped, or while it overlaps one that is (to tell their processes apart).
+   */
+  private prune(): void {
+    let earliest = Infinity;
+    for (const span of this.turns.values()) {
+      if (span.ended === undefined || span.stopping) earliest = Math.min(earliest, span.began);
+    }
+    for (const [key, span] of this.turns) {
+      if (span.ended !== undefined && !span.stopping && span.ended < earliest) this.turns.delete(key);
+    }
+  }
+}
+
+/** What the bridge tells about a cancelled turn's processes: a trace note and a log line. */
+export interface TurnProcessReporting {
+  note(text: string): void;
+  info(text: string): void;
+  warn(text: string): void;
+}
+
+/** The bridge's turn-process cleanup, or undefined when `--keep-turn-processes` keeps them. */
+export function turnProcessesFor(
+  keep: boolean | undefined,
+  killGraceMs: number,
+  agentPid: () => number | undefined,
+  report: TurnProcessReporting,
+): TurnProcesses | undefined {
+  if (keep === true) return undefined;
+  return new TurnProcesses({
+    agentPid,
+    killGraceMs,
+    onStopped(promptId, result) {
+      const what = `prompt ${JSON.stringify(promptId)} ended cancelled`;
+      report.note(`turn-processes: ${what}: SIGTERM ${JSON.stringify(result.terminated)}, SIGKILL ${JSON.stringify(result.killed)}`);
+      report.info(`${what}: stopped ${result.terminated.length} process(es) it had started (SIGKILL to ${result.killed.length})`);
+    },
+    onUnsupported() {
+      report.warn("cannot stop the processes of a cancelled turn on this platform (it needs Linux's /proc); they keep running");
+    },
+  });
+}

@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** One process as /proc/PID/stat tells it. */
+export interface ProcessEntry {
+  readonly pid: number;
+  readonly ppid: number;
+  /** Its process group (field 5). */
+  readonly pgrp: number;
+  /** Its session (field 6): a process that called setsid leads a session of its own. */
+  readonly session: number;
+  /** When it started, in clock ticks since boot (field 22): with the pid, who it is. */
+  readonly startTicks: number;
+}
+
+/**
+ * Linux's USER_HZ: the unit of /proc start times. It is 100 on every architecture Node
+ * runs on (the kernel keeps it fixed for user space), so no sysconf call is needed.
+ */
+export const TICKS_PER_SECOND = 100;
+
+/** Whether this machine has a Linux /proc to read processes from. */
+export function hasProcTable(): boolean {
+  try {
+    readFileSync("/proc/self/stat", "utf8");
+    return process.platform === "linux";
+  } catch {
+    return false;
+  }
+}
+
+/** One running process's entry; undefined when it is gone, a zombie, or /proc is not Linux's. */
+export function readProcess(pid: number): ProcessEntry | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  const [ppid, pgrp, session, startTicks] = [1, 2, 3, 19].map((i) => Number(fields[i])) as [number, number, number, number];
+  if (state === "Z" || state === "X" || !Number.isInteger(ppid) || !Number.isFinite(startTicks)) return undefined;
+  return { pid, ppid, pgrp, session, startTicks };
+}
+
+/** Every running process (zombies excluded: they run nothing). */
+export function readProcesses(): ProcessEntry[] {
+  const entries: ProcessEntry[] = [];
+  for (const pid of pids()) {
+    const entry = readProcess(pid);
+    if (entry !== undefined) entries.push(entry);
+  }
+  return entries;
+}
+
+function pids(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.charCodeAt(0) >= 48 && name.charCodeAt(0) <= 57).map(Number);
+}
+
+/**
+ * The descendants of `root` (children, their children, …), never `root` itself. The walk
+ * follows parent pids, so it finds a descendant that left the group or the session
+ * (setsid) as long as its parent still runs; an orphan is re-parented and lost to it.
+ */
+export function descendantsOf(root: number, processes: readonly ProcessEntry[] = readProcesses()): ProcessEntry[] {
+  const children = new Map<number, ProcessEntry[]>();
+  for (const entry of processes) {
+    const siblings = children.get(entry.ppid);
+    if (siblings === undefined) children.set(entry.ppid, [entry]);
+    else siblings.push(entry);
+  }
+  const found: ProcessEntry[] = [];
+  const seen = new Set([root]);
+  const queue = [root];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of children.get(next) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/**
+ * Running processes whose environment holds `name=value`: what a run started, even an
+ * orphan that no parent-pid walk reaches any more (only the user's own processes are readable).
+ */
+export function processesWithEnv(
+  name: string,
+  value: string,
+  processes: readonly ProcessEntry[] = readProcesses(),
+): ProcessEntry[] {
+  const needle = Buffer.from(`\0${name}=${value}\0`);
+  return processes.filter((entry) => {
+    try {
+      return Buffer.concat([Buffer.from("\0"), readFileSync(`/proc/${entry.pid}/environ`)]).includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether `entry` still runs: the same pid with the same start time, not a zombie. */
+export function stillRunning(entry: ProcessEntry): boolean {
+  return readProcess(entry.pid)?.startTicks === entry.startTicks;
+}
+
+/** Now, in /proc start-time ticks since boot. */
+export function uptimeTicks(): number {
+  const seconds = Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
+  return Math.floor(seconds * TICKS_PER_SECOND);
+}

@@ -1,0 +1,156 @@
+/**
+ * One editor, two placements, for the real-work cells: `bridge` is a raw client on
+ * `acp-cancel bridge -- <agent>` (the wire recorded both ways); `embedded` is an
+ * @agentclientprotocol/sdk 2.4.0 client adopting acp-cancel with `withCancellation`, the agent
+ * its subprocess. Both expose the same few verbs, so a cell is written once.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { withCancellation } from "../../src/index.js";
+import { type AgentCommand, type Message, WireClient } from "./harness.js";
+
+/** A permission dialog the agent opened: answer it, or leave it open. */
+export interface Dialog {
+  params: Message;
+  answer(outcome: { outcome: "cancelled" } | { outcome: "selected"; optionId: string }): void;
+}
+
+export interface Driver {
+  readonly placement: "bridge" | "embedded";
+  /** The process the editor started (the bridge, or the agent itself). */
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<unknown>;
+  /** Dialogs the agent opened, in order. */
+  readonly dialogs: Dialog[];
+  /** Each `session/update` the editor received, with the prompt answers it got, in order. */
+  readonly seen: { kind: "update" | "answer"; message: Message }[];
+  /** What to do with a dialog as it opens (default: leave it open). */
+  onDialog: (dialog: Dialog) => void;
+  open(auth: string | undefined, cwd: string): Promise<string>;
+  prompt(sessionId: string, text: string): Promise<Message>;
+  cancel(sessionId: string): void;
+  /** Protocol problems: requests not answered exactly once (bridge), or thrown errors. */
+  problems(): string[];
+  end(): void;
+}
+
+export function bridgeDriver(
+  agent: AgentCommand,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  bridgeArgs: string[],
+): Driver & { wire: WireClient } {
+  const wire = new WireClient("bridge", agent, env, cwd, bridgeArgs);
+  const dialogs: Dialog[] = [];
+  const seen: Driver["seen"] = [];
+  const driver: Driver & { wire: WireClient } = {
+    placement: "bridge",
+    wire,
+    child: wire.child,
+    exited: wire.exited,
+    dialogs,
+    seen,
+    onDialog: () => {},
+    async open(auth, dir) {
+      await wire.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      }).answer;
+      if (auth !== undefined) await wire.request("authenticate", { methodId: auth }).answer;
+      const created = await wire.request("session/new", { cwd: dir, mcpServers: [] }).answer;
+      return (created.result as { sessionId: string }).sessionId;
+    },
+    async prompt(sessionId, text) {
+      const answer = await wire.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }).answer;
+      seen.push({ kind: "answer", message: answer });
+      return answer;
+    },
+    cancel(sessionId) {
+      wire.notify("session/cancel", { sessionId });
+    },
+    problems: () => wire.unansweredOrRepeated(),
+    end() {
+      wire.child.stdin.end();
+    },
+  };
+  wire.onIncoming = (message) => {
+    if (message.method === "session/update") seen.push({ kind: "update", message });
+  };
+  wire.onRequest = (message) => {
+    if (message.method !== "session/request_permission") return undefined;
+    const dialog: Dialog = {
+      params: message.params as Message,
+      answer: (outcome) => wire.send({ jsonrpc: "2.0", id: message.id, result: { outcome } }),
+    };
+    dialogs.push(dialog);
+    driver.onDialog(dialog);
+    return undefined;
+  };
+  return driver;
+}
+
+export function embeddedDriver(agent: AgentCommand, env: NodeJS.ProcessEnv, cwd: string): Driver {
+  const dialogs: Dialog[] = [];
+  const seen: Driver["seen"] = [];
+  const errors: string[] = [];
+  // The agent leads a process group of its own, so a careful client can stop what it started.
+  const child = spawn(agent.command, agent.args, { stdio: ["pipe", "pipe", "pipe"], env, cwd, detached: true });
+  child.stderr.resume();
+  child.stdin.on("error", () => {});
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  const app = withCancellation(acp.client({ name: "interop-editor" }))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => new Promise((resolve) => {
+      const dialog: Dialog = { params: params as unknown as Message, answer: (outcome) => resolve({ outcome }) };
+      // A modal dialog closes itself when its request is cancelled.
+      signal.addEventListener("abort", () => resolve({ outcome: { outcome: "cancelled" } }), { once: true });
+      dialogs.push(dialog);
+      driver.onDialog(dialog);
+    }))
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      seen.push({ kind: "update", message: { method: "session/update", params } as unknown as Message });
+    });
+  const connection = app.connect(
+    acp.ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>,
+    ),
+  );
+  const peer = connection.agent;
+  const driver: Driver = {
+    placement: "embedded",
+    child,
+    exited,
+    dialogs,
+    seen,
+    onDialog: () => {},
+    async open(auth, dir) {
+      await peer.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      });
+      if (auth !== undefined) await peer.request(acp.methods.agent.authenticate, { methodId: auth });
+      const { sessionId } = await peer.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [] });
+      return sessionId;
+    },
+    async prompt(sessionId, text) {
+      try {
+        const result = await peer.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+        const answer = { result } as unknown as Message;
+        seen.push({ kind: "answer", message: answer });
+        return answer;
+      } catch (error) {
+        errors.push(String(error));
+        return { error: String(error) };
+      }
+    },
+    cancel(sessionId) {
+      void peer.notify(acp.methods.agent.session.cancel, { sessionId });
+    },
+    problems: () => errors,
+    end() {
+      child.stdin.end();
+    },
+  };
+  return driver;
+}

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { descendantsOf, readProcess, readProcesses, stillRunning, terminate } from "../../src/os/index.js";
+
+/** Polls until `check` yields a value (the mocha timeout bounds it). */
+const until = async <T>(check: () => T | undefined): Promise<T> => {
+  for (let value = check(); ; value = check()) {
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe("os: the /proc process table", () => {
+  const started: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of started.splice(0)) child.kill("SIGKILL");
+  });
+
+  /** A shell that starts `setsid sleep 300` and waits: its grandchild leads a session of its own. */
+  async function shellWithSetsidChild() {
+    const shell = spawn("sh", ["-c", "setsid sleep 300 & echo $!; wait"], { stdio: ["ignore", "pipe", "ignore"] });
+    started.push(shell);
+    let out = "";
+    shell.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const sleeper = await until(() => (out.includes("\n") ? Number(out.trim()) : undefined));
+    await until(() => (readProcess(sleeper)?.session === sleeper ? true : undefined));
+    return { shell, sleeper };
+  }
+
+  it("descendantsOf follows parent pids into a grandchild's own session; never the root", async () => {
+    const { shell, sleeper } = await shellWithSetsidChild();
+    const found = descendantsOf(process.pid, readProcesses()).map((e) => e.pid);
+    assert.ok(found.includes(shell.pid ?? -1), "the shell");
+    assert.ok(found.includes(sleeper), "the setsid grandchild");
+    assert.ok(!found.includes(process.pid), "not the root");
+    const entry = readProcess(sleeper);
+    assert.ok(entry !== undefined && entry.pgrp === sleeper && entry.session === sleeper && entry.ppid === shell.pid);
+    process.kill(sleeper, "SIGKILL");
+  });
+
+  it("terminate stops what it was given, and never signals a pid whose start time differs (a reused pid)", async () => {
+    const { sleeper } = await shellWithSetsidChild();
+    const real = readProcess(sleeper);
+    assert.ok(real !== undefined);
+    // The same pid with another start time stands for a process that was gone and whose pid was reused.
+    const impostor = { ...real, startTicks: real.startTicks - 1 };
+    const untouched = await terminate([impostor], { graceMs: 50 });
+    assert.deepEqual(untouched, { terminated: [], killed: [], remaining: [] });
+    assert.equal(stillRunning(real), true, "the process with that pid now was not signalled");
+    const stopped = await terminate([real], { graceMs: 1000 });
+    assert.deepEqual(stopped.terminated, [sleeper]);
+    assert.equal(stillRunning(real), false);
+  });
+
+  it("terminate sends SIGKILL to what ignores SIGTERM", async () => {
+    const stubborn = spawn("sh", ["-c", "trap '' TERM; echo ready; while :; do sleep 1; done"], { stdio: ["ignore", "pipe", "ignore"] });
+    started.push(stubborn);
+    await new Promise((resolve) => stubborn.stdout.once("data", resolve));
+    const entry = readProcess(stubborn.pid ?? -1);
+    assert.ok(entry !== undefined);
+    const result = await terminate([entry], { graceMs: 100 });
+    assert.deepEqual([result.terminated, result.killed, result.remaining], [[entry.pid], [entry.pid], []]);
+  });
+});
