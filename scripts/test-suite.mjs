@@ -24,7 +24,8 @@ function testFiles(dir, extension) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true })
     .map((file) => String(file).split(sep).join("/"))
-    .filter((file) => file.endsWith(`.test${extension}`))
+    // Installed packages (the interop peers' own install) are not our tests.
+    .filter((file) => file.endsWith(`.test${extension}`) && !file.split("/").includes("node_modules"))
     .sort();
 }
 
