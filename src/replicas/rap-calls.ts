@@ -7,13 +7,17 @@
  *   call does not run here; the bus remembers it for `rememberMs`, so a call that starts later
  *   on any replica starts cancelled.
  * The structural types below are the part of `acp-cancel/rap`'s `CallRegistry` this needs.
+ *
+ * Ownership holds across replicas: a call is claimed under its owner's principal, and a notice
+ * is forwarded under the principal that sent it, so another principal's notice finds no owner on
+ * any replica (it is remembered as that principal's early cancel, as on one replica).
  */
 import type { CancelBus, CancelVerdict } from "./cancel-bus.js";
 
 /** What `replicateCalls` needs of a call registry (acp-cancel/rap's `CallRegistry` has it). */
 export interface LocalCallRegistry {
-  track(threadId: string, toolCallId: string, options?: never): LocalCall;
-  cancel(threadId: string, toolCallId: string, reason?: never): string;
+  track(threadId: string, toolCallId: string, options?: { owner?: string }): LocalCall;
+  cancel(threadId: string, toolCallId: string, reason?: "external", principal?: string): string;
 }
 
 interface LocalCall {
@@ -38,8 +42,9 @@ export interface ForwardedNotice {
   outcome: CancelVerdict | { kind: "error"; error: Error };
 }
 
-/** The bus key of one RAP call (thread ids and tool call ids are bounded RAP ids). */
-export const rapCallKey = (threadId: string, toolCallId: string) => `rap-call:${JSON.stringify([threadId, toolCallId])}`;
+/** The bus key of one principal's RAP call (thread ids and tool call ids are bounded RAP ids). */
+export const rapCallKey = (principal: string, threadId: string, toolCallId: string) =>
+  `rap-call:${JSON.stringify([principal, threadId, toolCallId])}`;
 
 /** `registry`, with its calls claimed on `bus` and its notices forwarded through it. */
 export function replicateCalls<Registry extends LocalCallRegistry>(
@@ -49,15 +54,16 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
 ): Registry {
   /** Calls claimed on the bus, as handed out: tracking the same ids again returns the same call. */
   const claimed = new Map<string, LocalCall>();
-  const localCancel = registry.cancel.bind(registry) as (threadId: string, toolCallId: string) => string;
+  const localCancel = registry.cancel.bind(registry);
 
   const track: LocalCallRegistry["track"] = (threadId, toolCallId, trackOptions) => {
-    const key = rapCallKey(threadId, toolCallId);
+    const owner = trackOptions?.owner ?? "";
+    const key = rapCallKey(owner, threadId, toolCallId);
     const existing = claimed.get(key);
     if (existing !== undefined) return existing;
     const call = registry.track(threadId, toolCallId, trackOptions);
     if (call.signal.aborted) return call; // cancelled before it started: nothing to claim
-    const claim = bus.claim(key, async () => ({ effect: localCancel(threadId, toolCallId) }));
+    const claim = bus.claim(key, async () => ({ effect: localCancel(threadId, toolCallId, "external", owner) }));
     const done = call.done.bind(call);
     // The same call with a `done` that also releases the claim (its other members are the call's own).
     const replicated = Object.assign(Object.create(call) as LocalCall, {
@@ -73,12 +79,12 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     return replicated;
   };
 
-  const cancel = (threadId: string, toolCallId: string): string => {
-    const effect = localCancel(threadId, toolCallId);
+  const cancel = (threadId: string, toolCallId: string, reason: "external" = "external", principal = ""): string => {
+    const effect = localCancel(threadId, toolCallId, reason, principal);
     if (effect !== "remembered") return effect;
     // Not here: the call may run on another replica, or start on any replica later.
     const wait = options.confirmMs !== undefined ? { waitMs: options.confirmMs } : {};
-    const forwarded = bus.cancel(rapCallKey(threadId, toolCallId), wait);
+    const forwarded = bus.cancel(rapCallKey(principal, threadId, toolCallId), wait);
     forwarded.then(
       (outcome) => options.onForwarded?.({ threadId, toolCallId, outcome }),
       (error: unknown) => {

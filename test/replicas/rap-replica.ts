@@ -1,7 +1,8 @@
 /**
  * One replica of a RAP tool server, as a real process: acp-cancel/rap's node:http cancel
  * endpoint on a CallRegistry replicated over a cancel bus. POST /invoke?thread=T&call=C runs a
- * call (a step every 20 ms) until its signal aborts and answers what it did; GET /forwarded
+ * call (a step every 20 ms, owned by the principal named in `owner`, default "alice") until its
+ * signal aborts and answers what it did; GET /forwarded
  * lists what notices forwarded to other replicas achieved.
  *
  * Environment: BACKEND (postgres|redis), BUS_URL, REPLICA, REMEMBER_MS, PORT (optional).
@@ -11,7 +12,11 @@ import type { AddressInfo } from "node:net";
 import { CallRegistry, createNodeCancelHandler } from "../../src/rap/index.js";
 import { type ForwardedNotice, postgresCancelBus, redisCancelBus, replicateCalls } from "../../src/replicas/index.js";
 
-const RAP_TOKEN = "Bearer replica-test";
+/** Each token authenticates one principal: notices cancel only that principal's calls. */
+const PRINCIPALS = new Map([
+  ["Bearer replica-test", "alice"],
+  ["Bearer replica-other", "mallory"],
+]);
 const replica = process.env.REPLICA ?? "?";
 const rememberMs = Number(process.env.REMEMBER_MS ?? 60_000);
 const open = process.env.BACKEND === "postgres" ? postgresCancelBus : redisCancelBus;
@@ -24,7 +29,7 @@ const registry = replicateCalls(new CallRegistry({ rememberMs }), bus, {
 });
 const cancelEndpoint = createNodeCancelHandler({
   registry,
-  authenticate: (request) => request.headers.get("authorization") === RAP_TOKEN,
+  authenticate: (request) => PRINCIPALS.get(request.headers.get("authorization") ?? "") ?? false,
   rateLimit: false,
 });
 
@@ -38,7 +43,9 @@ const server = createServer((request, response) => {
   if (url.pathname === "/forwarded") return json({ forwarded });
   if (url.pathname === "/calls") return json({ running: registry.size });
   if (url.pathname === "/invoke") {
-    const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "");
+    const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "", {
+      owner: url.searchParams.get("owner") ?? "alice",
+    });
     let steps = 0;
     const timer = setInterval(() => {
       steps++;

@@ -16,10 +16,10 @@ interface CallAnswer {
 const invoke = (baseUrl: string, thread: string, call: string) =>
   fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}`).then((response) => response.json() as Promise<CallAnswer>);
 
-async function notice(baseUrl: string, thread: string, call: string): Promise<number> {
+async function notice(baseUrl: string, thread: string, call: string, token = TOKEN): Promise<number> {
   const response = await fetch(`${baseUrl}/cancel_tool_call`, {
     method: "POST",
-    headers: { "content-type": "application/json", "authorization": TOKEN },
+    headers: { "content-type": "application/json", "authorization": token },
     body: JSON.stringify({ thread_id: thread, tool_call_id: call }),
   });
   await response.arrayBuffer();
@@ -68,6 +68,22 @@ for (const backend of BACKENDS) {
         return events.length > 0 ? events : undefined;
       }, "B's forwarding reported");
       assert.equal(event?.outcome, "confirmed");
+    });
+
+    it("ownership holds across replicas: another principal's notice on B leaves alice's call on A running; hers stops it", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const answer = invoke(a.baseUrl, "t-own", "c-own");
+      await until(async () => ((await running(a)) === 1) || undefined, "the call runs on A");
+      assert.equal(await notice(b.baseUrl, "t-own", "c-own", "Bearer replica-other"), 200);
+      const [foreign] = await until(async () => {
+        const events = await forwarded(b);
+        return events.length > 0 ? events : undefined;
+      }, "B's forwarding of mallory's notice reported");
+      assert.equal(foreign?.outcome, "no-owner", "no replica runs mallory's call of those ids");
+      assert.equal(await running(a), 1, "alice's call still runs");
+      assert.equal(await notice(b.baseUrl, "t-own", "c-own"), 200);
+      const result = await answer;
+      assert.deepEqual([result.replica, result.aborted], ["a", true]);
     });
 
     it("an early notice is remembered through the bus: the call starts cancelled on whichever replica runs it", async () => {
