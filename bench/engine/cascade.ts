@@ -4,7 +4,9 @@
  * nested requests is cancelled by `session/cancel`; the client answers each nested request
  * -32800 and the agent answers the prompt. Message objects are built before the clock starts.
  */
-import { CancelEngine, type JsonRpcMessage, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
+import type { JsonRpcMessage } from "../../src/wire/index.js";
 import { median } from "../lib/stats.js";
 import { error, freshIds, notification, request, result } from "./messages.js";
 import { settle } from "./time-pairs.js";

@@ -2,7 +2,8 @@
  * The engine's cost per message (request + answer, no-op deliver) as the state around it
  * grows: jobs in flight, sessions with a running turn, and depth of the job tree.
  */
-import { CancelEngine, type RequestJob, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import type { RequestJob, Side } from "../../src/acp/index.js";
 import { median } from "../lib/stats.js";
 import { freshIds, request } from "./messages.js";
 import { ECHO, type PairShape, timePairs } from "./time-pairs.js";

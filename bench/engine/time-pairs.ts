@@ -1,4 +1,5 @@
-import type { CancelEngine, Side } from "../../src/index.js";
+import type { CancelEngine } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
 import { freshIds, type Message, request, result } from "./messages.js";
 
 export interface PairShape {

@@ -18,14 +18,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@a2a-js/sdk/client";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import {
-  type AosGuardRequest,
-  cancelGuardInterceptor,
-  cancelMessage,
-  guardCancelTasks,
-  GuardianClient,
-  startGuardian,
-} from "../../src/a2a/index.js";
+import { cancelGuardInterceptor, guardCancelTasks, GuardianClient, startGuardian } from "../../src/a2a/index.js";
+import type { AosGuardRequest } from "../../src/a2a/aos.js";
+import { cancelMessage } from "../../src/a2a/cancel-payload.js";
 import { CLIENT_CARD, cancelOf, sdkClient, startTask } from "../../test/a2a/a2a-clients.js";
 import { plainCancelHandler, plainCancelInterceptor, timedCall } from "./a2a-plain-hooks.js";
 import { type A2aServer, startA2aServer } from "../../test/a2a/a2a-server.js";

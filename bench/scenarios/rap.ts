@@ -7,7 +7,8 @@
 import { createServer, globalAgent, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
-import { CallRegistry, CancelFanout, createNodeCancelHandler } from "../../src/rap/index.js";
+import { CallRegistry, createNodeCancelHandler } from "../../src/rap/index.js";
+import { CancelFanout } from "../../src/rap/cancel-fanout.js";
 import { start } from "../lib/child.js";
 import type { LoadResult } from "../lib/load.js";
 import type { BenchOptions } from "../lib/options.js";

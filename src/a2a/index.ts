@@ -1,33 +1,22 @@
 /**
  * acp-cancel/a2a: A2A task cancellation behind AOS guard hooks, on @a2a-js/sdk (an optional
- * peer dependency, loaded only by the server hook at run time).
+ * peer dependency, loaded only by the server hook at run time). See docs/a2a.md.
  */
-export { aosAgent } from "./agent-ref.js";
-export type { A2aCancelMessage, AosAgent, AosGuardParams, AosGuardRequest, AosParty, AosResult, AosRole, PingResult } from "./aos.js";
-export { a2aVersion, type A2aVersion, type CancelInput, cancelMessage } from "./cancel-payload.js";
-export {
-  CancellableExecutor,
-  type CancellableExecutorOptions,
-  type ServedTaskPayload,
-  type SignalledWork,
-} from "./cancellable-executor.js";
-export { AOS_REASONING, type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
-export type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
+// The client hook, and the error a denied cancel rejects with.
+export { type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
 export { CancelDeniedError, GuardInputError } from "./guard-errors.js";
-export { GuardianClient, type GuardianClientOptions, type GuardQuestion } from "./guardian-client.js";
+// The server side: the guarded request handler, and an executor whose work gets a signal per task.
+export { type CancelGuardHandlerOptions, guardCancelTasks } from "./server-hook.js";
+export { CancellableExecutor, type CancellableExecutorOptions } from "./cancellable-executor.js";
+// Remote tasks as jobs of the tree.
+export { A2aTaskLinks, type TaskCancelOutcome, type TaskLinksOptions } from "./task-links.js";
+// The guardian: its client, the decision every hook reports, and the reference guardian.
+export { GuardianClient, type GuardianClientOptions } from "./guardian-client.js";
+export type { GuardDecision } from "./guard-decision.js";
+export { type GuardianRules, RulesError } from "./guardian-rules.js";
 export {
-  type GuardianRule,
-  type GuardianRules,
-  parseGuardianRules,
-  RuleBook,
-  RulesError,
-} from "./guardian-rules.js";
-export {
-  GUARDIAN_VERSION,
   type GuardianLogEntry,
   ReferenceGuardian,
   type ReferenceGuardianOptions,
   startGuardian,
 } from "./reference-guardian.js";
-export { type CancelGuardHandlerOptions, GUARD_NAME, guardCancelTasks } from "./server-hook.js";
-export { A2aTaskLinks, type A2aTaskPayload, type TaskCancelOutcome, type TaskLinksOptions } from "./task-links.js";

@@ -7,26 +7,18 @@
  *   // result: {success: true, data} | {success: false, cancelled: true, cancelledBy: "abort" | "timeout" | …}
  *
  * Browser-safe: nothing here imports Node (the Playwright transport only imports its types).
- * The page side is `acp-cancel/abp/app`.
+ * The page side is `acp-cancel/abp/app`. See docs/abp.md.
  */
-export * from "./app/protocol.js";
+export type { CancelResult } from "./app/protocol.js";
 export {
-  type AbpCall,
   type AbpCallOptions,
   type AbpCallResult,
   AbpClient,
   type AbpClientOptions,
   type CancelCause,
 } from "./client.js";
-export { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
 export { AbpClosedError, AbpProtocolError } from "./errors.js";
-export { playwrightTransport, PlaywrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
-export {
-  postMessageTransport,
-  type PostMessageTarget,
-  type PostMessageTransportOptions,
-  type WorkerTarget,
-} from "./post-message-transport.js";
-export * from "./schemas.js";
 export type { AbpTransport } from "./transport.js";
+export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
+export { postMessageTransport, type PostMessageTransportOptions } from "./post-message-transport.js";
 export { type WebSocketLike, webSocketTransport } from "./websocket-transport.js";

@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import { ExitCode } from "./exit-codes.js";
+import { Watchdog } from "./watchdog.js";
 
 export interface AgentExit {
   code: number | null;
@@ -13,6 +14,11 @@ export interface AgentProcess {
   exited: Promise<AgentExit>;
   /** Signals the agent's whole process group (it was started as a group leader). */
   signalGroup(signal: NodeJS.Signals): void;
+  /**
+   * The bridge has stopped the group itself (SIGKILL after the agent's exit): its watchdog,
+   * which stops the group should the bridge die first, stands down.
+   */
+  release(): void;
 }
 
 /** A spawn failure with a message for people and the exit status to report it with. */
@@ -29,7 +35,11 @@ export class AgentSpawnError extends Error {
  * Starts the agent in a process group of its own, so that stopping it also stops
  * whatever it started (shells, language servers, tools): no orphans.
  */
-export function spawnAgent(command: string, args: readonly string[]): Promise<AgentProcess> {
+export function spawnAgent(
+  command: string,
+  args: readonly string[],
+  onWatchdogError: (error: Error) => void = () => {},
+): Promise<AgentProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
     const exited = new Promise<AgentExit>((done) =>
@@ -45,6 +55,7 @@ export function spawnAgent(command: string, args: readonly string[]): Promise<Ag
         reject(new AgentSpawnError(`cannot start agent ${command}: ${error.message}`, ExitCode.internal));
     });
     child.once("spawn", () => {
+      const watchdog = child.pid === undefined ? undefined : new Watchdog(child.pid, onWatchdogError);
       resolve({
         child,
         exited,
@@ -56,6 +67,7 @@ export function spawnAgent(command: string, args: readonly string[]): Promise<Ag
             // The group is already gone.
           }
         },
+        release: () => watchdog?.standDown(),
       });
     });
   });

@@ -8,7 +8,7 @@ export interface BridgeOptions {
   args: readonly string[];
   /** How long a cancelled request may stay unanswered before the bridge answers it (ms). */
   graceMs?: number;
-  /** Deadlines per method (ms). */
+  /** Deadlines per method (ms), over {@link DEFAULT_DEADLINES}. */
   deadlines?: Readonly<Record<string, number>>;
   /** Extension methods that stop or free something: never cancelled for anyone (see docs/decisions.md). */
   cleanupMethods?: readonly string[];
@@ -28,7 +28,10 @@ export interface BridgeOptions {
   turnEndWindowMs?: number;
   /** What to do when that window passes: see {@link OnStuck}. Default `fail`. */
   onStuck?: OnStuck;
+  /** Write every message to this file (created mode 0600; see docs/bridge.md, "Traces"). */
   trace?: string;
+  /** Keep secrets (env values, credentials) in the trace instead of redacting them. */
+  traceSecrets?: boolean;
   logLevel?: LogLevel;
   logFile?: string;
   /** The editor's end; default process.stdin / process.stdout. */
@@ -46,6 +49,12 @@ export interface BridgeOptions {
 export type OnStuck = "fail" | "kill-tools" | "restart";
 export const ON_STUCK_CHOICES: readonly OnStuck[] = ["fail", "kill-tools", "restart"];
 
+/**
+ * Deadlines the bridge sets unless told otherwise (`--timeout METHOD=SECONDS` replaces one):
+ * an agent that never answers `initialize` must not leave the editor waiting forever.
+ */
+export const DEFAULT_DEADLINES: Readonly<Record<string, number>> = { initialize: 60_000 };
+
 export const BRIDGE_DEFAULTS = {
   graceMs: 2000,
   turnEndWindowMs: 10_000,
@@ -55,3 +64,11 @@ export const BRIDGE_DEFAULTS = {
   killGraceMs: 2000,
   logLevel: "warn" as LogLevel,
 };
+
+/** The options with every default filled in. */
+export type BridgeSettings = BridgeOptions & typeof BRIDGE_DEFAULTS & { deadlines: Readonly<Record<string, number>> };
+
+export function resolveSettings(options: BridgeOptions): BridgeSettings {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as BridgeOptions;
+  return { ...BRIDGE_DEFAULTS, ...given, deadlines: { ...DEFAULT_DEADLINES, ...options.deadlines } };
+}

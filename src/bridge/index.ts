@@ -1,6 +1,7 @@
-export { type AgentExit, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
+/**
+ * acp-cancel/bridge: the stdio bridge as a function, for a launcher that runs it in its own
+ * process (the CLI, `acp-cancel bridge -- <agent>`, is the usual way; see docs/bridge.md).
+ */
 export { runBridge } from "./bridge.js";
-export { BRIDGE_DEFAULTS, type BridgeOptions, ON_STUCK_CHOICES, type OnStuck } from "./bridge-options.js";
+export type { BridgeOptions } from "./bridge-options.js";
 export { ExitCode } from "./exit-codes.js";
-export { LOG_LEVELS, type LogLevel } from "./logger.js";
-export { type TraceEntry, type TraceHop, TraceWriter } from "./trace-writer.js";

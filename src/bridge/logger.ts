@@ -11,7 +11,7 @@ export class Logger {
 
   constructor(level: LogLevel, file?: string) {
     this.rank = LOG_LEVELS.indexOf(level);
-    this.sink = file === undefined ? process.stderr : createWriteStream(file, { flags: "a" });
+    this.sink = file === undefined ? process.stderr : createWriteStream(file, { flags: "a", mode: 0o600 });
   }
 
   enabled(level: LogLevel): boolean {

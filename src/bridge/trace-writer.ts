@@ -1,4 +1,6 @@
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
+import { openPrivateFile } from "./private-file.js";
+import { redactSecrets } from "./redact.js";
 
 /** Where a traced message was going: from which end to which. */
 export type TraceHop = "editor->bridge" | "bridge->agent" | "agent->bridge" | "bridge->editor";
@@ -12,17 +14,27 @@ export interface TraceEntry {
   note?: string;
 }
 
+export interface TraceOptions {
+  /** Keep secrets (env values, credentials) instead of redacting them. Default false. */
+  keepSecrets?: boolean;
+}
+
 /**
  * Appends one JSON object per line: every message with its hop and time, plus notes.
  * Writes are synchronous so the trace is complete up to the last event even if the
  * bridge is killed, and a reader never sees a hop before the one that caused it.
+ * The file is private (mode 0600, never through a link: see `openPrivateFile`), and
+ * secrets are redacted unless `keepSecrets` (see `redactSecrets`).
  */
 export class TraceWriter {
   private fd: number | undefined;
   private readonly started = performance.now();
+  private readonly replacer: ((key: string, value: unknown) => unknown) | undefined;
 
-  constructor(file: string) {
-    this.fd = openSync(file, "w");
+  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error. */
+  constructor(file: string, options: TraceOptions = {}) {
+    this.fd = openPrivateFile(file);
+    this.replacer = options.keepSecrets === true ? undefined : redactSecrets;
   }
 
   message(hop: TraceHop, message: unknown): void {
@@ -47,7 +59,7 @@ export class TraceWriter {
     if (this.fd === undefined) return;
     let line: string;
     try {
-      line = JSON.stringify(entry);
+      line = JSON.stringify(entry, this.replacer);
     } catch (error) {
       // A message nested too deeply to serialise must not take the bridge down with it.
       line = JSON.stringify({ t: entry.t, hop: entry.hop, note: `message not traced: ${String(error)}` });

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { ExitCode } from "../bridge/exit-codes.js";
+import { openPrivateFile, RefusedFileError } from "../bridge/private-file.js";
 
 /** A mistake in what the user gave the CLI, reported as one line and a documented exit status. */
 export class CliInputError extends Error {
@@ -44,8 +45,21 @@ export function readInputFile(what: string, file: string): string {
  */
 export function checkOutputFile(flag: string, file: string): void {
   try {
-    closeSync(openSync(file, "a"));
+    closeSync(openSync(file, "a", 0o600));
   } catch (error) {
     throw new CliInputError(`${flag}: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
+  }
+}
+
+/**
+ * Opens the `--trace` file as the bridge will (private, never through a link; see
+ * `openPrivateFile`), before anything starts: exit status 73 naming the file and why otherwise.
+ */
+export function checkTraceFile(file: string): void {
+  try {
+    closeSync(openPrivateFile(file));
+  } catch (error) {
+    const why = error instanceof RefusedFileError ? `refused: ${error.message}` : describeFileError(error);
+    throw new CliInputError(`--trace: cannot write '${file}': ${why}`, ExitCode.cannotCreate);
   }
 }

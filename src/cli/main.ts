@@ -3,11 +3,23 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
-import { checkOutputFile, CliInputError, readInputFile } from "./cli-error.js";
+import { BRIDGE_HELP } from "./bridge-help.js";
+import { checkOutputFile, checkTraceFile, CliInputError, readInputFile } from "./cli-error.js";
+import { escapeControl } from "./escape-control.js";
 import { runGuardianCommand } from "./guardian-command.js";
+import { GUARDIAN_HELP } from "./guardian-help.js";
 import { HELP } from "./help.js";
+import { asksForHelp } from "./help-flag.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
+import { TRACE_HELP } from "./trace-help.js";
+
+/** Each command's own help, for `<command> --help` and `help <command>`. */
+const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
+  ["bridge", BRIDGE_HELP],
+  ["trace", TRACE_HELP],
+  ["guardian", GUARDIAN_HELP],
+]);
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -18,22 +30,28 @@ function version(): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const helpFor = command === "help" && rest[0] !== undefined ? COMMAND_HELP.get(rest[0]) : undefined;
+  if (helpFor !== undefined) {
+    process.stdout.write(helpFor);
+    return ExitCode.ok;
+  }
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(HELP);
     return command === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  const commandHelp = COMMAND_HELP.get(command);
+  if (commandHelp !== undefined && asksForHelp(rest)) {
+    process.stdout.write(commandHelp);
+    return ExitCode.ok;
   }
   if (command === "--version" || command === "-v") {
     process.stdout.write(`${version()}\n`);
     return ExitCode.ok;
   }
   if (command === "bridge") {
-    if (rest[0] === "--help") {
-      process.stdout.write(HELP);
-      return ExitCode.ok;
-    }
     const options = parseBridgeArgs(rest);
     // Output files are checked before the agent starts, so a typo costs no agent run.
-    if (options.trace !== undefined) checkOutputFile("--trace", options.trace);
+    if (options.trace !== undefined) checkTraceFile(options.trace);
     if (options.logFile !== undefined) checkOutputFile("--log-file", options.logFile);
     return runBridge(options);
   }
@@ -66,6 +84,11 @@ async function main(argv: readonly string[]): Promise<number> {
   throw new UsageError(`unknown command '${command}'`);
 }
 
+/** "bridge " when the command has help of its own, else "". */
+function helpTopic(command: string | undefined): string {
+  return command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
+}
+
 main(process.argv.slice(2)).then(
   (status) => {
     process.exitCode = status;
@@ -74,10 +97,11 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     if (error instanceof CliInputError) {
-      process.stderr.write(`acp-cancel: ${error.message}\n`);
+      process.stderr.write(`acp-cancel: ${escapeControl(error.message)}\n`);
       process.exitCode = error.exitCode;
     } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      process.stderr.write(`acp-cancel: ${(error as Error).message}\nRun 'acp-cancel --help' for usage.\n`);
+      const usage = `Run 'acp-cancel ${helpTopic(process.argv[2])}--help' for usage.`;
+      process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\n${usage}\n`);
       process.exitCode = ExitCode.usage;
     } else {
       process.stderr.write(

@@ -60,6 +60,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "turn-end-window-ms": { type: "string" },
       "on-stuck": { type: "string" },
       "trace": { type: "string" },
+      "trace-secrets": { type: "boolean" },
       "log-level": { type: "string" },
       "log-file": { type: "string" },
     },
@@ -105,6 +106,10 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   if (turnEndWindowMs !== undefined) options.turnEndWindowMs = turnEndWindowMs;
   if (onStuck !== undefined) options.onStuck = onStuck as OnStuck;
   if (values.trace !== undefined) options.trace = values.trace;
+  if (values["trace-secrets"] === true) {
+    if (values.trace === undefined) throw new UsageError("--trace-secrets keeps secrets in a trace: it needs --trace FILE");
+    options.traceSecrets = true;
+  }
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
   return options;
 }

@@ -1,4 +1,5 @@
 import type { TraceEntry, TraceHop } from "../bridge/trace-writer.js";
+import { escapeControl } from "./escape-control.js";
 
 /**
  * A trace line as read: the bridge's, or one of a cross-protocol trace, whose hops name any two
@@ -95,7 +96,7 @@ export function parseTrace(text: string): RenderableEntry[] {
     });
 }
 
-/** A readable timeline, one line per hop or note, with the time since start. */
+/** A readable timeline, one line per hop or note, with the time since start; control characters escaped. */
 export function renderTimeline(entries: readonly RenderableEntry[]): string {
   return entries
     .map((entry) => {
@@ -108,10 +109,11 @@ export function renderTimeline(entries: readonly RenderableEntry[]): string {
       if (entry.party !== undefined) return `${time}  ${protocol}${entry.party} · ${entry.note ?? ""}`;
       return `${time}  ${"".padEnd(15)}  · ${describeNote(entry.note ?? "")}`;
     })
+    .map(escapeControl)
     .join("\n");
 }
 
-/** A mermaid sequence diagram of the same trace, with the time of each hop. */
+/** A mermaid sequence diagram of the same trace, with the time of each hop; control characters escaped. */
 export function renderMermaid(entries: readonly RenderableEntry[]): string {
   if (entries.some((entry) => entry.hop !== undefined && !(entry.hop in ARROWS))) return renderCrossMermaid(entries);
   const lines = [
@@ -130,7 +132,7 @@ export function renderMermaid(entries: readonly RenderableEntry[]): string {
       lines.push(`  Note over B: ${describeNote(entry.note).replaceAll(";", ",").replaceAll("#", "")}`);
     }
   }
-  return lines.join("\n");
+  return lines.map(escapeControl).join("\n");
 }
 
 /** Mermaid-safe text: no `;` or `#` (they end a statement or start an entity). */
@@ -159,5 +161,5 @@ function renderCrossMermaid(entries: readonly RenderableEntry[]): string {
     }
   }
   const participants = [...ids].map(([party, id]) => `  participant ${id} as ${safe(party)}`);
-  return ["sequenceDiagram", ...participants, ...body].join("\n");
+  return ["sequenceDiagram", ...participants, ...body].map(escapeControl).join("\n");
 }

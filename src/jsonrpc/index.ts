@@ -1,9 +1,10 @@
+/** acp-cancel/jsonrpc: a vscode-jsonrpc `MessageConnection` that speaks ACP (docs/vscode-jsonrpc.md). */
 export {
   type AcpMessageConnection,
   type AcpMessageConnectionOptions,
   createAcpMessageConnection,
   currentJob,
 } from "./acp-message-connection.js";
-export { ACP_CANCEL_METHOD, LSP_CANCEL_METHOD } from "./cancel-methods.js";
-export { NdjsonMessageReader, type NdjsonMessageReaderOptions } from "./ndjson-message-reader.js";
+// The framing alone, for vscode-jsonrpc's own createMessageConnection.
+export { NdjsonMessageReader } from "./ndjson-message-reader.js";
 export { NdjsonMessageWriter } from "./ndjson-message-writer.js";

@@ -7,10 +7,8 @@ export {
   type CancellableMcpClientOptions,
   cancellableMcpClient,
   type McpCallOptions,
-  type McpClientLike,
 } from "./cancellable-client.js";
 export type { McpEvent } from "./events.js";
-export { type McpHandlerHost, type McpHandlerScope, type McpHandlerScopeOptions, scopeMcpHandlers } from "./handler-scope.js";
-export { McpCall, McpHandling } from "./mcp-call.js";
+export { type McpHandlerScope, type McpHandlerScopeOptions, scopeMcpHandlers } from "./handler-scope.js";
 // The seam, the same function for every binding: the job of the request a scoped handler handles.
 export { jobOf } from "../core/index.js";

@@ -9,9 +9,15 @@ export interface LineSink {
    * `bytes[end]` is LF, the line ended right there (no CR) in the same buffer.
    */
   line(text: string, bytes: Buffer, start: number, end: number): void;
-  /** A line longer than the cap was dropped; `bytes` is how long it got. */
-  oversize(bytes: number): void;
+  /**
+   * A line longer than the cap was dropped; `bytes` is how long it got, `head` its first
+   * bytes (up to HEAD_BYTES), so that a reader can still find, say, a request id there.
+   */
+  oversize(bytes: number, head: Buffer): void;
 }
+
+/** How much of a dropped line's start is kept for its `oversize` report. */
+export const HEAD_BYTES = 1024;
 
 /** Whether a line that starts with a byte above space may still be blank: never. */
 function mayBeBlank(bytes: Buffer, start: number): boolean {
@@ -29,6 +35,8 @@ export class LineSplitter {
   private parts: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
+  /** The start of the line being discarded. */
+  private head: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly sink: LineSink,
@@ -47,7 +55,7 @@ export class LineSplitter {
     }
     const max = this.maxLineBytes;
     while (newline !== -1) {
-      if (newline - start > max) this.sink.oversize(newline - start);
+      if (newline - start > max) this.sink.oversize(newline - start, headOf(chunk, start, newline));
       else if (newline > start) this.emit(chunk, start, newline);
       start = newline + 1;
       newline = chunk.indexOf(LF, start);
@@ -64,6 +72,7 @@ export class LineSplitter {
     if (to <= from) return;
     const length = to - from;
     if (this.discarding || this.pendingBytes + length > this.maxLineBytes) {
+      if (!this.discarding) this.head = firstBytes([...this.parts, chunk.subarray(from, to)]);
       this.discarding = true;
       this.pendingBytes += length;
       this.parts = [];
@@ -81,7 +90,9 @@ export class LineSplitter {
     this.pendingBytes = 0;
     this.discarding = false;
     if (wasDiscarding) {
-      this.sink.oversize(bytes);
+      const head = this.head;
+      this.head = Buffer.alloc(0);
+      this.sink.oversize(bytes, head);
       return;
     }
     if (bytes === 0) return;
@@ -98,4 +109,22 @@ export class LineSplitter {
     if (mayBeBlank(bytes, start) && text.trim().length === 0) return;
     this.sink.line(text, bytes, start, end);
   }
+}
+
+/** A copy of at most HEAD_BYTES from `bytes[start, end)`: the chunk may be reused. */
+function headOf(bytes: Buffer, start: number, end: number): Buffer {
+  return Buffer.from(bytes.subarray(start, Math.min(end, start + HEAD_BYTES)));
+}
+
+/** A copy of the first HEAD_BYTES of `parts`, joined (without joining the rest). */
+function firstBytes(parts: readonly Buffer[]): Buffer {
+  const taken: Buffer[] = [];
+  let length = 0;
+  for (const part of parts) {
+    if (length >= HEAD_BYTES) break;
+    const piece = part.subarray(0, HEAD_BYTES - length);
+    taken.push(piece);
+    length += piece.length;
+  }
+  return Buffer.concat(taken, length);
 }

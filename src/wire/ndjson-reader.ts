@@ -9,7 +9,7 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** Why a line could not become a message. */
 export type FramingProblem =
   | { kind: "parse"; detail: string; line: string }
-  | { kind: "oversize"; bytes: number; limit: number };
+  | { kind: "oversize"; bytes: number; limit: number; head?: string };
 
 export interface NdjsonReaderHandlers {
   /**
@@ -54,8 +54,8 @@ export function jsonLineSplitter(
         }
         handlers.value(value, text, bytes, start, end);
       },
-      oversize(bytes) {
-        handlers.problem({ kind: "oversize", bytes, limit: maxLineBytes });
+      oversize(bytes, head) {
+        handlers.problem({ kind: "oversize", bytes, limit: maxLineBytes, head: head.toString() });
       },
     },
     maxLineBytes,

@@ -3,7 +3,7 @@ import type { Task } from "@a2a-js/sdk";
 import { type CallInterceptor, Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import { LegacyJsonRpcTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
-import type { AosAgent } from "../../src/a2a/index.js";
+import type { AosAgent } from "../../src/a2a/aos.js";
 import type { A2aServer } from "./a2a-server.js";
 
 export type Version = "1.0" | "0.3";

@@ -2,12 +2,11 @@ import assert from "node:assert/strict";
 import {
   CancelDeniedError,
   cancelGuardInterceptor,
-  type FailPolicy,
   guardCancelTasks,
   type GuardDecision,
   GuardianClient,
-  type GuardFailure,
 } from "../../src/a2a/index.js";
+import type { FailPolicy, GuardFailure } from "../../src/a2a/guard-decision.js";
 import { eventually } from "../support/wire-assertions.js";
 import { cancelOf, CLIENT_CARD, sdkClient, startTask, type Version } from "./a2a-clients.js";
 import { type A2aServer, resetA2aServer, startA2aServer } from "./a2a-server.js";

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  type A2aCancelMessage,
-  cancelMessage,
-  type GuardDecision,
-  GuardianClient,
-  GuardInputError,
-  type GuardQuestion,
-} from "../../src/a2a/index.js";
+import { type GuardDecision, GuardianClient, GuardInputError } from "../../src/a2a/index.js";
+import type { A2aCancelMessage } from "../../src/a2a/aos.js";
+import { cancelMessage } from "../../src/a2a/cancel-payload.js";
+import type { GuardQuestion } from "../../src/a2a/guardian-client.js";
 import { CLIENT_CARD } from "./a2a-clients.js";
 import { aosRequest } from "./aos-shape.js";
 import { badGuardian, recordingGuardian, scriptedGuardian } from "./guardians.js";

@@ -3,14 +3,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  cancelMessage,
-  GuardianClient,
-  type GuardianRules,
-  parseGuardianRules,
-  RulesError,
-  startGuardian,
-} from "../../src/a2a/index.js";
+import { GuardianClient, type GuardianRules, RulesError, startGuardian } from "../../src/a2a/index.js";
+import { cancelMessage } from "../../src/a2a/cancel-payload.js";
+import { parseGuardianRules } from "../../src/a2a/guardian-rules.js";
 import { CLI } from "../support/bridge-harness.js";
 import { CLIENT_CARD } from "./a2a-clients.js";
 import { recordingGuardian } from "./guardians.js";

@@ -3,7 +3,8 @@
  * plain value is answered at once, exactly once, and the bookkeeping still empties.
  */
 import assert from "node:assert/strict";
-import { AbpApp, type CallResult } from "../../src/abp/app/index.js";
+import { AbpApp } from "../../src/abp/app/index.js";
+import type { CallResult } from "../../src/abp/app/protocol.js";
 
 function newApp(maxConcurrent?: number) {
   const app = new AbpApp({

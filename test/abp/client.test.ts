@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
-import { checkAgentMessage, type Envelope } from "../../src/abp/app/index.js";
+import type { Envelope } from "../../src/abp/app/protocol.js";
+import { checkAgentMessage } from "../../src/abp/app/validate.js";
 import { AbpClient, AbpClosedError, AbpProtocolError, webSocketTransport } from "../../src/abp/index.js";
 import { Job } from "../../src/core/index.js";
 import { eventually } from "../support/wire-assertions.js";

@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
-import { AbpApp, checkAgentMessage, EnvelopeHost, LIMITS } from "../../src/abp/app/index.js";
-import { idOfOversized } from "../../src/abp/app/validate.js";
+import { EnvelopeHost } from "../../src/abp/app/envelope-host.js";
+import { AbpApp, LIMITS } from "../../src/abp/app/index.js";
+import { checkAgentMessage, idOfOversized } from "../../src/abp/app/validate.js";
 import { AbpClient, AbpProtocolError, webSocketTransport } from "../../src/abp/index.js";
 
 describe("ABP: a call over the size limit (issue 25 item 16)", () => {

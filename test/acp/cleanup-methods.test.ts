@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { CancelEngine, CLEANUP_METHODS, type JsonRpcMessage, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import { CLEANUP_METHODS, type Side } from "../../src/acp/index.js";
+import type { JsonRpcMessage } from "../../src/wire/index.js";
 
 type Message = Record<string, unknown>;
 

@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import {
-  CAPABILITY_KEY,
-  CancelEngine,
-  type EngineEvent,
-  type EngineOptions,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  OUR_CAPABILITY,
-  type Side,
-} from "../../src/index.js";
+import { CancelEngine, type EngineEvent, type EngineOptions } from "../../src/index.js";
+import { CAPABILITY_KEY, OUR_CAPABILITY, type Side } from "../../src/acp/index.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../src/wire/index.js";
 import { ConformanceTracker } from "../support/schema-validator.js";
 
 /**

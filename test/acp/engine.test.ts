@@ -1,20 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import sinon from "sinon";
-import {
-  CANCEL_REASONS,
-  CAPABILITY_KEY,
-  CancelEngine,
-  type EngineEvent,
-  type EngineOptions,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  OUR_CAPABILITY,
-  otherSide,
-  type Side,
-} from "../../src/index.js";
+import { CancelEngine, type EngineEvent, type EngineOptions } from "../../src/index.js";
+import { CAPABILITY_KEY, OUR_CAPABILITY, otherSide, type Side } from "../../src/acp/index.js";
+import { CANCEL_REASONS } from "../../src/core/index.js";
+import type { JsonRpcId, JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from "../../src/wire/index.js";
 
 // ---- harness ----------------------------------------------------------------------------
 

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import { CancelEngine, Job, type JsonRpcMessage, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
+import { Job } from "../../src/core/index.js";
+import type { JsonRpcMessage } from "../../src/wire/index.js";
 
 interface Delivery {
   to: Side;

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { CancelEngine, type JsonRpcMessage, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
+import type { JsonRpcMessage } from "../../src/wire/index.js";
 
 describe("engine: a response without an id is never answered", () => {
   it("an id-less error (a peer answering a notification, as codex-acp 0.16.0 does) is reported, not answered", () => {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import sinon from "sinon";
-import { CancelEngine, type JsonRpcId, type JsonRpcMessage, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../src/wire/index.js";
 
 type Message = Record<string, unknown>;
 const SESSIONS = ["s1", "s2"] as const;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import { CancelEngine, type EngineEvent, type JsonRpcId, type JsonRpcMessage, type Side } from "../../src/index.js";
+import { CancelEngine, type EngineEvent } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../src/wire/index.js";
 import { schemaProblem } from "../support/schema-validator.js";
 
 interface Delivery {

@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import {
-  CancelEngine,
-  type EngineEvent,
-  type EngineOptions,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type Side,
-  type StuckTurn,
-  TURN_STUCK_ERROR_CODE,
-} from "../../src/index.js";
+import { CancelEngine, type EngineEvent, type EngineOptions, type StuckTurn } from "../../src/index.js";
+import { type Side, TURN_STUCK_ERROR_CODE } from "../../src/acp/index.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../src/wire/index.js";
 
 interface Delivery {
   to: Side;

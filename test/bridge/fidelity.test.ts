@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
-import { CAPABILITY_KEY } from "../../src/index.js";
+import { CAPABILITY_KEY } from "../../src/acp/index.js";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { harness, openSession, textPrompt } from "../support/client-harness.js";
 import { tap, type WireRecord } from "../support/spawn-peer.js";

@@ -70,7 +70,7 @@ describe("bridge between a v2 editor and a v2 agent (SDK 2.4.0 experimental/v2)"
 
   it("session/close with a turn running and a prompt held", () => closeWithTurnAndHeldPrompt(throughBridge()));
 
-  it("the v2 agent SIGKILLed with a turn running and a prompt held: the held prompt is answered -32800 (reason shutdown), valid v2", async () => {
+  it("the v2 agent SIGKILLed with a turn running and a prompt held: the held prompt is answered -32603 naming the signal (reason agent-exited), valid v2", async () => {
     const bridge = spawnBridge([], "v2-agent", ["--bare"]);
     const h = v2Harness(acp.client({ name: "v2-editor" }), bridge);
     await h.run(async (agent) => {
@@ -84,8 +84,10 @@ describe("bridge between a v2 editor and a v2 agent (SDK 2.4.0 experimental/v2)"
       const pid = await eventually(() => /agent pid (\d+)/.exec(bridge.stderr())?.[1], "the agent's pid");
       process.kill(Number(pid), "SIGKILL");
       const error = await held;
-      assert.equal(error.code, -32800);
-      assert.equal(error.data?.reason, "shutdown");
+      // A crash, not a cancel: docs/decisions.md, "Bridge: an agent that ends on its own".
+      assert.equal(error.code, -32603);
+      assert.equal(error.data?.reason, "agent-exited");
+      assert.match((error as { message?: string }).message ?? "", /agent was killed by SIGKILL/);
     });
     assertEachAnsweredOnce(h.log);
   });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/bridge-harness.js";
@@ -19,6 +19,7 @@ function assertClear(stderr: string, what: RegExp) {
 
 describe("CLI input errors: a clear message and a documented exit status, never a stack", () => {
   const dir = mkdtempSync(join(tmpdir(), "acp-cancel-cli-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const file = (name: string, text: string) => {
     const path = join(dir, name);
     writeFileSync(path, text);
@@ -69,7 +70,7 @@ describe("CLI input errors: a clear message and a documented exit status, never 
       for (const args of [["trace"], ["trace", "a.jsonl", "b.jsonl"], ["trace", "a.jsonl", "--bogus"]]) {
         const run = cli(...args);
         assert.equal(run.status, 2, args.join(" "));
-        assertClear(run.stderr, /acp-cancel: .*\nRun 'acp-cancel --help' for usage/);
+        assertClear(run.stderr, /acp-cancel: .*\nRun 'acp-cancel trace --help' for usage/);
       }
     });
   });

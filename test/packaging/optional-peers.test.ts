@@ -40,8 +40,16 @@ function runRecorded(code: string): string {
 }
 
 describe("the optional peers are never loaded by acp-cancel's core paths", () => {
-  it("the optional peers are the four the issue names", () => {
-    assert.deepEqual(OPTIONAL_PEERS.sort(), ["@a2a-js/sdk", "@modelcontextprotocol/sdk", "playwright-core", "ws"]);
+  it("the optional peers are the bindings' SDKs, the replicas' database clients and the OpenTelemetry API", () => {
+    assert.deepEqual(OPTIONAL_PEERS.sort(), [
+      "@a2a-js/sdk",
+      "@modelcontextprotocol/sdk",
+      "@opentelemetry/api",
+      "pg",
+      "playwright-core",
+      "redis",
+      "ws",
+    ]);
   });
 
   it("the recorder sees a peer when one is loaded (ESM and CommonJS)", () => {

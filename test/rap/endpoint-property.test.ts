@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CallRegistry, MAX_ID_LENGTH } from "../../src/rap/index.js";
+import { CallRegistry } from "../../src/rap/index.js";
+import { MAX_ID_LENGTH } from "../../src/rap/ids.js";
 import { CancelEndpointCore } from "../../src/rap/endpoint-core.js";
 
 const headers = (h: Record<string, string>) => ({ get: (name: string) => h[name] ?? null });

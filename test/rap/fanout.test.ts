@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
-import {
-  bearerSigner,
-  type CancelNoticeOutcome,
-  CancelFanout,
-  cancelUrl,
-  combineSigners,
-  headerSigner,
-  INTERRUPTED_TEXT,
-  RapRuntime,
-  type RapRuntimeEvent,
-} from "../../src/rap/index.js";
+import { bearerSigner, combineSigners, headerSigner, RapRuntime, type RapRuntimeEvent } from "../../src/rap/index.js";
+import { cancelUrl } from "../../src/rap/base-url.js";
+import { type CancelNoticeOutcome, CancelFanout } from "../../src/rap/cancel-fanout.js";
+import { INTERRUPTED_TEXT } from "../../src/rap/messages.js";
 import { listen, type Listening, recordingServer, until } from "./http-support.js";
 
 describe("RAP runtime: cancel notices fanned out to every tool server over real HTTP", () => {

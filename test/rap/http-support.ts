@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { processRunning } from "../../src/rap/index.js";
+import { processRunning } from "../../src/rap/process-group.js";
 
 export interface Listening {
   server: Server;

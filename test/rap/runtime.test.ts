@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { Job } from "../../src/core/index.js";
-import {
-  INTERRUPTED_TEXT,
-  invocationSchema,
-  RapRuntime,
-  type RapRuntimeEvent,
-  toolResultSchema,
-} from "../../src/rap/index.js";
+import { invocationSchema, RapRuntime, type RapRuntimeEvent } from "../../src/rap/index.js";
+import { INTERRUPTED_TEXT, toolResultSchema } from "../../src/rap/messages.js";
 import { type Listening, recordingServer } from "./http-support.js";
 
 describe("RAP runtime: tool calls as jobs keyed by (thread_id, tool_call_id)", () => {

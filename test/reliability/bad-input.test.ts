@@ -11,7 +11,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
-import { CancelEngine, classify, type JsonRpcId, type JsonRpcMessage, parseJsonLine, type Side } from "../../src/index.js";
+import { CancelEngine } from "../../src/index.js";
+import type { Side } from "../../src/acp/index.js";
+import { classify, type JsonRpcId, type JsonRpcMessage, parseJsonLine } from "../../src/wire/index.js";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { spawnFixture } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";

@@ -10,18 +10,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import sinon from "sinon";
-import {
-  CAPABILITY_KEY,
-  CancelEngine,
-  type CancelSupport,
-  type EngineEvent,
-  type EngineOptions,
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
-  otherSide,
-  type Side,
-} from "../../src/index.js";
+import { CancelEngine, type EngineEvent, type EngineOptions } from "../../src/index.js";
+import { CAPABILITY_KEY, type CancelSupport, otherSide, type Side } from "../../src/acp/index.js";
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../src/wire/index.js";
 import { checkParameters, figure, scaled } from "./support.js";
 
 // ---- the schedule language ------------------------------------------------------------------

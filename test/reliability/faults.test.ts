@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { TraceEntry } from "../../src/bridge/trace-writer.js";
-import { CAPABILITY_KEY, OUR_CAPABILITY } from "../../src/index.js";
+import { CAPABILITY_KEY, OUR_CAPABILITY } from "../../src/acp/index.js";
 import { type BridgeProcess, closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
 import { eventually } from "../support/wire-assertions.js";
 import {
@@ -125,7 +125,8 @@ describe("reliability: faults with real processes", function () {
         assert.equal(answers.length, 1, `${where}: ${String(id)} answered ${answers.length} times`);
         const error = answers[0]?.error as { code: number; message: string } | undefined;
         if (error?.message.includes("agent was killed by SIGKILL")) {
-          assert.equal(error.code, -32800, where);
+          // A crash, not a cancel (docs/decisions.md, "Bridge: an agent that ends on its own").
+          assert.equal(error.code, -32603, where);
           outcomes.answeredForKill++;
         } else outcomes.answeredByAgent++;
       }

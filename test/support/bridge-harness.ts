@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +8,22 @@ import { ConformanceTracker, checkAfterTest } from "./schema-validator.js";
 import { endAndAwaitExit, fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+
+let scratch: string | undefined;
+let traces = 0;
+
+/**
+ * One temp directory for everything the bridge tests write (traces, scripts), made on first use
+ * and removed when the test process exits, whatever the tests' outcome.
+ */
+export function scratchDir(): string {
+  if (scratch === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "acp-cancel-"));
+    scratch = dir;
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return scratch;
+}
 
 export interface BridgeProcess extends SpawnedPeer {
   /** Messages the bridge traced on one hop, in order. */
@@ -24,21 +40,23 @@ export function spawnBridge(
   /** Node flags for the bridge process (e.g. `--import`), and extra environment. */
   extra: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): BridgeProcess {
-  const traceFile = join(mkdtempSync(join(tmpdir(), "acp-cancel-")), "trace.jsonl");
-  const peer = spawnNode([
-    ...(extra.nodeArgs ?? []),
-    CLI,
-    "bridge",
-    "--trace",
-    traceFile,
-    ...bridgeArgs,
-    "--",
-    process.execPath,
-    fixturePath(fixture),
-    ...agentArgs,
-  ], extra.env);
+  return spawnBridgeOver(bridgeArgs, [process.execPath, fixturePath(fixture), ...agentArgs], extra);
+}
+
+/** Spawns `acp-cancel bridge [args] -- <agent command...>` as a real process, tracing to a temp file. */
+export function spawnBridgeOver(
+  bridgeArgs: string[],
+  agentCommand: string[],
+  extra: { nodeArgs?: string[]; env?: NodeJS.ProcessEnv } = {},
+): BridgeProcess {
+  const traceFile = join(scratchDir(), `trace-${++traces}.jsonl`);
+  const peer = spawnNode(
+    [...(extra.nodeArgs ?? []), CLI, "bridge", "--trace", traceFile, ...bridgeArgs, "--", ...agentCommand],
+    extra.env,
+  );
+  // Before the bridge opened its trace there is nothing in it.
   const trace = () =>
-    readFileSync(traceFile, "utf8")
+    (existsSync(traceFile) ? readFileSync(traceFile, "utf8") : "")
       .split("\n")
       .filter((line) => line.trim() !== "")
       .flatMap((line) => {

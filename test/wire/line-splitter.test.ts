@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { type LineSink, LineSplitter } from "../../src/wire/line-splitter.js";
+import { HEAD_BYTES, type LineSink, LineSplitter } from "../../src/wire/line-splitter.js";
 
 interface Recorder extends LineSink {
   lines: string[];
@@ -266,6 +266,32 @@ describe("LineSplitter", () => {
       assert.deepEqual(sink.oversizes, [total]);
       assert.deepEqual(sink.lines, ['{"next":true}']);
       assert.equal(retainedBytes(s), 0);
+    });
+  });
+
+  describe("the head of a dropped line (so that a reader can still find its id)", () => {
+    const heads = () => {
+      const found: string[] = [];
+      const sink: LineSink = { line() {}, oversize: (_bytes, head) => found.push(head.toString()) };
+      return { found, sink };
+    };
+    const line = `{"id":42,"pad":"${"x".repeat(3000)}"}`;
+
+    it("a line dropped within one chunk: its first HEAD_BYTES bytes", () => {
+      const { found, sink } = heads();
+      new LineSplitter(sink, 100).push(b(`${line}\n`));
+      assert.deepEqual(found, [line.slice(0, HEAD_BYTES)]);
+    });
+
+    it("a line dropped across chunks, the cap passed in a later one: the same bytes, joined", () => {
+      const { found, sink } = heads();
+      const s = new LineSplitter(sink, 2000);
+      for (let at = 0; at < line.length; at += 7) s.push(b(line.slice(at, at + 7)));
+      s.push(b('\n{"next":1}\n'));
+      assert.deepEqual(found, [line.slice(0, HEAD_BYTES)]);
+      // A second dropped line gets its own head, not the first one's.
+      s.push(b(`${line.replace("42", "43")}\n`));
+      assert.equal(found[1]?.startsWith('{"id":43'), true);
     });
   });
 });

@@ -5,6 +5,8 @@
  *   exposeAbp(app);                                        // window.abp, for Playwright / Puppeteer agents
  *   servePostMessage(app, { allowedOrigins: ["https://agent.example"] });
  *   await serveWebSocket(app, "ws://127.0.0.1:8080/abp");
+ *
+ * See docs/abp.md.
  */
 import { AbpApp } from "./abp-app.js";
 import type { CallResult, CancelResult } from "./protocol.js";
@@ -13,15 +15,13 @@ import { checkAgentMessage } from "./validate.js";
 export {
   AbpApp,
   type AbpAppOptions,
-  type AppCallOptions,
   type AppStats,
   type CapabilityContext,
   type CapabilityHandler,
 } from "./abp-app.js";
-export { EnvelopeHost, type EnvelopeHostOptions, type Rejection, type Reply } from "./envelope-host.js";
-export { type MessageReceiver, type PostMessageHostOptions, servePostMessage, type ServedApp } from "./post-message-host.js";
-export * from "./protocol.js";
-export { type AgentMessage, checkAgentMessage, type Checked } from "./validate.js";
+export type { Rejection } from "./envelope-host.js";
+export { type PostMessageHostOptions, servePostMessage, type ServedApp } from "./post-message-host.js";
+export { LIMITS } from "./protocol.js";
 export { serveWebSocket, type WebSocketHostOptions } from "./websocket-host.js";
 
 /** What `window.abp` offers: the spec's API, with `callId` in the call options. */

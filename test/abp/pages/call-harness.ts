@@ -2,7 +2,8 @@
  * Drives an AbpClient by keys, so a test can start, abort and await calls from outside the
  * realm the client lives in (Node, or an agent page reached through page.evaluate). Browser-safe.
  */
-import type { AbpCallResult, AbpClient, CancelCause, CancelResult, InitializeResult } from "../../../src/abp/index.js";
+import type { AbpCallResult, AbpClient, CancelCause, CancelResult } from "../../../src/abp/index.js";
+import type { InitializeResult } from "../../../src/abp/app/protocol.js";
 
 export interface StartOptions {
   timeout?: number;

@@ -7,7 +7,8 @@
 import type { AddressInfo } from "node:net";
 import type { Browser, Frame, Page } from "playwright-core";
 import { type WebSocket, WebSocketServer } from "ws";
-import { AbpClient, LIMITS, playwrightTransport, webSocketTransport } from "../../../src/abp/index.js";
+import { AbpClient, playwrightTransport, webSocketTransport } from "../../../src/abp/index.js";
+import { LIMITS } from "../../../src/abp/app/protocol.js";
 import { CallHarness } from "../pages/call-harness.js";
 import { demoReady, type Origins } from "./browser.js";
 

@@ -1,0 +1,335 @@
+import type { Readable, Writable } from "node:stream";
+import { CancelEngine, type EngineEvent, type Side, type StuckTurn, type StuckVerdict } from "../acp/index.js";
+import {
+  describeProblem,
+  ErrorCode,
+  errorResponse,
+  type FramingProblem,
+  framingErrorResponse,
+  type JsonRpcMessage,
+} from "../wire/index.js";
+import { type AgentExit, type AgentProcess, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
+import type { BridgeSettings } from "./bridge-options.js";
+import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
+import { CrashAnswers } from "./crash-answers.js";
+import { DeadlineAnswers } from "./deadline-answers.js";
+import { ExitCode } from "./exit-codes.js";
+import { FlushGroup } from "./flush-group.js";
+import { InitializeReplay } from "./initialize-replay.js";
+import { idAtLineStart } from "./line-head-id.js";
+import type { Logger } from "./logger.js";
+import { NdjsonEndpoint } from "./ndjson-endpoint.js";
+import { stopTurnTools } from "./stop-turn-tools.js";
+import { summarise } from "./summary.js";
+import type { TraceWriter } from "./trace-writer.js";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** Where the bridge meets what runs around it. */
+export interface SessionHooks {
+  /**
+   * A prompt turn the editor cancelled has really ended at the agent (its answer, or the end
+   * the engine saw for a turn it answered itself): the moment to stop what the turn left behind.
+   */
+  cancelledTurnEnded?(turn: EndedCancelledTurn): void;
+}
+
+export interface EditorIo {
+  input: Readable;
+  output: Writable;
+}
+
+/** One agent process and the endpoint that talks to it. */
+interface ConnectedAgent {
+  process: AgentProcess;
+  end: NdjsonEndpoint;
+}
+
+/**
+ * One editor, one agent (replaced on `restart`), the cancellation engine between them. `run()`
+ * relays until the agent is gone and resolves with the bridge's exit status; `shutdown()` stops
+ * it as an editor closing its input does; `restart()` replaces a stuck agent.
+ */
+export class BridgeSession {
+  private readonly engine: CancelEngine;
+  private readonly editor: NdjsonEndpoint;
+  /** What a chunk from either side produced leaves at once, as a byte relay's would. */
+  private readonly flushGroup = new FlushGroup();
+  private agent: ConnectedAgent;
+  /** Agents replaced by a restart: their last words and their exit change nothing. */
+  private readonly retired = new Set<AgentProcess>();
+  private readonly replay: InitializeReplay | undefined;
+  private readonly turns: CancelledTurns | undefined;
+  private readonly emulated: string[] = [];
+  private readonly deadlines: DeadlineAnswers;
+  /** While an agent restarts, what the engine sends it waits here. */
+  private waiting: JsonRpcMessage[] | undefined;
+  private restarting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private stopSignal: NodeJS.Signals | undefined;
+  private agentExited = false;
+  /** Set when the agent ended on its own: what it owed the editor names the exit. */
+  private crash: CrashAnswers | undefined;
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    this.stopSignal ??= signal;
+    void this.shutdown(`the bridge received ${signal}`);
+  };
+
+  constructor(
+    private readonly settings: BridgeSettings,
+    private readonly logger: Logger,
+    private readonly trace: TraceWriter | undefined,
+    private readonly io: EditorIo,
+    agent: AgentProcess,
+    hooks: SessionHooks = {},
+  ) {
+    this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
+      graceMs: settings.graceMs,
+      deadlines: settings.deadlines,
+      cleanupMethods: settings.cleanupMethods ?? [],
+      client: { cancelSupport: settings.editorSupport ?? "auto" },
+      agent: { cancelSupport: settings.agentSupport ?? "auto" },
+      onEvent: (event) => this.onEvent(event),
+      turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
+    });
+    this.deadlines = new DeadlineAnswers(settings.deadlines);
+    if (settings.onStuck === "restart") this.replay = new InitializeReplay();
+    const onTurnEnded = hooks.cancelledTurnEnded;
+    if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, () => this.agent.process.child.pid);
+    this.editor = new NdjsonEndpoint(
+      io.input,
+      io.output,
+      {
+        value: (value) => {
+          this.trace?.message("editor->bridge", value);
+          this.turns?.fromEditor(value);
+          this.engine.receive("client", value);
+        },
+        problem: (problem) => this.editorLineProblem(problem),
+        end: () => void this.shutdown("the editor closed its input"),
+      },
+      settings.maxLineBytes,
+      this.flushGroup,
+    );
+    this.agent = this.connect(agent);
+  }
+
+  /** Relays until the agent is gone (following restarts); then ends everything. The exit status. */
+  async run(): Promise<number> {
+    process.on("SIGINT", this.onSignal);
+    process.on("SIGTERM", this.onSignal);
+    let current = this.agent.process;
+    let exit = await current.exited;
+    // A restarted agent's exit is expected: wait for its successor's.
+    while (this.retired.has(current)) {
+      await this.restarting;
+      if (current === this.agent.process) break; // the restart failed: the bridge ends with the old agent
+      current = this.agent.process;
+      exit = await current.exited;
+    }
+    this.agentExited = true;
+    this.agentGone(exit);
+    process.off("SIGINT", this.onSignal);
+    process.off("SIGTERM", this.onSignal);
+    this.io.input.pause();
+    this.editor.end();
+    if (this.logger.enabled("debug")) this.logger.debug(summarise(this.engine, this.emulated));
+    if (this.stopSignal !== undefined) return exitStatusFor({ code: null, signal: this.stopSignal });
+    if (this.stopping !== undefined) return ExitCode.ok;
+    return exitStatusFor(exit);
+  }
+
+  /** Cancels everything in flight, closes the agent's stdin, then escalates: SIGTERM, SIGKILL. */
+  shutdown(reason: string): Promise<void> {
+    this.stopping ??= (async () => {
+      this.logger.debug(`shutting down: ${reason}`);
+      this.trace?.note(`shutdown: ${reason}`);
+      this.engine.close("client", reason);
+      this.agent.end.end();
+      const { exitGraceMs, killGraceMs } = this.settings;
+      if (await this.exitsWithin(exitGraceMs)) return;
+      this.logger.warn(`agent did not exit within ${exitGraceMs} ms of closing its input: SIGTERM`);
+      this.agent.process.signalGroup("SIGTERM");
+      if (await this.exitsWithin(killGraceMs)) return;
+      this.logger.warn(`agent did not exit within ${killGraceMs} ms of SIGTERM: SIGKILL`);
+      this.agent.process.signalGroup("SIGKILL");
+    })();
+    return this.stopping;
+  }
+
+  /**
+   * Replaces the agent: everything pending for it is answered with an error naming `detail`;
+   * the new agent gets the editor's initialize again, then whatever came meanwhile. Its
+   * sessions are gone: an editor must open new ones (or session/load them).
+   */
+  restart(detail: string): void {
+    if (this.restarting !== undefined || this.stopping !== undefined) return;
+    const old = this.agent;
+    this.retired.add(old.process);
+    this.waiting = [];
+    this.trace?.note(`restart: ${detail}`);
+    this.turns?.clear();
+    this.engine.reopen("agent", detail);
+    this.restarting = this.replaceAgent(old).finally(() => {
+      this.restarting = undefined;
+    });
+  }
+
+  private async replaceAgent(old: ConnectedAgent): Promise<void> {
+    old.end.end();
+    this.stopGroup(old.process);
+    let fresh: AgentProcess;
+    try {
+      fresh = await this.spawn();
+    } catch (error) {
+      this.logger.error(`restarting the agent: ${error instanceof Error ? error.message : String(error)}`);
+      this.waiting = undefined;
+      return;
+    }
+    this.logger.info(`restarted the agent (pid ${fresh.child.pid})`);
+    // The bridge began shutting down meanwhile: the new agent is not needed.
+    if (this.stopping !== undefined) fresh.signalGroup("SIGKILL");
+    this.agent = this.connect(fresh);
+    const queued = this.waiting ?? [];
+    this.waiting = undefined;
+    const initialize = this.replay?.next();
+    if (initialize !== undefined) this.deliver("agent", initialize);
+    for (const message of queued) this.deliver("agent", message);
+  }
+
+  /** SIGTERM to a replaced agent's group; SIGKILL to what is left after the kill grace (the stuck tool). */
+  private stopGroup(agent: AgentProcess): void {
+    agent.signalGroup("SIGTERM");
+    void Promise.race([agent.exited, sleep(this.settings.killGraceMs)]).then(() => {
+      agent.signalGroup("SIGKILL");
+      agent.release();
+    });
+  }
+
+  /** Starts the agent command again, its watchdog's problems logged. */
+  private spawn(): Promise<AgentProcess> {
+    const { command, args } = this.settings;
+    return spawnAgent(command, args, (error) => this.logger.warn(`the agent's watchdog did not start: ${error.message}`));
+  }
+
+  private deliver(side: Side, message: JsonRpcMessage): void {
+    if (side === "client") {
+      const answer = this.deadlines.rewrite(this.crash?.rewrite(message) ?? message);
+      this.trace?.message("bridge->editor", answer);
+      this.editor.write(answer, this.agent.end, this.agent.process.child.stdout);
+      return;
+    }
+    this.replay?.toAgent(message);
+    if (this.waiting !== undefined) {
+      this.waiting.push(message);
+      return;
+    }
+    this.trace?.message("bridge->agent", message);
+    this.agent.end.write(message, this.editor, this.io.input);
+  }
+
+  private connect(agent: AgentProcess): ConnectedAgent {
+    agent.child.stderr.pipe(this.logger.sink, { end: false });
+    const end = new NdjsonEndpoint(
+      agent.child.stdout,
+      agent.child.stdin,
+      {
+        value: (value) => {
+          if (this.retired.has(agent)) return;
+          this.trace?.message("agent->bridge", value);
+          if (this.replay?.swallows(value) === true) return;
+          this.turns?.fromAgent(value);
+          this.engine.receive("agent", value);
+        },
+        problem: (problem) => {
+          // Stray output on the agent's stdout is not protocol: log it, never forward it.
+          this.logger.warn(`agent stdout: ${describeProblem(problem)}`);
+          this.trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
+        },
+        end: () => {},
+      },
+      this.settings.maxLineBytes,
+      this.flushGroup,
+    );
+    return { process: agent, end };
+  }
+
+  /** A line from the editor that is not a message: answered, with its id when its start names one. */
+  private editorLineProblem(problem: FramingProblem): void {
+    this.logger.warn(`editor: ${describeProblem(problem)}`);
+    let answer = framingErrorResponse(problem);
+    const id = problem.kind === "oversize" && problem.head !== undefined ? idAtLineStart(problem.head) : undefined;
+    // An id still in flight is not this line's to answer: that request gets its own answer.
+    if (id !== undefined && id !== null && this.engine.job("client", id) === undefined && "error" in answer) {
+      answer = errorResponse(id, ErrorCode.InvalidRequest, answer.error.message);
+    }
+    this.deliver("client", answer);
+  }
+
+  /** The last agent is gone: answer what it owed, stop what it left, stand its watchdog down. */
+  private agentGone(exit: AgentExit): void {
+    const detail = describeExit(exit);
+    if (this.stopping === undefined) {
+      this.crash = new CrashAnswers(exit);
+      const pending = this.engine.inFlight.client;
+      const answered = pending > 0 ? `; ${pending} pending editor request(s) get an error naming the exit` : "";
+      this.logger.warn(`the agent ended on its own (${detail})${answered}`);
+    } else this.logger.debug(detail);
+    this.trace?.note(detail);
+    this.turns?.clear();
+    this.engine.close("agent", detail);
+    this.engine.close("client", detail);
+    // Whatever the agent left running in its group goes with it.
+    this.agent.process.signalGroup("SIGKILL");
+    this.agent.process.release();
+  }
+
+  private readonly exitsWithin = (ms: number) =>
+    Promise.race([this.agent.process.exited.then(() => true), sleep(ms).then(() => this.agentExited)]);
+
+  private onEvent(event: EngineEvent): void {
+    if (event.type === "emulated") this.emulated.push(event.what);
+    if (event.type === "problem") this.logger.warn(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
+    if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
+    const expired = this.deadlines.event(event);
+    if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
+    this.turns?.event(event);
+    this.trace?.note(JSON.stringify(event));
+  }
+
+  /** The window passed and the agent still has not ended a cancelled turn. */
+  private onStuck(stuck: StuckTurn): StuckVerdict {
+    const what = `session ${stuck.sessionId}: the agent has not ended its cancelled turn ${stuck.stuckForMs} ms after the bridge answered it`;
+    const { onStuck, killGraceMs } = this.settings;
+    if (onStuck === "kill-tools" && stuck.escalation === 1) {
+      this.logger.warn(`${what}: stopping the processes it started during the turn`);
+      const pid = this.agent.process.child.pid;
+      if (pid !== undefined) {
+        void stopTurnTools(pid, stuck.turnAgeMs, killGraceMs).then((stopped) => {
+          this.trace?.note(`kill-tools: SIGTERM ${JSON.stringify(stopped.terminated)}, SIGKILL ${JSON.stringify(stopped.killed)}`);
+          this.logger.info(`kill-tools: SIGTERM to ${stopped.terminated.length}, SIGKILL to ${stopped.killed.length}`);
+        });
+      }
+      return "wait";
+    }
+    if (onStuck === "restart") {
+      this.logger.warn(`${what}: restarting the agent`);
+      this.restart(
+        `the agent was restarted because session ${stuck.sessionId}'s cancelled turn was stuck for ` +
+        `${stuck.stuckForMs} ms; its sessions are gone (open a new one, or session/load it if the agent can)`,
+      );
+      return "fail";
+    }
+    this.logger.warn(`${what}: failing the prompts waiting behind it`);
+    return "fail";
+  }
+
+  /** Which rules the agent's `initialize` answer put in force; an unknown version is a warning. */
+  private logVersion(version: unknown, rules: string): void {
+    if (rules === "pass-through") {
+      this.logger.warn(
+        `agent answered initialize with protocol version ${JSON.stringify(version)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
+      );
+    } else this.logger.debug(`protocol version ${JSON.stringify(version)}: ${rules} rules`);
+  }
+}

@@ -1,0 +1,32 @@
+import type { JsonRpcMessage, JsonRpcRequest } from "../wire/index.js";
+
+/**
+ * With `--on-stuck restart`: the editor's `initialize` (as sent to the agent) is kept, so that a
+ * restarted agent is initialised again under an id of the bridge's own, whose answer stays here.
+ */
+export class InitializeReplay {
+  private initialize: JsonRpcRequest | undefined;
+  private replayId: string | undefined;
+  private replays = 0;
+
+  /** A message on its way to the agent: the editor's `initialize` is kept. */
+  toAgent(message: JsonRpcMessage): void {
+    if ((message as JsonRpcRequest).method === "initialize") this.initialize = message as JsonRpcRequest;
+  }
+
+  /** The `initialize` to send a restarted agent, if the editor sent one. */
+  next(): JsonRpcRequest | undefined {
+    if (this.initialize === undefined) return undefined;
+    this.replayId = `acp-cancel/restart-${++this.replays}`;
+    return { ...this.initialize, id: this.replayId };
+  }
+
+  /** True for the restarted agent's answer to the replayed `initialize`: it is not the editor's. */
+  swallows(value: unknown): boolean {
+    if (this.replayId === undefined) return false;
+    const message = value as { id?: unknown };
+    if (message.id !== this.replayId || "method" in (value as object)) return false;
+    this.replayId = undefined;
+    return true;
+  }
+}
