@@ -1,7 +1,5 @@
 import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 import { otherSide } from "./methods.js";
-import { MessageReadable } from "./message-readable.js";
-import { MessageWritable } from "./message-writable.js";
 import type { MessageStream } from "./sdk-stream.js";
 
 /**
@@ -33,14 +31,18 @@ export function cancellableStream(
     toLocal.close();
   };
   const reader = inner.readable.getReader();
-  const { readable, feed: toLocal } = MessageReadable.create({
+  let toLocal!: ReadableStreamDefaultController<unknown>;
+  const readable = new ReadableStream<unknown>({
+    start(controller) {
+      toLocal = controller;
+    },
     cancel(reason) {
       localOpen = false;
       engine.close(local, "the local app stopped reading");
       void reader.cancel(reason).catch(() => {});
     },
   });
-  const writable = new MessageWritable({
+  const writable = new WritableStream<unknown>({
     write(message) {
       engine.receive(local, message);
     },

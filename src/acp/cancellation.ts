@@ -1,9 +1,9 @@
 import { CancelEngine } from "./engine.js";
-import type { EngineOptions, PortOptions } from "./engine-options.js";
+import type { EngineOptions, PortOptions, TurnEndOptions } from "./engine-options.js";
 import { runHandlerInScope } from "./handler-scope.js";
 import { otherSide, type Side } from "./methods.js";
 
-export interface CancellationOptions extends Omit<EngineOptions, "client" | "agent"> {
+export interface CancellationOptions extends Omit<EngineOptions, "client" | "agent" | "turnEnd"> {
   /** The role of the app in this process. */
   role: Side;
   /** What is known about the peer; by default decided at `initialize`. */
@@ -15,6 +15,21 @@ export interface CancellationOptions extends Omit<EngineOptions, "client" | "age
    * `session/cancel`: pass `{ cancelSupport: "no" }` and it is told in those words.
    */
   app?: PortOptions;
+  /**
+   * Follow a cancelled turn the engine answered for the agent (its grace passed) to the
+   * agent's real end of it: the turn's late `session/update`s are dropped, its late requests
+   * answered cancelled, and the session's next prompt waits for that end (at most
+   * `windowMs`, default 10 s, then it is refused with -32010). Default for a client: on
+   * (`{}`), so the app never sees an update of a turn it was told is over. Default for an
+   * agent: off. `false` turns it off.
+   */
+  turnEnd?: TurnEndOptions | false;
+}
+
+/** The engine's `turnEnd` for an app of `role`: on for clients unless turned off (docs/decisions.md). */
+function turnEndFor(role: Side, turnEnd: TurnEndOptions | false | undefined): TurnEndOptions | undefined {
+  if (turnEnd === false) return undefined;
+  return turnEnd ?? (role === "client" ? {} : undefined);
 }
 
 /** One embedded connection's engine, and the way to scope that connection's handlers. */
@@ -38,10 +53,16 @@ export interface EmbeddedDelivery {
 export function createCancellation(options: CancellationOptions, delivery: EmbeddedDelivery): Cancellation {
   const local = options.role;
   const remote = otherSide(local);
-  const { role: _role, peer, app, ...engineOptions } = options;
+  const { role: _role, peer, app, turnEnd, ...engineOptions } = options;
+  const followed = turnEndFor(local, turnEnd);
   const engine = new CancelEngine(
     (side, message) => (side === local ? delivery.toLocal(message) : delivery.toRemote(message)),
-    { ...engineOptions, [local]: app ?? { inProcess: true }, [remote]: peer ?? {} },
+    {
+      ...engineOptions,
+      ...(followed === undefined ? {} : { turnEnd: followed }),
+      [local]: app ?? { inProcess: true },
+      [remote]: peer ?? {},
+    },
   );
   return {
     engine,

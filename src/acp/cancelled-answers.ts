@@ -100,9 +100,7 @@ export function normaliseCancelledError(
     const given =
       typeof data === "object" && data !== null && !Array.isArray(data)
         ? (data as Record<string, unknown>)
-        : data === undefined
-          ? {}
-          : { detail: typeof data === "string" ? data : JSON.stringify(data) };
+        : { detail: typeof data === "string" ? data : JSON.stringify(data) };
     if (typeof given.reason === "string") return response;
     return errorResponse(id, error.code, error.message, withField(given, "reason", job.reason ?? "internal"));
   }

@@ -1,7 +1,6 @@
-import type { CancelReason } from "../core/index.js";
-import type { JsonRpcId, JsonRpcMessage } from "../wire/index.js";
+import type { JsonRpcMessage } from "../wire/index.js";
+import type { EngineEvent, StuckTurn, StuckVerdict } from "./events.js";
 import type { Side } from "./methods.js";
-import type { StuckTurn, StuckVerdict, TurnEndOptions } from "./turn-aftermath.js";
 
 /**
  * How far a side can be trusted with cancellation.
@@ -20,23 +19,27 @@ export interface PortOptions {
   cancelSupport?: CancelSupport;
 }
 
-/** Something the engine did or saw; only produced when `onEvent` is set. */
-export type EngineEvent =
-  | { type: "cancel"; side: Side; id: JsonRpcId; method: string; reason: CancelReason }
-  | { type: "cancelled-at-birth"; side: Side; id: JsonRpcId; method: string }
-  | { type: "answered-for-peer"; side: Side; id: JsonRpcId; method: string; reason: CancelReason | undefined }
-  | { type: "late-reply-dropped"; side: Side; id: JsonRpcId }
-  | { type: "emulated"; side: Side; what: string; id?: JsonRpcId }
-  | { type: "problem"; side: Side; detail: string }
-  // The real end of a turn (turn-aftermath.ts): only with `turnEnd` set.
-  | { type: "turn-outlives-answer"; sessionId: string; id: JsonRpcId; windowMs: number }
-  | { type: "late-update-suppressed"; sessionId: string; count: number }
-  | { type: "late-request-refused"; sessionId: string; id: JsonRpcId; method: string }
-  | { type: "prompt-held"; sessionId: string; id: JsonRpcId; behind: JsonRpcId }
-  | { type: "turn-ended"; sessionId: string; id: JsonRpcId; how: string; afterMs: number; suppressedUpdates: number }
-  | ({ type: "turn-stuck"; verdict: StuckVerdict } & StuckTurn)
-  /** The protocol version the agent's `initialize` answer put in force; `rules: "pass-through"` for one we do not know. */
-  | { type: "protocol-version"; version: unknown; rules: string };
+/** How the engine follows a cancelled turn it answered for the agent to the agent's real end of it. */
+export interface TurnEndOptions {
+  /**
+   * How long the agent has to really end a cancelled turn after the engine answered it
+   * (its grace expired). Prompts for that session wait at most this long. Default 10000 ms.
+   */
+  windowMs?: number;
+  /** Called each time the window passes with the turn not ended. Default: `fail`. */
+  onStuck?: (turn: StuckTurn) => StuckVerdict;
+}
+
+/** Counters of the turns followed past their answer (`turnEnd`); zero while no agent ignored a cancel. */
+export interface AftermathStats {
+  /** Turns answered for the agent and then tracked to their real end. */
+  turnsTracked: number;
+  lateUpdatesSuppressed: number;
+  lateRequestsRefused: number;
+  promptsHeld: number;
+  /** Times a window passed with the turn not ended. */
+  stuckEscalations: number;
+}
 
 export interface EngineOptions {
   /** How long a cancelled request may stay unanswered before the engine answers it. Default 2000 ms. */
@@ -63,6 +66,11 @@ export interface EngineOptions {
 }
 
 export { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
+
+export const DEFAULT_TURN_END_WINDOW_MS = 10_000;
+
+/** The JSON-RPC error code of a prompt refused because its session's previous turn is stuck. */
+export const TURN_STUCK_ERROR_CODE = -32010;
 
 /** Where the engine sends messages: to the client side or to the agent side. */
 export type Deliver = (side: Side, message: JsonRpcMessage) => void;

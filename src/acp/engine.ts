@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, Job, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, JobTable, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -10,43 +10,28 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  notification,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
-import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
+import type { CancellationCapability } from "./capability.js";
 import { cleanupMethodSet } from "./cleanup-methods.js";
-import {
-  type CancelSupport,
-  DEFAULT_GRACE_MS,
-  type Deliver,
-  type EngineEvent,
-  type EngineOptions,
-  type PortOptions,
-} from "./engine-options.js";
+import { type AftermathStats, DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
+import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import { type EngineStats, LatencyRing, newEngineStats, NO_TURNS_FOLLOWED } from "./engine-stats.js";
+import type { EngineEvent } from "./events.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
+import { Negotiation } from "./negotiation.js";
+import { pluginFor } from "./plugins.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
-import { SessionWork, type WorkJob } from "./session-work.js";
-import { PASS_THROUGH_RULES } from "./versions/pass-through.js";
-import { rulesFor, type VersionRules, type WorkChange } from "./versions/rules.js";
-import { V1_RULES } from "./versions/v1.js";
-import { type AftermathStats, SESSION_UPDATE, TurnAftermath } from "./turn-aftermath.js";
+import { SessionTurns } from "./session-turns.js";
+import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
+import type { VersionRules } from "./versions/index.js";
 
 type Table = JobTable<JsonRpcId, RequestRecord>;
 
-/** Counters for summaries and benchmarks; plain integers, cheap to keep. */
-export interface EngineStats {
-  requests: number;
-  cancels: number;
-  answeredForPeer: number;
-  cancelledAtBirth: number;
-  lateRepliesDropped: number;
-}
+export type { EngineStats } from "./engine-stats.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
-const LATENCY_MEMORY = 4096;
-const clock = performance;
-const nowMs = () => clock.now();
 
 /**
  * The ACP cancellation engine. It sits on the path of every JSON-RPC message between a
@@ -66,67 +51,81 @@ export class CancelEngine {
     agent: new RecentKeys(LATE_REPLY_MEMORY),
   };
   /** The running turn of each session: its prompt (v1), or its foreground work (v2). */
-  private readonly turns = new Map<string, AnyJob>();
-  /** The rules of the protocol version in force, chosen at `initialize` (v1 until then). */
-  private rules: VersionRules = V1_RULES;
+  private readonly turns: SessionTurns;
+  /** The protocol version in force and what each side advertised, settled at `initialize`. */
+  private readonly negotiation = new Negotiation((event) => this.emit(event));
   /** Params objects of requests that handlers are about to send, marked with their parent. */
   private readonly nested = new WeakMap<object, RequestJob>();
   private readonly ports: Record<Side, PortOptions>;
-  private readonly negotiated: Record<Side, CancellationCapability | undefined> = {
-    client: undefined,
-    agent: undefined,
-  };
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
-  private readonly graceMs: number;
   private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
   private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
-  /** The clock `now` reads when the options gave none: read inline on the answer path. */
-  private readonly ownClock: boolean;
   /** What each port's options decide about `$/cancel_request` (undefined: negotiation does). */
   private readonly forcedSupport: Record<Side, boolean | undefined>;
-  /** [turn-aftermath] Cancelled foreground work (v2) the agent has this long to end before the engine gives up. */
-  private readonly workGrace: GraceTimers<WorkJob>;
-  /** Cancelled turns answered for the agent that the agent has not really ended yet. */
-  private readonly aftermath: TurnAftermath;
-  readonly stats: EngineStats = {
-    requests: 0,
-    cancels: 0,
-    answeredForPeer: 0,
-    cancelledAtBirth: 0,
-    lateRepliesDropped: 0,
-  };
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
-  readonly cancelLatencies: number[] = [];
-  private latencyCursor = 0;
+  /** Behaviour added at named hooks (`turnEnd`: following a cancelled turn to its real end). */
+  private readonly plugin: EnginePlugin | undefined;
+  /** How the handling side of a cancelled request is told to stop. */
+  private readonly stopping: StopContext;
+  readonly stats: EngineStats = newEngineStats();
+  private readonly latencies = new LatencyRing();
 
   constructor(
     private readonly deliver: Deliver,
     options: EngineOptions = {},
   ) {
-    this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    this.grace = new GraceTimers(this.graceMs, (job) => this.graceExpired(job));
-    this.workGrace = new GraceTimers(this.graceMs, (work) => this.workGivenUp(work));
+    this.grace = new GraceTimers(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
-    this.now = options.now ?? nowMs;
-    this.ownClock = options.now === undefined;
+    this.now = options.now ?? (() => performance.now());
     this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
-    this.aftermath = new TurnAftermath(
-      {
-        now: () => this.now(),
-        forward: (job, request) => this.forwardHeldPrompt(job, request),
-        refuse: (job, response) => this.answer(job, response),
-        emit: (event) => this.emit(event),
-      },
-      options.turnEnd,
-    );
+    this.plugin = pluginFor(options, this.host());
+    this.turns = new SessionTurns({
+      rules: () => this.rules,
+      now: () => this.now(),
+      plugin: this.plugin,
+      cancel: (job, reason) => this.cancelJob(job, reason),
+      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
+      isCleanup: (method) => this.cleanup.has(method),
+    });
+    this.stopping = {
+      ports: this.ports,
+      agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
+      promptIsTurn: () => this.rules.promptIsTurn,
+      send: (side, message) => this.send(side, message),
+      emit: (event) => this.emit(event),
+    };
+  }
+
+  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
+  get cancelLatencies(): readonly number[] {
+    return this.latencies.values;
+  }
+
+  /** What a plug-in may ask of the engine. */
+  private host(): EngineHost {
+    return {
+      rules: () => this.rules,
+      now: () => this.now(),
+      emit: (event) => this.emit(event),
+      isOpen: (side) => this.closed[side] === undefined,
+      turnOf: (sessionId) => this.turns.get(sessionId),
+      forward: (job, request) => this.forwardHeldPrompt(job, request),
+      answer: (job, response) => this.answer(job, response),
+      notify: (side, message) => this.send(side, message),
+      endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
+    };
+  }
+
+  /** The rules of the protocol version in force. */
+  private get rules(): VersionRules {
+    return this.negotiation.rules;
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -193,9 +192,8 @@ export class CancelEngine {
       this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
-    for (const turn of this.turns.values()) if (isWorkJob(turn)) this.workGrace.stop(turn);
     this.turns.clear();
-    this.aftermath.clear(); // [turn-aftermath] nothing will end those turns now
+    this.plugin?.sideClosed();
   }
 
   /**
@@ -207,12 +205,12 @@ export class CancelEngine {
     if (this.closed[side] !== undefined) return;
     this.close(side, detail);
     this.closed[side] = undefined;
-    this.negotiated[side] = undefined;
+    this.negotiation.forget(side);
   }
 
   /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
   get aftermathStats(): Readonly<AftermathStats> {
-    return this.aftermath.stats;
+    return this.plugin?.stats ?? NO_TURNS_FOLLOWED;
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
@@ -229,7 +227,7 @@ export class CancelEngine {
 
   /** The capability each side advertised at `initialize` (undefined: none seen). */
   get peerCapabilities(): Readonly<Record<Side, CancellationCapability | undefined>> {
-    return this.negotiated;
+    return this.negotiation.capabilities;
   }
 
   /** Requests in flight per issuer; both are zero at quiescence. */
@@ -239,7 +237,7 @@ export class CancelEngine {
 
   /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
   supportsCancel(side: Side): boolean {
-    return this.forcedSupport[side] ?? this.negotiated[side]?.cancelRequest === true;
+    return this.forcedSupport[side] ?? this.negotiation.capabilities[side]?.cancelRequest === true;
   }
 
   // ---- requests ---------------------------------------------------------------------
@@ -260,29 +258,29 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    // [turn-aftermath] the agent asks for a turn already answered cancelled: refused at once.
-    if (from === "agent" && sessionId !== undefined && this.aftermath.size !== 0) {
-      if (this.aftermath.refusesRequest(sessionId)) {
-        this.refuseLateRequest(table.create(id, newRecord(id, method, sessionId, from)) as RequestJob);
-        return;
-      }
+    const refusal = from === "agent" && sessionId !== undefined ? this.plugin?.refuses(request, sessionId) : undefined;
+    if (refusal !== undefined) {
+      const job = table.create(id, newRecord(id, method, sessionId, from)) as RequestJob;
+      this.refuse(job, "session", refusal);
+      return;
     }
     const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
     if (parent?.isDoomed) {
-      this.cancelAtBirth(job, parent.cause ?? "internal");
+      this.stats.cancelledAtBirth++;
+      this.emit({ type: "cancelled-at-birth", side: from, id, method });
+      this.refuse(job, parent.cause ?? "internal", "issued under a request that was already being cancelled");
       return;
     }
     let outgoing: JsonRpcRequest = request;
     let held = false;
-    if (method === Method.initialize && from === "client") outgoing = this.negotiateClient(request);
+    if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
-      this.startTurn(sessionId, job);
-      // [turn-aftermath] behind a turn the agent has not really ended, a prompt waits.
-      held = from === "client" && this.aftermath.size !== 0 && this.aftermath.holds(job, request);
-      if (!held) this.aftermath.turnStarted(job);
+      this.turns.start(sessionId, job);
+      held = from === "client" && this.plugin?.holds(job, request) === true;
+      if (!held) this.plugin?.turnStarted(job);
     } else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
-      this.cancelSession(sessionId);
+      this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
     if (deadline !== undefined && !job.isSettled) {
       job.setDeadline(deadline, (expired) => this.cancelJob(expired, "deadline"));
@@ -293,23 +291,12 @@ export class CancelEngine {
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
-  private parentFor(
-    from: Side,
-    method: string,
-    params: unknown,
-    sessionId: string | undefined,
-  ): AnyJob | undefined {
+  private parentFor(from: Side, method: string, params: unknown, sessionId: string | undefined): AnyJob | undefined {
     if (typeof params === "object" && params !== null) {
       const marked = this.nested.get(params);
       if (marked !== undefined && !marked.isSettled && marked.payload.issuer !== from) return marked;
     }
-    if (from === "agent" && sessionId !== undefined) {
-      const turn = this.turns.get(sessionId);
-      // Background work listed by the work's latest state_update is not part of it (v2).
-      if (turn?.payload instanceof SessionWork && this.rules.forBackground(method, params, turn.payload)) return undefined;
-      return turn;
-    }
-    return undefined;
+    return from === "agent" && sessionId !== undefined ? this.turns.parentOf(method, params, sessionId) : undefined;
   }
 
   /**
@@ -321,15 +308,13 @@ export class CancelEngine {
     this.nested.set(params, job);
   }
 
-  /** [turn-aftermath] A request of a turn the client was already told is over: never shown. */
-  private refuseLateRequest(job: RequestJob): void {
-    job.cancel("session");
-    const { id, method, sessionId } = job.payload;
-    this.emit({ type: "late-request-refused", sessionId: sessionId ?? "", id, method });
-    this.answer(job, this.rules.cancelledAnswer(job, "its turn was already answered cancelled"));
+  /** A request that never reaches its handler: cancelled as it arrives, and answered so at once. */
+  private refuse(job: RequestJob, reason: CancelReason, detail: string): void {
+    job.cancel(reason);
+    this.answer(job, this.rules.cancelledAnswer(job, detail));
   }
 
-  /** [turn-aftermath] The turn before it really ended: a held prompt goes to the agent now. */
+  /** A held prompt goes to the agent now: the turn before it really ended. */
   private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
     const gone = this.closed.agent;
     if (gone !== undefined) {
@@ -338,17 +323,9 @@ export class CancelEngine {
     }
     job.payload.delivered = true;
     const { sessionId } = job.payload;
-    if (sessionId !== undefined) this.startTurn(sessionId, job); // v2: the old work ended, new work opens
-    this.aftermath.turnStarted(job);
+    if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
+    this.plugin?.turnStarted(job);
     this.send("agent", request);
-  }
-
-  private cancelAtBirth(job: RequestJob, reason: CancelReason): void {
-    this.stats.cancelledAtBirth++;
-    job.cancel(reason);
-    const { issuer, id, method } = job.payload;
-    this.emit({ type: "cancelled-at-birth", side: issuer, id, method });
-    this.answer(job, this.rules.cancelledAnswer(job, "issued under a request that was already being cancelled"));
   }
 
   // ---- responses --------------------------------------------------------------------
@@ -362,21 +339,16 @@ export class CancelEngine {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      // [turn-aftermath] v1: the agent's late answer to a prompt answered for it ends the turn.
-      const endedTurn = from === "agent" && this.aftermath.size !== 0 && this.aftermath.lateAnswer(response.id);
-      if (!late && !endedTurn) {
-        this.emit({
-          type: "problem",
-          side: from,
-          detail: `response to unknown request id ${JSON.stringify(response.id)}`,
-        });
+      const expected = from === "agent" && this.plugin?.lateReply(response.id) === true;
+      if (!late && !expected) {
+        this.emit({ type: "problem", side: from, detail: `response to unknown request id ${JSON.stringify(response.id)}` });
       }
       return;
     }
     const record = job.payload;
     record.handlerAnswered = true;
-    if (job.state === "running") {
-      const answer = record.method === Method.initialize ? this.negotiateAgent(response) : response;
+    if (job.isRunning) {
+      const answer = record.method === Method.initialize ? this.negotiation.agentInitialize(response) : response;
       this.answer(job, answer);
       return;
     }
@@ -391,17 +363,14 @@ export class CancelEngine {
       this.onCancelRequest(from, message);
       return;
     }
-    // [turn-aftermath] updates of a turn already answered cancelled are not forwarded.
-    if (from === "agent" && this.aftermath.size !== 0 && method === SESSION_UPDATE) {
-      if (this.lateWorkEnd(message.params) || this.aftermath.suppressesUpdate(message.params)) return;
-    }
+    if (from === "agent" && method === Method.sessionUpdate && this.plugin?.suppresses(message.params) === true) return;
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
-      if (sessionId !== undefined) this.cancelSession(sessionId);
+      if (sessionId !== undefined) this.turns.cancelSession(sessionId);
     } else if (method === Method.sessionUpdate && from === "agent") {
       const change = this.rules.workChange(message.params);
-      if (change !== undefined) this.onWorkChange(sessionIdOf(message.params), change, message.params);
+      if (change !== undefined) this.turns.workChange(sessionIdOf(message.params), change, message.params);
     }
   }
 
@@ -409,11 +378,7 @@ export class CancelEngine {
     const params = message.params as { requestId?: unknown } | undefined;
     const requestId = typeof params === "object" && params !== null ? params.requestId : undefined;
     if (!isJsonRpcId(requestId)) {
-      this.emit({
-        type: "problem",
-        side: from,
-        detail: "$/cancel_request without a valid params.requestId: ignored",
-      });
+      this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });
       return;
     }
     // Only the issuer's own table is consulted: a cancel can never cross direction.
@@ -424,107 +389,10 @@ export class CancelEngine {
 
   // ---- cancellation -----------------------------------------------------------------
 
-  private cancelSession(sessionId: string): void {
-    const turn = this.turns.get(sessionId);
-    if (turn?.isRunning) {
-      this.cancelJob(turn, "session");
-      // [turn-aftermath] foreground work (v2) has no answer to give: a grace of its own bounds it.
-      if (this.aftermath.enabled && isWorkJob(turn)) this.workGrace.start(turn);
-    }
-    if (!this.rules.promptIsTurn) {
-      this.cancelUninsertedPrompts(sessionId);
-      return;
-    }
-    // Permission dialogs and other agent requests of the session that hang under no turn.
-    // (The turn's own children are cancelling by now: the first test passes over them.)
-    const orphans = this.tables.agent.selectRunning(
-      (job) =>
-        job.payload.sessionId === sessionId &&
-        !this.cleanup.has(job.payload.method) &&
-        (!isRequestJob(job.parent) || job.parent.isSettled),
-    );
-    for (const job of orphans) if (job.isRunning) this.cancelJob(job, "session");
-  }
-
-  /** Prompts of the session not answered yet (held or not yet inserted): cancelled with it (v2). */
-  private cancelUninsertedPrompts(sessionId: string): void {
-    const prompts = this.tables.client.selectRunning(
-      (job) => job.payload.method === Method.prompt && job.payload.sessionId === sessionId,
-    );
-    for (const job of prompts) if (job.isRunning) this.cancelJob(job, "session");
-  }
-
-  // ---- turns ------------------------------------------------------------------------
-
-  /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
-  private startTurn(sessionId: string, prompt: RequestJob): void {
-    if (this.rules.promptIsTurn) this.turns.set(sessionId, prompt);
-    else if (!this.rules.passThrough) this.onWorkChange(sessionId, "start", undefined, prompt.payload.id);
-  }
-
-  /**
-   * A `state_update` (or a prompt) starts foreground work unless some is open, a cancelled
-   * one included: updates after `session/cancel` still belong to the work it cancelled.
-   * The idle `state_update` ends it.
-   */
-  private onWorkChange(
-    sessionId: string | undefined,
-    change: WorkChange,
-    params?: unknown,
-    promptId: JsonRpcId = null,
-  ): void {
-    if (sessionId === undefined) return;
-    let open = this.turns.get(sessionId);
-    if (change === "start") {
-      if (open === undefined || open.isSettled) {
-        const started = this.aftermath.enabled ? this.now() : undefined;
-        open = new Job(new SessionWork(sessionId, promptId, started));
-        this.turns.set(sessionId, open);
-      }
-      if (params !== undefined && open.payload instanceof SessionWork) {
-        open.payload.snapshot = (params as { update?: unknown }).update;
-      }
-      return;
-    }
-    if (isWorkJob(open)) this.workGrace.stop(open);
-    open?.settle();
-    this.turns.delete(sessionId);
-  }
-
-  /**
-   * [turn-aftermath] The grace after `session/cancel` passed and the agent has not reported
-   * the work idle: the client is told it is (the version's notice), and the agent's own work
-   * is tracked to its real end.
-   */
-  private workGivenUp(work: WorkJob): void {
-    const { sessionId, promptId, startedAt } = work.payload;
-    if (work.isSettled || this.turns.get(sessionId) !== work || this.closed.client !== undefined) return;
-    if (this.closed.agent !== undefined) return;
-    const notice = this.rules.cancelledWorkEnd(sessionId);
-    if (notice === undefined) return;
-    this.emit({ type: "emulated", side: "client", what: "idle state_update for cancelled work the agent did not end" });
-    this.send("client", notice);
-    this.aftermath.beginWork(sessionId, promptId, startedAt);
-  }
-
-  /**
-   * [turn-aftermath] An update that really ends a turn given up on (v2: the idle
-   * `state_update`): the work ends, held prompts go on. Not forwarded: the client already
-   * had the engine's idle for it. True when it was one.
-   */
-  private lateWorkEnd(params: unknown): boolean {
-    if (this.rules.workChange(params) !== "end") return false;
-    const sessionId = sessionIdOf(params);
-    if (sessionId === undefined || !this.aftermath.has(sessionId)) return false;
-    this.onWorkChange(sessionId, "end");
-    this.aftermath.turnEnded(sessionId, "the idle state_update");
-    return true;
-  }
-
   private cancelJob(root: AnyJob, reason: CancelReason) {
-    // The clocks are read once per cascade, not once per job: a cascade of 1,000 takes
-    // about a millisecond, and every job it reaches was cancelled at its start.
-    const at: CascadeClock = { now: this.now(), wall: Date.now() };
+    // The clock is read once per cascade, not once per job: a cascade of 1,000 takes about a
+    // millisecond, and every job it reaches was cancelled at its start.
+    const at = this.now();
     // Other bindings' jobs in the subtree are stopped through their own signals.
     return root.cancel(reason, (job) => {
       if (isRequestJob(job)) this.onJobCancelled(job, job === root, at);
@@ -532,21 +400,20 @@ export class CancelEngine {
   }
 
   /** Visited deepest first for every job a cancel reaches. */
-  private onJobCancelled(job: RequestJob, isRoot: boolean, at: CascadeClock): void {
+  private onJobCancelled(job: RequestJob, isRoot: boolean, at: number): void {
     const record = job.payload;
     const { issuer, id, method } = record;
     const handler: Side = issuer === "client" ? "agent" : "client";
     const reason = job.reason ?? "internal";
     this.stats.cancels++;
-    record.cancelledAt = at.now;
-    // No event object is built for nobody (one per job in a cascade).
-    if (this.onEvent !== undefined) this.onEvent({ type: "cancel", side: issuer, id, method, reason });
-    // [turn-aftermath] a held prompt never reached the agent: nothing to stop, answer now.
-    if (!record.delivered && this.aftermath.release(job)) {
+    record.cancelledAt = at;
+    this.emit({ type: "cancel", side: issuer, id, method, reason });
+    // A held prompt never reached the agent: nothing to stop, answer now.
+    if (!record.delivered && this.plugin?.released(job) === true) {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    this.stopHandler(job, handler, reason);
+    stopHandler(this.stopping, job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
       this.finishCancelled(job, abandonedAnswer(id, handlerGone));
@@ -563,33 +430,7 @@ export class CancelEngine {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    this.grace.start(job, at.wall);
-  }
-
-  /** Tells the handling side to stop, in the words it understands. */
-  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
-    const { id, method, sessionId } = job.payload;
-    const isTurn = method === Method.prompt;
-    // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
-    // stable ACP v1 and receivers ignore what they do not support).
-    const speaksCancel = this.ports[handler].cancelSupport !== "no";
-    if (!isTurn) {
-      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
-      if (speaksCancel) this.send(handler, cancelRequestFor(id));
-      return;
-    }
-    const agentPort = this.ports.agent;
-    const agentEndsTurns = agentPort.inProcess !== true && this.negotiated.agent?.sessionCancel === true;
-    const sendsCancelRequest = speaksCancel && !(isTurn && reason === "session" && agentEndsTurns);
-    if (sendsCancelRequest) this.send(handler, cancelRequestFor(id));
-    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
-    const agentHeard = agentEndsTurns && sendsCancelRequest;
-    const emulate = isTurn && this.rules.promptIsTurn && reason !== "session";
-    if (emulate && sessionId !== undefined && !agentPort.inProcess && !agentHeard) {
-      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
-      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
-      this.send(handler, notification(Method.sessionCancel, { sessionId }));
-    }
+    this.grace.start(job);
   }
 
   private graceExpired(job: RequestJob): void {
@@ -602,7 +443,7 @@ export class CancelEngine {
 
   /** Answers a cancelled job once its children have settled; until then the answer is held. */
   private finishCancelled(job: RequestJob, response: JsonRpcResponse): void {
-    if (job.state === "settled") return;
+    if (job.isSettled) return;
     if (job.childCount > 0) {
       job.payload.held = response;
       // Children of other bindings settle on their own: the last one out releases the answer.
@@ -622,82 +463,22 @@ export class CancelEngine {
     const record = job.payload;
     if (this.tables[record.issuer].settle(record.id) === undefined) return;
     this.grace.stop(job);
-    if (record.delivered && !record.handlerAnswered) {
+    const answeredForPeer = record.delivered && !record.handlerAnswered;
+    if (answeredForPeer) {
       this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;
-      if (this.onEvent !== undefined) {
-        this.onEvent({
-          type: "answered-for-peer",
-          side: record.issuer,
-          id: record.id,
-          method: record.method,
-          reason: job.reason,
-        });
-      }
+      this.emit({ type: "answered-for-peer", side: record.issuer, id: record.id, method: record.method, reason: job.reason });
     }
-    if (record.cancelledAt !== undefined) {
-      this.recordLatency((this.ownClock ? clock.now() : this.now()) - record.cancelledAt);
-    }
+    if (record.cancelledAt !== undefined) this.latencies.record(this.now() - record.cancelledAt);
     // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
-    if (record.method === Method.prompt && record.sessionId !== undefined && this.turns.get(record.sessionId) === job)
-      this.turns.delete(record.sessionId);
+    if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
     this.send(record.issuer, response);
-    // [turn-aftermath] answered for the agent, whose own turn goes on: track it to its real end.
-    if (
-      record.delivered &&
-      !record.handlerAnswered &&
-      record.method === Method.prompt &&
-      this.rules.realTurnEnd === "prompt-answer" &&
-      record.issuer === "client" &&
-      this.closed.agent === undefined &&
-      this.closed.client === undefined
-    ) {
-      this.aftermath.begin(job);
-    }
+    // A prompt answered for the agent, whose own turn may go on.
+    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.plugin?.turnAnswered(job);
     const parent = job.parent;
     if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);
     }
-  }
-
-  private recordLatency(ms: number): void {
-    // One path for filling and for wrapping (the cursor is the length until the array is
-    // full): a branch first taken at the 4,097th answer deoptimised the whole answer path.
-    const at = this.latencyCursor;
-    this.cancelLatencies[at] = ms;
-    this.latencyCursor = at + 1 === LATENCY_MEMORY ? 0 : at + 1;
-  }
-
-  // ---- negotiation ------------------------------------------------------------------
-
-  /**
-   * The client's request is written in the version it asks for (none named: the rules in
-   * force); a version we do not know passes untouched.
-   */
-  private negotiateClient(request: JsonRpcRequest): JsonRpcRequest {
-    const params = request.params as Record<string, unknown> | undefined;
-    const asked = params?.protocolVersion;
-    const field = (asked === undefined ? this.rules : rulesFor(asked))?.capabilityField?.client;
-    if (field === undefined) return request;
-    this.negotiated.client = readCapability(params?.[field]);
-    return { ...request, params: withCapability(params ?? {}, field) };
-  }
-
-  /** The agent's answer decides the version in force, and with it the rules of this connection. */
-  private negotiateAgent(response: JsonRpcResponse): JsonRpcResponse {
-    if (!("result" in response)) return response;
-    const result = response.result as Record<string, unknown> | undefined;
-    const version = result?.protocolVersion;
-    // An answer naming no version (invalid in every version) leaves the rules in force.
-    if (version !== undefined) {
-      const known = rulesFor(version);
-      this.rules = known ?? PASS_THROUGH_RULES;
-      this.emit({ type: "protocol-version", version, rules: known === undefined ? "pass-through" : `v${String(version)}` });
-    }
-    const field = this.rules.capabilityField?.agent;
-    if (field === undefined) return response;
-    this.negotiated.agent = readCapability(result?.[field]);
-    return { ...response, result: withCapability(result ?? {}, field) };
   }
 
   // ---- plumbing ---------------------------------------------------------------------
@@ -709,27 +490,4 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
-}
-
-/** What a port's options alone decide about `$/cancel_request`; undefined: the capability decides. */
-function forcedSupport(port: PortOptions): boolean | undefined {
-  const forced: CancelSupport = port.cancelSupport ?? "auto";
-  if (forced !== "auto") return forced === "yes";
-  return port.inProcess === true ? true : undefined;
-}
-
-/** The `$/cancel_request` for `requestId`, built as one literal (once per job of a cascade). */
-function cancelRequestFor(requestId: JsonRpcId): JsonRpcNotification {
-  return { jsonrpc: "2.0", method: Method.cancelRequest, params: { requestId } };
-}
-
-/** The clocks as a cascade began: the engine's (`now`, for latencies) and the wall clock (grace). */
-interface CascadeClock {
-  readonly now: number;
-  readonly wall: number;
-}
-
-/** A session's foreground work (v2), as opposed to a prompt turn (v1). */
-function isWorkJob(job: AnyJob | undefined): job is WorkJob {
-  return job?.payload instanceof SessionWork;
 }

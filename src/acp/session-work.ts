@@ -1,4 +1,4 @@
-import type { Job } from "../core/index.js";
+import type { AnyJob, Job } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 
 /**
@@ -12,11 +12,16 @@ export class SessionWork {
   snapshot: unknown = undefined;
   constructor(
     readonly sessionId: string,
-    /** [turn-aftermath] The prompt that opened the work; null when the agent started it. */
-    readonly promptId: JsonRpcId = null,
-    /** [turn-aftermath] When it began (the engine's clock), for the turn's age. */
-    readonly startedAt: number | undefined = undefined,
+    /** The prompt that opened the work; null when the agent started it. */
+    readonly promptId: JsonRpcId,
+    /** When it began (the engine's clock), for the turn's age. */
+    readonly startedAt: number,
   ) {}
 }
 
 export type WorkJob = Job<SessionWork>;
+
+/** A session's foreground work (v2), as opposed to a prompt turn (v1). */
+export function isWorkJob(job: AnyJob | undefined): job is WorkJob {
+  return job?.payload instanceof SessionWork;
+}

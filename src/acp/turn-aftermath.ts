@@ -1,69 +1,17 @@
+import type { AnyJob } from "../core/index.js";
 import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/index.js";
-import type { EngineEvent } from "./engine-options.js";
+import {
+  type AftermathStats,
+  DEFAULT_GRACE_MS,
+  DEFAULT_TURN_END_WINDOW_MS,
+  TURN_STUCK_ERROR_CODE,
+  type TurnEndOptions,
+} from "./engine-options.js";
+import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import type { StuckTurn } from "./events.js";
 import { sessionIdOf } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
-
-/**
- * What to do when a turn the engine answered for the agent has still not really ended
- * when its window passes: `fail` answers the prompts held behind it with an error;
- * `wait` gives the agent one more window (after the caller did something about it,
- * such as stopping the turn's tools).
- */
-export type StuckVerdict = "fail" | "wait";
-
-/** A cancelled turn the agent has not ended within the window, as the escalation hook sees it. */
-export interface StuckTurn {
-  readonly sessionId: string;
-  /** The stuck prompt's id (in the client's id space). */
-  readonly promptId: JsonRpcId;
-  /** Milliseconds since the engine answered the prompt for the agent. */
-  readonly stuckForMs: number;
-  /** Milliseconds since the prompt went to the agent: the turn's age. */
-  readonly turnAgeMs: number;
-  /** 1 the first time the window passes, 2 the second, … */
-  readonly escalation: number;
-  readonly suppressedUpdates: number;
-  readonly heldPrompts: number;
-}
-
-export interface TurnEndOptions {
-  /**
-   * How long the agent has to really end a cancelled turn after the engine answered it
-   * (its grace expired). Prompts for that session wait at most this long. Default 10000 ms.
-   */
-  windowMs?: number;
-  /** Called each time the window passes with the turn not ended. Default: `fail`. */
-  onStuck?: (turn: StuckTurn) => StuckVerdict;
-}
-
-export const DEFAULT_TURN_END_WINDOW_MS = 10_000;
-
-/** The agent's stream of a turn (ACP v1 and the v2 draft alike). */
-export const SESSION_UPDATE = "session/update";
-
-/** The JSON-RPC error code of a prompt refused because its session's previous turn is stuck. */
-export const TURN_STUCK_ERROR_CODE = -32010;
-
-/** What the aftermath needs from the engine. */
-export interface AftermathHost {
-  now(): number;
-  /** Sends a held prompt to the agent now. */
-  forward(job: RequestJob, request: JsonRpcRequest): void;
-  /** Answers a held prompt (it never reached the agent). */
-  refuse(job: RequestJob, response: JsonRpcResponse): void;
-  emit(event: EngineEvent): void;
-}
-
-/** Counters for summaries; zero while no agent ignored a cancel. */
-export interface AftermathStats {
-  /** Turns answered for the agent and then tracked to their real end. */
-  turnsTracked: number;
-  lateUpdatesSuppressed: number;
-  lateRequestsRefused: number;
-  promptsHeld: number;
-  /** Times a window passed with the turn not ended. */
-  stuckEscalations: number;
-}
+import { isWorkJob, type WorkJob } from "./session-work.js";
 
 interface HeldPrompt {
   job: RequestJob;
@@ -88,22 +36,25 @@ interface Aftermath {
 }
 
 /**
- * The aftermath of cancelled turns the agent did not end in time. The engine answers such
- * a turn for the agent after the grace period; the agent's own turn goes on. Until it
- * really ends (v1: the agent's late answer to the prompt), the session's updates are not
+ * The aftermath of cancelled turns the agent did not end in time: an engine plug-in, on
+ * when the engine is given `turnEnd`. The engine answers such a turn for the agent after
+ * the grace period; the agent's own turn goes on. Until it really ends (v1: the agent's
+ * late answer to the prompt; v2: its idle `state_update`), the session's updates are not
  * forwarded, the agent's requests are answered cancelled at once, and new prompts for the
  * session wait behind a barrier, bounded by a window and an escalation hook.
  *
- * Off (and free) unless the engine was given `turnEnd`: sessions without an aftermath cost
- * the engine one size check per message it hooks.
+ * Sessions without an aftermath cost the engine one size check per hook it calls.
  */
-export class TurnAftermath {
+export class TurnAftermath implements EnginePlugin {
   private readonly sessions = new Map<string, Aftermath>();
   /** Stuck prompt ids (client's id space) → session, to recognise the agent's late answer. */
   private readonly byPrompt = new Map<JsonRpcId, string>();
-  /** When each prompt went to the agent; only kept while enabled. */
+  /** When each prompt went to the agent. */
   private readonly started = new WeakMap<RequestJob, number>();
+  /** Cancelled foreground work (v2) the agent has a grace to end before the engine gives up on it. */
+  private readonly workGrace = new Map<WorkJob, ReturnType<typeof setTimeout>>();
   private readonly windowMs: number;
+  private readonly graceMs: number;
   readonly stats: AftermathStats = {
     turnsTracked: 0,
     lateUpdatesSuppressed: 0,
@@ -113,34 +64,25 @@ export class TurnAftermath {
   };
 
   constructor(
-    private readonly host: AftermathHost,
-    private readonly options: TurnEndOptions | undefined,
+    private readonly host: EngineHost,
+    private readonly options: TurnEndOptions,
+    graceMs: number = DEFAULT_GRACE_MS,
   ) {
-    this.windowMs = options?.windowMs ?? DEFAULT_TURN_END_WINDOW_MS;
+    this.windowMs = options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS;
+    this.graceMs = graceMs;
   }
 
-  get enabled(): boolean {
-    return this.options !== undefined;
-  }
+  // ---- the engine's hooks -------------------------------------------------------------
 
-  /** Sessions whose cancelled turn has not really ended. */
-  get size(): number {
-    return this.sessions.size;
-  }
-
-  has(sessionId: string): boolean {
-    return this.sessions.has(sessionId);
-  }
-
-  /** A prompt went to the agent: its turn begins now. */
   turnStarted(job: RequestJob): void {
-    if (this.options !== undefined) this.started.set(job, this.host.now());
+    this.started.set(job, this.host.now());
   }
 
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
-  begin(job: RequestJob): void {
+  turnAnswered(job: RequestJob): void {
     const { sessionId, id } = job.payload;
-    if (this.options === undefined || sessionId === undefined) return;
+    if (sessionId === undefined || this.host.rules().realTurnEnd !== "prompt-answer") return;
+    if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
     const existing = this.sessions.get(sessionId);
     if (existing !== undefined) {
       // A second prompt the client sent into the same turn, also left running by the agent:
@@ -153,14 +95,114 @@ export class TurnAftermath {
     this.byPrompt.set(id, sessionId);
   }
 
+  /** v2: cancelled foreground work has no answer to give: a grace of its own bounds it. */
+  turnCancelled(turn: AnyJob): void {
+    if (!isWorkJob(turn) || this.workGrace.has(turn)) return;
+    const timer = setTimeout(() => this.workGivenUp(turn), this.graceMs);
+    timer.unref?.();
+    this.workGrace.set(turn, timer);
+  }
+
+  turnEnded(turn: AnyJob): void {
+    if (!isWorkJob(turn)) return;
+    clearTimeout(this.workGrace.get(turn));
+    this.workGrace.delete(turn);
+  }
+
+  /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
+  lateReply(id: JsonRpcId): boolean {
+    if (this.byPrompt.size === 0) return false;
+    const sessionId = this.byPrompt.get(id);
+    if (sessionId === undefined) return false;
+    this.byPrompt.delete(id);
+    const aftermath = this.sessions.get(sessionId);
+    aftermath?.open.delete(id);
+    if (aftermath?.open.size === 0) this.ended(sessionId, "the agent's late answer to the prompt");
+    return true;
+  }
+
   /**
-   * v2 draft: the engine gave up on the session's cancelled foreground work for the agent
-   * (and told the client it is idle); the agent's own work goes on until its idle
-   * `state_update`. `promptId` is the prompt that opened the work (null: the agent's own).
+   * A `session/update` from the agent: true when it belongs to a turn already answered (drop
+   * it). An update that really ends such a turn (v2: the idle `state_update`) ends it, and is
+   * not forwarded either: the client already had the engine's idle for it.
    */
-  beginWork(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): void {
-    if (this.options === undefined || this.sessions.has(sessionId)) return;
-    this.open(sessionId, promptId, startedAt);
+  suppresses(params: unknown): boolean {
+    if (this.sessions.size === 0) return false;
+    const sessionId = sessionIdOf(params);
+    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (aftermath === undefined) return false;
+    if (this.host.rules().workChange(params) === "end") {
+      this.host.endWork(aftermath.sessionId);
+      this.ended(aftermath.sessionId, "the idle state_update");
+      return true;
+    }
+    aftermath.suppressed++;
+    this.stats.lateUpdatesSuppressed++;
+    this.host.emit({ type: "late-update-suppressed", sessionId: aftermath.sessionId, count: aftermath.suppressed });
+    return true;
+  }
+
+  /** An agent request of a session whose turn was answered: a turn the client was told is over never shows it. */
+  refuses(request: JsonRpcRequest, sessionId: string): string | undefined {
+    if (!this.sessions.has(sessionId)) return undefined;
+    this.stats.lateRequestsRefused++;
+    this.host.emit({ type: "late-request-refused", sessionId, id: request.id, method: request.method });
+    return "its turn was already answered cancelled";
+  }
+
+  /** A client prompt for `job`'s session: true when it waits (or was refused) instead of going on. */
+  holds(job: RequestJob, request: JsonRpcRequest): boolean {
+    if (this.sessions.size === 0) return false;
+    const sessionId = job.payload.sessionId;
+    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (aftermath === undefined) return false;
+    if (aftermath.failed) {
+      this.host.answer(job, this.stuckAnswer(aftermath, job.payload.id));
+      return true;
+    }
+    aftermath.held.push({ job, request });
+    this.stats.promptsHeld++;
+    this.host.emit({ type: "prompt-held", sessionId: aftermath.sessionId, id: job.payload.id, behind: aftermath.promptId });
+    return true;
+  }
+
+  /** A held prompt was cancelled before it went anywhere. True when it was held here. */
+  released(job: RequestJob): boolean {
+    const sessionId = job.payload.sessionId;
+    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    if (aftermath === undefined) return false;
+    const index = aftermath.held.findIndex((held) => held.job === job);
+    if (index === -1) return false;
+    aftermath.held.splice(index, 1);
+    return true;
+  }
+
+  /** The agent side is gone or replaced: nothing more will end these turns. */
+  sideClosed(): void {
+    for (const timer of this.workGrace.values()) clearTimeout(timer);
+    this.workGrace.clear();
+    for (const aftermath of this.sessions.values()) clearTimeout(aftermath.timer);
+    this.sessions.clear();
+    this.byPrompt.clear();
+  }
+
+  // ---- following a turn to its real end ----------------------------------------------
+
+  /**
+   * v2: the grace after `session/cancel` passed and the agent has not reported the work
+   * idle: the client is told it is (the version's notice), and the agent's own work is
+   * followed to its real end (its idle `state_update`).
+   */
+  private workGivenUp(work: WorkJob): void {
+    this.workGrace.delete(work);
+    const { sessionId, promptId, startedAt } = work.payload;
+    if (work.isSettled || this.host.turnOf(sessionId) !== work) return;
+    if (!this.host.isOpen("client") || !this.host.isOpen("agent")) return;
+    const notice = this.host.rules().cancelledWorkEnd(sessionId);
+    if (notice === undefined) return;
+    this.host.emit({ type: "emulated", side: "client", what: "idle state_update for cancelled work the agent did not end" });
+    this.host.notify("client", notice);
+    if (!this.sessions.has(sessionId)) this.open(sessionId, promptId, startedAt);
   }
 
   private open(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): void {
@@ -188,7 +230,7 @@ export class TurnAftermath {
    * gives in its own way: v1 the late answer to the prompt, the v2 draft an idle
    * `state_update`. Held prompts go to the agent now, in the order they came.
    */
-  turnEnded(sessionId: string, how: string): void {
+  private ended(sessionId: string, how: string): void {
     const aftermath = this.sessions.get(sessionId);
     if (aftermath === undefined) return;
     this.forget(aftermath);
@@ -203,68 +245,6 @@ export class TurnAftermath {
     for (const { job, request } of aftermath.held) {
       if (job.isRunning) this.host.forward(job, request);
     }
-  }
-
-  /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
-  lateAnswer(id: JsonRpcId): boolean {
-    const sessionId = this.byPrompt.get(id);
-    if (sessionId === undefined) return false;
-    this.byPrompt.delete(id);
-    const aftermath = this.sessions.get(sessionId);
-    aftermath?.open.delete(id);
-    if (aftermath?.open.size === 0) this.turnEnded(sessionId, "the agent's late answer to the prompt");
-    return true;
-  }
-
-  /** A `session/update` from the agent: true when it belongs to a turn already answered (drop it). */
-  suppressesUpdate(params: unknown): boolean {
-    const sessionId = sessionIdOf(params);
-    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
-    if (aftermath === undefined) return false;
-    aftermath.suppressed++;
-    this.stats.lateUpdatesSuppressed++;
-    this.host.emit({ type: "late-update-suppressed", sessionId: aftermath.sessionId, count: aftermath.suppressed });
-    return true;
-  }
-
-  /** An agent request of a session whose turn was answered: counted; the engine answers it cancelled. */
-  refusesRequest(sessionId: string): boolean {
-    if (!this.sessions.has(sessionId)) return false;
-    this.stats.lateRequestsRefused++;
-    return true;
-  }
-
-  /** A client prompt for `job`'s session: true when it waits (or was refused) instead of going on. */
-  holds(job: RequestJob, request: JsonRpcRequest): boolean {
-    const sessionId = job.payload.sessionId;
-    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
-    if (aftermath === undefined) return false;
-    if (aftermath.failed) {
-      this.host.refuse(job, this.stuckAnswer(aftermath, job.payload.id));
-      return true;
-    }
-    aftermath.held.push({ job, request });
-    this.stats.promptsHeld++;
-    this.host.emit({ type: "prompt-held", sessionId: aftermath.sessionId, id: job.payload.id, behind: aftermath.promptId });
-    return true;
-  }
-
-  /** A held prompt was cancelled before it went anywhere. True when it was held here. */
-  release(job: RequestJob): boolean {
-    const sessionId = job.payload.sessionId;
-    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
-    if (aftermath === undefined) return false;
-    const index = aftermath.held.findIndex((held) => held.job === job);
-    if (index === -1) return false;
-    aftermath.held.splice(index, 1);
-    return true;
-  }
-
-  /** The agent side is gone or replaced: nothing more will end these turns. */
-  clear(): void {
-    for (const aftermath of this.sessions.values()) clearTimeout(aftermath.timer);
-    this.sessions.clear();
-    this.byPrompt.clear();
   }
 
   private forget(aftermath: Aftermath): void {
@@ -293,7 +273,7 @@ export class TurnAftermath {
       suppressedUpdates: aftermath.suppressed,
       heldPrompts: aftermath.held.length,
     };
-    const verdict = this.options?.onStuck?.(stuck) ?? "fail";
+    const verdict = this.options.onStuck?.(stuck) ?? "fail";
     this.host.emit({ type: "turn-stuck", ...stuck, verdict });
     // The hook may have ended the turn or replaced the agent (restart).
     if (this.sessions.get(aftermath.sessionId) !== aftermath) return;
@@ -305,7 +285,7 @@ export class TurnAftermath {
     const held = aftermath.held;
     aftermath.held = [];
     for (const { job } of held) {
-      if (job.isRunning) this.host.refuse(job, this.stuckAnswer(aftermath, job.payload.id));
+      if (job.isRunning) this.host.answer(job, this.stuckAnswer(aftermath, job.payload.id));
     }
   }
 

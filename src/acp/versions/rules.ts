@@ -1,8 +1,6 @@
 import type { JsonRpcNotification, JsonRpcResponse } from "../../wire/index.js";
 import type { RequestJob } from "../request-record.js";
 import type { SessionWork } from "../session-work.js";
-import { V1_RULES } from "./v1.js";
-import { V2_RULES } from "./v2.js";
 
 /** What the idle / running `state_update` of a session means for its foreground work. */
 export type WorkChange = "start" | "end" | undefined;
@@ -13,7 +11,7 @@ export type RealTurnEnd = "prompt-answer" | "idle" | undefined;
 /**
  * Everything the engine decides differently per ACP protocol version, in one object chosen
  * once per connection (at `initialize`). The engine asks; it never tests a version number.
- * Adding a version is adding one file that exports such an object, and one entry in `KNOWN`.
+ * Adding a version is adding one file that exports such an object, and one entry in `index.ts`.
  */
 export interface VersionRules {
   /** The protocol version these rules implement; undefined for the pass-through rules. */
@@ -32,14 +30,14 @@ export interface VersionRules {
    */
   readonly promptIsTurn: boolean;
   /**
-   * [turn-aftermath] What really ends a turn the engine gave up on for the agent: `prompt-answer`
+   * What really ends a turn the engine gave up on for the agent: `prompt-answer`
    * (v1: the agent's own answer to the prompt, however late), `idle` (v2: the session's idle
    * `state_update`; the prompt's answer only acknowledges insertion), or undefined: no
    * aftermath at all (pass-through).
    */
   readonly realTurnEnd: RealTurnEnd;
   /**
-   * [turn-aftermath] The notification that tells the client a session's cancelled foreground
+   * The notification that tells the client a session's cancelled foreground
    * work is over, sent when the engine gives up on it for the agent (its grace expired).
    * Undefined where the prompt is the turn (v1: its cancelled answer tells the client).
    */
@@ -55,15 +53,4 @@ export interface VersionRules {
   cancelledAnswer(job: RequestJob, detail?: string): JsonRpcResponse;
   /** The handler's own answer to a cancelled request, made the version's cancelled answer. */
   normaliseCancelled(job: RequestJob, response: JsonRpcResponse): JsonRpcResponse;
-}
-
-/** Every protocol version the engine knows. A new version: its rules file, and one entry here. */
-const KNOWN: ReadonlyMap<unknown, VersionRules> = new Map<unknown, VersionRules>([
-  [1, V1_RULES],
-  [2, V2_RULES],
-]);
-
-/** The rules for `version`, or undefined for a version the engine does not know. */
-export function rulesFor(version: unknown): VersionRules | undefined {
-  return KNOWN.get(version);
 }

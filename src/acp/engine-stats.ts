@@ -1,0 +1,39 @@
+import type { AftermathStats } from "./engine-options.js";
+
+/** Counters for summaries and benchmarks; plain integers, cheap to keep. */
+export interface EngineStats {
+  requests: number;
+  cancels: number;
+  answeredForPeer: number;
+  cancelledAtBirth: number;
+  lateRepliesDropped: number;
+}
+
+export function newEngineStats(): EngineStats {
+  return { requests: 0, cancels: 0, answeredForPeer: 0, cancelledAtBirth: 0, lateRepliesDropped: 0 };
+}
+
+/** The turn-end counters of an engine without `turnEnd`. */
+export const NO_TURNS_FOLLOWED: Readonly<AftermathStats> = Object.freeze({
+  turnsTracked: 0,
+  lateUpdatesSuppressed: 0,
+  lateRequestsRefused: 0,
+  promptsHeld: 0,
+  stuckEscalations: 0,
+});
+
+const LATENCY_MEMORY = 4096;
+
+/** Milliseconds from a cancel reaching a job to its answer leaving: the last 4096, in a ring. */
+export class LatencyRing {
+  readonly values: number[] = [];
+  private cursor = 0;
+
+  record(ms: number): void {
+    // One path for filling and for wrapping (the cursor is the length until the array is
+    // full): a branch first taken at the 4,097th answer deoptimised the whole answer path.
+    const at = this.cursor;
+    this.values[at] = ms;
+    this.cursor = at + 1 === LATENCY_MEMORY ? 0 : at + 1;
+  }
+}

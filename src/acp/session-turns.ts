@@ -1,0 +1,106 @@
+import { type AnyJob, type CancelReason, Job } from "../core/index.js";
+import type { JsonRpcId } from "../wire/index.js";
+import type { EnginePlugin } from "./engine-plugin.js";
+import { Method, type Side } from "./methods.js";
+import { isRequestJob, type RequestJob } from "./request-record.js";
+import { SessionWork } from "./session-work.js";
+import type { VersionRules, WorkChange } from "./versions/index.js";
+
+/** What the turns read from their engine. */
+export interface TurnsHost {
+  rules(): VersionRules;
+  now(): number;
+  readonly plugin: EnginePlugin | undefined;
+  cancel(job: AnyJob, reason: CancelReason): void;
+  /** The running requests issued by `side` that pass `test`. */
+  running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
+  /** Requests that stop or free something: never cancelled for anyone. */
+  isCleanup(method: string): boolean;
+}
+
+/**
+ * The running turn of each session: its prompt (v1), or its foreground work (v2). A turn is
+ * the parent of the agent's requests of its session, and what `session/cancel` cancels.
+ */
+export class SessionTurns {
+  private readonly turns = new Map<string, AnyJob>();
+
+  constructor(private readonly host: TurnsHost) {}
+
+  get(sessionId: string): AnyJob | undefined {
+    return this.turns.get(sessionId);
+  }
+
+  /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
+  start(sessionId: string, prompt: RequestJob): void {
+    const rules = this.host.rules();
+    if (rules.promptIsTurn) this.turns.set(sessionId, prompt);
+    else if (!rules.passThrough) this.workChange(sessionId, "start", undefined, prompt.payload.id);
+  }
+
+  /** The turn an agent request of `sessionId` belongs to; background work (v2) belongs to none. */
+  parentOf(method: string, params: unknown, sessionId: string): AnyJob | undefined {
+    const turn = this.turns.get(sessionId);
+    // Background work listed by the work's latest state_update is not part of it (v2).
+    if (turn?.payload instanceof SessionWork && this.host.rules().forBackground(method, params, turn.payload)) return undefined;
+    return turn;
+  }
+
+  /**
+   * A `state_update` (or a prompt) starts foreground work unless some is open, a cancelled
+   * one included: updates after `session/cancel` still belong to the work it cancelled.
+   * The idle `state_update` ends it.
+   */
+  workChange(sessionId: string | undefined, change: WorkChange, params?: unknown, promptId: JsonRpcId = null): void {
+    if (sessionId === undefined) return;
+    let open = this.turns.get(sessionId);
+    if (change === "start") {
+      if (open === undefined || open.isSettled) {
+        open = new Job(new SessionWork(sessionId, promptId, this.host.now()));
+        this.turns.set(sessionId, open);
+      }
+      if (params !== undefined && open.payload instanceof SessionWork) {
+        open.payload.snapshot = (params as { update?: unknown }).update;
+      }
+      return;
+    }
+    if (open !== undefined) this.host.plugin?.turnEnded(open);
+    open?.settle();
+    this.turns.delete(sessionId);
+  }
+
+  /** `session/cancel` or `session/close`: the session's turn and everything of the session hanging under no turn. */
+  cancelSession(sessionId: string): void {
+    const { host } = this;
+    const turn = this.turns.get(sessionId);
+    if (turn?.isRunning) {
+      host.cancel(turn, "session");
+      host.plugin?.turnCancelled(turn);
+    }
+    // v2: prompts of the session not answered yet (held or not yet inserted) are cancelled with it.
+    // v1: permission dialogs and other agent requests of the session that hang under no turn
+    // (the turn's own children are cancelling by now: the first test passes over them).
+    const stray = host.rules().promptIsTurn
+      ? host.running(
+          "agent",
+          (job) =>
+            job.payload.sessionId === sessionId &&
+            !host.isCleanup(job.payload.method) &&
+            (!isRequestJob(job.parent) || job.parent.isSettled),
+        )
+      : host.running("client", (job) => job.payload.method === Method.prompt && job.payload.sessionId === sessionId);
+    for (const job of stray) if (job.isRunning) host.cancel(job, "session");
+  }
+
+  /** A prompt was answered: if it was its session's turn (v1), the turn is over. */
+  promptAnswered(sessionId: string, prompt: RequestJob): void {
+    if (this.turns.get(sessionId) === prompt) this.turns.delete(sessionId);
+  }
+
+  /** A side is gone: no turn runs any more. */
+  clear(): void {
+    const plugin = this.host.plugin;
+    if (plugin !== undefined) for (const turn of this.turns.values()) plugin.turnEnded(turn);
+    this.turns.clear();
+  }
+}
