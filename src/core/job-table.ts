@@ -1,5 +1,6 @@
 import type { CancelEffect, CancelReason } from "./cancel-reason.js";
 import { type AnyJob, type CancelVisitor, Job } from "./job.js";
+import type { JobFailure } from "./observer.js";
 
 /**
  * Jobs in flight keyed by the id their issuer gave them. One table per direction, so a key
@@ -42,11 +43,11 @@ export class JobTable<K, P> {
   }
 
   /** Settles and removes the job under `key`; undefined if none was in flight. */
-  settle(key: K): Job<P> | undefined {
+  settle(key: K, failure?: JobFailure): Job<P> | undefined {
     const job = this.jobs.get(key);
     if (job === undefined) return undefined;
     this.jobs.delete(key);
-    job.settle();
+    job.settle(failure);
     return job;
   }
 
