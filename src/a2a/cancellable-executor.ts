@@ -1,5 +1,5 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
-import { Job } from "../core/index.js";
+import { Job, jobObserver } from "../core/index.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
 
 /** Executor work that stops when its signal aborts. */
@@ -56,6 +56,8 @@ export class CancellableExecutor implements AgentExecutor {
       answered: false,
     };
     const { signal } = running.job;
+    // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
+    jobObserver?.onStart(running.job, { protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata });
     this.tasks.set(taskId, running);
     try {
       await this.work(context, watchFinal(eventBus, running), signal);

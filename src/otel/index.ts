@@ -1,5 +1,5 @@
 import { trace, type Tracer } from "@opentelemetry/api";
-import { setJobObserver } from "../core/index.js";
+import { type AnyJob, jobObserver, setJobObserver } from "../core/index.js";
 import { SpanObserver } from "./span-observer.js";
 
 export { ATTR, spanAttributes, spanName } from "./attributes.js";
@@ -28,4 +28,19 @@ export function traceJobs(options: TraceJobsOptions = {}): () => void {
   return () => {
     setJobObserver(previous);
   };
+}
+
+/**
+ * A job's W3C trace context (`traceparent`, and `tracestate`/`baggage` when set) as a plain
+ * record: for carriers acp-cancel does not write itself, such as an A2A message's `metadata`
+ * (which `CancellableExecutor` reads) or headers of your own. Empty while not tracing.
+ *
+ * ```ts
+ * await client.sendMessage({ message: { ...message, metadata: traceContext(jobOf(ctx)) } });
+ * ```
+ */
+export function traceContext(job: AnyJob | undefined): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  if (job !== undefined) jobObserver?.inject(job, carrier);
+  return carrier;
 }
