@@ -61,6 +61,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "on-stuck": { type: "string" },
       "trace": { type: "string" },
       "trace-secrets": { type: "boolean" },
+      "otel": { type: "boolean" },
       "log-level": { type: "string" },
       "log-file": { type: "string" },
     },
@@ -111,5 +112,6 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     options.traceSecrets = true;
   }
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
+  if (values.otel === true) options.otel = true;
   return options;
 }
