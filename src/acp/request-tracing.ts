@@ -25,9 +25,11 @@ export function traceStart(job: RequestJob, request: JsonRpcRequest, local: bool
 export function withTraceContext(job: RequestJob, request: JsonRpcRequest): JsonRpcRequest {
   const { params } = request;
   if (jobObserver === undefined || typeof params !== "object" || params === null || Array.isArray(params)) return request;
-  const meta: Record<string, unknown> = { ...metaOf(params) };
-  jobObserver.inject(job, meta);
-  return { ...request, params: { ...params, _meta: meta } };
+  const trace: Record<string, unknown> = {};
+  jobObserver.inject(job, trace);
+  // Without a propagator (no SDK registered) nothing is written: the request leaves untouched.
+  for (const _ in trace) return { ...request, params: { ...params, _meta: { ...metaOf(params), ...trace } } };
+  return request;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { trace, type Tracer } from "@opentelemetry/api";
+import { diag, ProxyTracerProvider, trace, type Tracer, type TracerProvider } from "@opentelemetry/api";
 import { type AnyJob, jobObserver, setJobObserver } from "../core/index.js";
 import { SpanObserver } from "./span-observer.js";
 
@@ -15,7 +15,8 @@ export interface TraceJobsOptions {
 
 /**
  * Makes every job a binding starts a span, from now on, in this process. Returns a function
- * that stops it. Without an SDK registered the global tracer is a no-op: nothing is recorded.
+ * that stops it. Call it after registering an SDK: without one (and without `tracer`) it
+ * installs nothing, so an unconfigured process pays nothing.
  *
  * ```ts
  * import { traceJobs } from "acp-cancel/otel";
@@ -23,8 +24,14 @@ export interface TraceJobsOptions {
  * ```
  */
 export function traceJobs(options: TraceJobsOptions = {}): () => void {
-  const observer = new SpanObserver(options.tracer ?? trace.getTracer(TRACER_NAME));
-  const previous = setJobObserver(observer);
+  const { tracer } = options;
+  const current = tracer === undefined ? registeredTracer() : () => tracer;
+  // Without an SDK there is nothing to record: the seam stays unset and costs nothing.
+  if (current() === undefined) {
+    diag.warn("acp-cancel: no OpenTelemetry SDK is registered; call traceJobs() after registering one");
+    return () => {};
+  }
+  const previous = setJobObserver(new SpanObserver(current));
   return () => {
     setJobObserver(previous);
   };
@@ -43,4 +50,26 @@ export function traceContext(job: AnyJob | undefined): Record<string, string> {
   const carrier: Record<string, string> = {};
   if (job !== undefined) jobObserver?.inject(job, carrier);
   return carrier;
+}
+
+/**
+ * The registered SDK's tracer, or undefined while none is registered, asked per job: the
+ * API's global proxy answers with its delegate (a no-op until an SDK registers). Looked up
+ * again whenever the proxy or its delegate changes (`trace.disable()` makes a new proxy).
+ */
+function registeredTracer(): () => Tracer | undefined {
+  let seenProvider: TracerProvider | undefined = undefined;
+  let seenDelegate: TracerProvider | undefined = undefined;
+  let tracer: Tracer | undefined = undefined;
+  return () => {
+    const provider = trace.getTracerProvider();
+    const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+    if (provider !== seenProvider || delegate !== seenDelegate) {
+      seenProvider = provider;
+      seenDelegate = delegate;
+      const proxy = provider instanceof ProxyTracerProvider;
+      tracer = proxy ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);
+    }
+    return tracer;
+  };
 }

@@ -29,7 +29,11 @@ export const SPAN_EVENTS = {
 export class SpanObserver implements JobObserver {
   private readonly spans = new WeakMap<AnyJob, Span>();
 
-  constructor(private readonly tracer: Tracer) {}
+  /**
+   * `tracer` is asked per job: for the global one, it is the registered SDK's, or undefined
+   * while none is (then a job costs a call and a compare, not a no-op span).
+   */
+  constructor(private readonly tracer: () => Tracer | undefined) {}
 
   /** The span of `job`, if it has one (spans stay known after they end, for late events). */
   spanOf(job: AnyJob): Span | undefined {
@@ -37,13 +41,15 @@ export class SpanObserver implements JobObserver {
   }
 
   onStart(job: AnyJob, info: JobInfo): void {
+    const tracer = this.tracer();
+    if (tracer === undefined) return;
     const parent = this.nearestSpan(job.parent);
     let at: Context;
     if (parent !== undefined) at = trace.setSpan(ROOT_CONTEXT, parent);
     else if (info.carrier !== undefined) at = propagation.extract(context.active(), info.carrier);
     else at = context.active();
     const kind = info.kind === "server" ? SpanKind.SERVER : SpanKind.CLIENT;
-    this.spans.set(job, this.tracer.startSpan(spanName(info), { kind, attributes: spanAttributes(info) }, at));
+    this.spans.set(job, tracer.startSpan(spanName(info), { kind, attributes: spanAttributes(info) }, at));
   }
 
   onCancel(job: AnyJob, cause: CancelReason, origin: JobCancelOrigin): void {
@@ -60,7 +66,7 @@ export class SpanObserver implements JobObserver {
     }
     // An ended span takes no events: a late reply becomes a moment-long child span.
     const attributes = { [ATTR.cause]: job.cause ?? "internal" };
-    this.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(ROOT_CONTEXT, span)).end();
+    this.tracer()?.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(ROOT_CONTEXT, span)).end();
   }
 
   onSettle(job: AnyJob, failure: JobFailure | undefined): void {
@@ -83,6 +89,7 @@ export class SpanObserver implements JobObserver {
   }
 
   inject(job: AnyJob, carrier: Record<string, unknown>): void {
+    if (this.tracer() === undefined) return;
     const span = this.nearestSpan(job);
     propagation.inject(span === undefined ? context.active() : trace.setSpan(context.active(), span), carrier);
   }
