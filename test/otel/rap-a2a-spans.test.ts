@@ -6,6 +6,10 @@ import { A2aTaskLinks } from "../../src/a2a/index.js";
 import { CallRegistry, createNodeCancelHandler, RapRuntime, type TrackedCall } from "../../src/rap/index.js";
 import { traceContext } from "../../src/otel/index.js";
 import { bodyOf, listen } from "../rap/http-support.js";
+import type { CallInterceptor } from "@a2a-js/sdk/client";
+import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
+import { sdkClient } from "../a2a/a2a-clients.js";
+import { startA2aServer } from "../a2a/a2a-server.js";
 import { eventually } from "../support/wire-assertions.js";
 import { eventsOf, parentOf, traced } from "./tracing-harness.js";
 
@@ -84,25 +88,41 @@ describe("OpenTelemetry: RAP and A2A carry the trace in HTTP headers (in-memory 
     }
   });
 
-  it("A2A: a linked task is a span under the turn, and its guarded cancel carries the task's context as HTTP headers (serviceParameters)", async () => {
-    const sent: { params: unknown; options: { serviceParameters?: Record<string, string> } | undefined }[] = [];
-    const client = {
-      cancelTask: (params: unknown, options?: { serviceParameters?: Record<string, string> }) => {
-        sent.push({ params, options });
-        return Promise.resolve({ id: "task-1", contextId: "c", status: { state: 5 } } as never);
-      },
-    };
-    const { turn, stop } = tracedTurn();
-    const links = new A2aTaskLinks({ client, parent: turn });
-    links.add("task-1");
-    assert.equal(traceContext(turn).traceparent?.length, 55);
-    stop();
-    await links.idle();
-    const task = otel.named("task");
-    const prompt = otel.named("session/prompt");
-    assert.equal(parentOf(task), prompt.spanContext().spanId);
-    assert.equal(sent[0]?.options?.serviceParameters?.traceparent, `00-${prompt.spanContext().traceId}-${task.spanContext().spanId}-01`);
-    assert.equal(task.attributes["rpc.method"], "task");
-    assert.deepEqual(eventsOf(task).map((e) => e.name), ["cancel", "grace"]);
+  it("A2A (real @a2a-js/sdk client and server): the served task joins the sender's trace by the message's metadata; the linked task's cancel carries its context as HTTP headers", async () => {
+    const server = await startA2aServer();
+    try {
+      const seen: (Record<string, string> | undefined)[] = [];
+      const watch: CallInterceptor = {
+        before: async (args) => {
+          if (args.input?.method === "cancelTask") seen.push(args.options?.serviceParameters);
+        },
+        after: async () => {},
+      };
+      const client = await sdkClient(server, "1.0", [watch]);
+      const { turn, stop } = tracedTurn();
+      const request = textTaskRequest("run 1000000");
+      assert.ok(request.message);
+      request.message = { ...request.message, metadata: traceContext(turn) };
+      const task = await client.sendMessage(request);
+      assert.ok("status" in task);
+      const links = new A2aTaskLinks({ client, parent: turn });
+      links.add(task.id);
+      stop();
+      await links.idle();
+      await eventually(() => (server.executor.running === 0 ? true : undefined), "the task's work returned");
+
+      const prompt = otel.named("session/prompt");
+      const linked = spanOfKind(otel.spans(), "task", SpanKind.CLIENT);
+      const served = spanOfKind(otel.spans(), "task", SpanKind.SERVER);
+      assert.equal(parentOf(linked), prompt.spanContext().spanId);
+      assert.equal(parentOf(served), prompt.spanContext().spanId, "joined through the message's metadata");
+      assert.equal(served.spanContext().traceId, prompt.spanContext().traceId);
+      assert.equal(seen[0]?.traceparent, `00-${prompt.spanContext().traceId}-${linked.spanContext().spanId}-01`);
+      assert.deepEqual(eventsOf(linked)[0]?.attributes, { "acp_cancel.cancel.cause": "session", "acp_cancel.cancel.origin": "parent" });
+      assert.deepEqual(eventsOf(served)[0]?.attributes, { "acp_cancel.cancel.cause": "external", "acp_cancel.cancel.origin": "self" });
+      assert.equal(linked.attributes["rpc.method"], "task");
+    } finally {
+      await server.close();
+    }
   });
 });
