@@ -2,9 +2,6 @@ import { diag, ProxyTracerProvider, trace, type Tracer, type TracerProvider } fr
 import { type AnyJob, jobObserver, setJobObserver } from "../core/index.js";
 import { SpanObserver } from "./span-observer.js";
 
-export { ATTR, spanAttributes, spanName } from "./attributes.js";
-export { SPAN_EVENTS, SpanObserver } from "./span-observer.js";
-
 /** The instrumentation scope our spans are reported under. */
 export const TRACER_NAME = "acp-cancel";
 
