@@ -43,10 +43,7 @@ const LATE_REPLY_MEMORY = 4096;
 export class CancelEngine {
   // The engine never asks "already settled?" (late replies have their own memory), so its
   // tables remember no settled keys: one Set operation less per response.
-  private readonly tables: Record<Side, Table> = {
-    client: new JobTable(),
-    agent: new JobTable(),
-  };
+  private readonly tables: Record<Side, Table> = { client: new JobTable(), agent: new JobTable() };
   private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
     client: new RecentKeys(LATE_REPLY_MEMORY),
     agent: new RecentKeys(LATE_REPLY_MEMORY),
