@@ -23,7 +23,9 @@ export const LAYERS = {
   a2a: BINDING,
   mcp: BINDING,
   replicas: BINDING,
-  bridge: ["acp", "wire", "core", "os"],
+  // Tracing maps jobs to spans; it knows core only. The bridge loads it when --otel asks.
+  otel: BINDING,
+  bridge: ["acp", "wire", "core", "os", "otel"],
 };
 /**
  * One block per folder and depth: a file `depth` folders below src/<layer> reaches src/ with

@@ -1,6 +1,6 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
-import { Job, RecentKeys } from "../core/index.js";
+import { Job, jobObserver, RecentKeys } from "../core/index.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
 
 /** Executor work that stops when its signal aborts. */
@@ -104,6 +104,8 @@ export class CancellableExecutor implements AgentExecutor {
       end,
     };
     const { signal } = running.job;
+    // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
+    jobObserver?.onStart(running.job, { protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata });
     this.tasks.set(taskId, running);
     const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(taskId, running));
     try {

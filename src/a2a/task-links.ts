@@ -1,7 +1,7 @@
 import type { Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
-import type { AnyJob, CancelReason, Job } from "../core/index.js";
+import { type AnyJob, type CancelReason, type Job, jobObserver } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
 import { CancelDeniedError } from "./guard-errors.js";
 
@@ -64,6 +64,7 @@ export class A2aTaskLinks {
     cleanup: () => {
       if (this.calls.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     },
+    describe: (call) => ({ protocol: "a2a", method: "task", id: call.payload.taskId, kind: "client" }),
   };
 
   constructor(private readonly options: TaskLinksOptions) {
@@ -118,10 +119,14 @@ export class A2aTaskLinks {
   private sendCancel(call: TaskCall): void {
     const { taskId } = call.payload;
     const { reasoning } = this.options;
+    // While tracing, the cancel carries the task's W3C trace context as HTTP headers.
+    const trace: Record<string, string> = {};
+    jobObserver?.inject(call.job, trace);
+    const traced = Object.keys(trace).length > 0 ? { serviceParameters: trace } : undefined;
     this.options.client
       .cancelTask(
         { tenant: this.options.tenant ?? "", id: taskId, metadata: {} },
-        reasoning !== undefined ? { context: cancelReasoning(reasoning) } : undefined,
+        reasoning !== undefined ? { ...traced, context: cancelReasoning(reasoning) } : traced,
       )
       .then(
         (task) =>

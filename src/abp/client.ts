@@ -127,6 +127,7 @@ export class AbpClient {
         call.resolve(settled);
       },
       cleanup: () => sent.abort(new AbpClosedError(`call ${callId} settled`)),
+      describe: () => ({ protocol: "abp", method: capability, id: callId, kind: "client" }),
     };
     const payload: AbpCall = { callId, capability, cause: undefined, cancelSent: false };
     const call = this.calls.start(payload, links, protocol, callId) as Call<AbpCall, AbpCallResult>;

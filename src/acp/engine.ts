@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, JobTable, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, GraceTimers, JobTable, jobObserver, RecentKeys } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -22,6 +22,7 @@ import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { pluginFor } from "./plugins.js";
 import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
+import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
 import type { VersionRules } from "./versions/index.js";
@@ -42,10 +43,7 @@ const LATE_REPLY_MEMORY = 4096;
 export class CancelEngine {
   // The engine never asks "already settled?" (late replies have their own memory), so its
   // tables remember no settled keys: one Set operation less per response.
-  private readonly tables: Record<Side, Table> = {
-    client: new JobTable(),
-    agent: new JobTable(),
-  };
+  private readonly tables: Record<Side, Table> = { client: new JobTable(), agent: new JobTable() };
   private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
     client: new RecentKeys(LATE_REPLY_MEMORY),
     agent: new RecentKeys(LATE_REPLY_MEMORY),
@@ -73,6 +71,7 @@ export class CancelEngine {
   private readonly stopping: StopContext;
   readonly stats: EngineStats = newEngineStats();
   private readonly latencies = new LatencyRing();
+  private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
 
   constructor(
     private readonly deliver: Deliver,
@@ -261,11 +260,13 @@ export class CancelEngine {
     const refusal = from === "agent" && sessionId !== undefined ? this.plugin?.refuses(request, sessionId) : undefined;
     if (refusal !== undefined) {
       const job = table.create(id, newRecord(id, method, sessionId, from)) as RequestJob;
+      if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
       this.refuse(job, "session", refusal);
       return;
     }
     const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
+    if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (parent?.isDoomed) {
       this.stats.cancelledAtBirth++;
       this.emit({ type: "cancelled-at-birth", side: from, id, method });
@@ -287,7 +288,7 @@ export class CancelEngine {
     }
     if (held) return;
     job.payload.delivered = true;
-    this.send(otherSide(from), outgoing);
+    this.send(otherSide(from), jobObserver === undefined ? outgoing : withTraceContext(job, outgoing));
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
@@ -325,7 +326,7 @@ export class CancelEngine {
     const { sessionId } = job.payload;
     if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
     this.plugin?.turnStarted(job);
-    this.send("agent", request);
+    this.send("agent", withTraceContext(job, request));
   }
 
   // ---- responses --------------------------------------------------------------------
@@ -336,6 +337,7 @@ export class CancelEngine {
     if (job === undefined) {
       const late = this.lateReplies[issuer].delete(response.id);
       if (late) {
+        this.tracedLate.dropped(issuer, response.id);
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
@@ -431,6 +433,7 @@ export class CancelEngine {
       return;
     }
     this.grace.start(job);
+    jobObserver?.onEvent(job, "grace");
   }
 
   private graceExpired(job: RequestJob): void {
@@ -461,9 +464,10 @@ export class CancelEngine {
   /** The single place a request gets its one answer. */
   private answer(job: RequestJob, response: JsonRpcResponse): void {
     const record = job.payload;
-    if (this.tables[record.issuer].settle(record.id) === undefined) return;
-    this.grace.stop(job);
     const answeredForPeer = record.delivered && !record.handlerAnswered;
+    const failure = jobObserver === undefined ? undefined : traceAnswer(job, response, answeredForPeer, this.tracedLate);
+    if (this.tables[record.issuer].settle(record.id, failure) === undefined) return;
+    this.grace.stop(job);
     if (answeredForPeer) {
       this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;

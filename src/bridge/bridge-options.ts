@@ -38,6 +38,8 @@ export interface BridgeOptions {
   trace?: string;
   /** Keep secrets (env values, credentials) in the trace instead of redacting them. */
   traceSecrets?: boolean;
+  /** Export every request as an OpenTelemetry span over OTLP/HTTP (also asked for by the `OTEL_*` variables). */
+  otel?: boolean;
   logLevel?: LogLevel;
   logFile?: string;
   /** The editor's end; default process.stdin / process.stdout. */

@@ -5,6 +5,20 @@ import { ExitCode } from "./exit-codes.js";
 import { Logger } from "./logger.js";
 import { RefusedFileError } from "./private-file.js";
 import { TraceWriter } from "./trace-writer.js";
+import { otelRequested } from "../otel/requested.js";
+
+/** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */
+async function startTracing(options: BridgeOptions, logger: Logger): Promise<(() => Promise<void>) | undefined> {
+  if (!otelRequested(options.otel === true)) return undefined;
+  try {
+    const otlp = await import("../otel/otlp.js");
+    const tracing = await otlp.startOtlpTracing("acp-cancel-bridge");
+    return () => tracing.shutdown().catch((error: unknown) => logger.warn(`--otel: exporting spans failed: ${String(error)}`));
+  } catch (error) {
+    logger.warn(`--otel: tracing is off: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
 
 /**
  * Runs `acp-cancel bridge`: spawns the agent and relays ndjson between the editor (this
@@ -23,7 +37,9 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
     await logger.close();
     return ExitCode.cannotCreate;
   }
+  const stopTracing = await startTracing(options, logger);
   const finish = async (status: number) => {
+    await stopTracing?.();
     await Promise.all([trace?.close(), logger.close()]);
     return status;
   };

@@ -39,6 +39,10 @@ Options:
                              key named like a token, secret, password or API key
   --trace-secrets            keep those secrets in the trace, unredacted (prompts and file contents
                              are always in it)
+  --otel                     export every request as an OpenTelemetry span over OTLP/HTTP (needs
+                             @opentelemetry/sdk-trace-node and @opentelemetry/exporter-trace-otlp-http;
+                             OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).
+                             Joins the editor's trace from params._meta.traceparent, else starts one
   --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
   --log-file FILE            write logs and the agent's stderr to FILE instead of stderr
   -h, --help                 print this help and exit 0

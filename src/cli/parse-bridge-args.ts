@@ -62,6 +62,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "keep-turn-processes": { type: "boolean" },
       "trace": { type: "string" },
       "trace-secrets": { type: "boolean" },
+      "otel": { type: "boolean" },
       "log-level": { type: "string" },
       "log-file": { type: "string" },
     },
@@ -113,5 +114,6 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     options.traceSecrets = true;
   }
   if (values["log-file"] !== undefined) options.logFile = values["log-file"];
+  if (values.otel === true) options.otel = true;
   return options;
 }

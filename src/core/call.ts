@@ -1,6 +1,7 @@
 import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
 import { DEFAULT_GRACE_MS, GraceTimers } from "./grace-timers.js";
 import { type AnyJob, Job } from "./job.js";
+import { type JobFailure, type JobInfo, jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
 
 /**
@@ -38,6 +39,8 @@ export interface CallProtocol<P, R> {
   graceEnded?(call: Call<P, R>): void;
   /** The one cleanup closure: runs once, when the call settles, whatever settled it. */
   cleanup?(call: Call<P, R>): void;
+  /** What the call is, for a job observer (tracing); asked only while one is installed. */
+  describe?(call: Call<P, R>): JobInfo;
 }
 
 export interface CallsOptions {
@@ -96,6 +99,7 @@ export class Calls<P, R, K = unknown> {
     this.live.set(key ?? call, call);
     call.key = key;
     this.settledKeys?.delete(key);
+    if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call.job, protocol.describe(call));
     call.arm(links, this.grace);
     return call;
   }
@@ -172,19 +176,19 @@ export class Call<P, R> {
   /** Cancels the call (and anything started under its job). */
   cancel(reason: CancelReason): CancelEffect {
     if (this.job.state === "running") this.origin ??= "call";
-    return this.job.cancel(reason);
+    return this.job.cancel(reason, undefined, "call");
   }
 
   /** Settles with `value`; false when the call had already settled (a late answer, dropped). */
   resolve(value: R): boolean {
-    if (!this.settle()) return false;
+    if (!this.settle(undefined)) return this.dropped();
     this.fulfil(value);
     return true;
   }
 
   /** Settles with `error`; false when the call had already settled. */
   reject(error: unknown): boolean {
-    if (!this.settle()) return false;
+    if (!this.settle(jobObserver === undefined ? undefined : failureOf(error))) return this.dropped();
     this.fail(error);
     return true;
   }
@@ -192,6 +196,7 @@ export class Call<P, R> {
   /** Ends the grace now (a shutdown does not wait for answers): settles as the grace's end would. */
   endGrace(): void {
     if (this.done) return;
+    jobObserver?.onEvent(this.job, "synthetic-answer");
     this.protocol.graceEnded?.(this);
     if (!this.done) this.reject(new JobCancelledError(this.cause ?? "internal"));
   }
@@ -204,7 +209,7 @@ export class Call<P, R> {
     if (signal !== undefined) {
       const onAbort = () => {
         if (this.job.state === "running") this.origin ??= "signal";
-        this.job.cancel(reasonOf(signal.reason));
+        this.job.cancel(reasonOf(signal.reason), undefined, "signal");
       };
       signal.addEventListener("abort", onAbort, { once: true });
       this.unlink = () => signal.removeEventListener("abort", onAbort);
@@ -212,13 +217,13 @@ export class Call<P, R> {
     if (timeoutMs !== undefined) {
       this.job.setDeadline(timeoutMs, () => {
         this.origin ??= "deadline";
-        this.job.cancel("deadline");
+        this.job.cancel("deadline", undefined, "deadline");
       });
     }
     const doomed = doomedBy(links);
     if (doomed !== undefined && this.job.state === "running") {
       this.origin ??= signal?.aborted === true ? "signal" : "parent";
-      this.job.cancel(doomed);
+      this.job.cancel(doomed, undefined, this.origin === "signal" ? "signal" : "parent");
     }
   }
 
@@ -226,17 +231,34 @@ export class Call<P, R> {
     if (this.done) return;
     this.origin ??= "parent";
     this.protocol.sendCancel?.(this);
-    if (!this.done && this.protocol.graceEnded !== undefined) this.grace?.start(this);
+    if (!this.done && this.protocol.graceEnded !== undefined) {
+      this.grace?.start(this);
+      jobObserver?.onEvent(this.job, "grace");
+    }
   };
 
-  private settle(): boolean {
+  /** An answer after the call settled: dropped (an event when the call had been cancelled). */
+  private dropped(): false {
+    if (this.job.reason !== undefined) jobObserver?.onEvent(this.job, "late-reply-dropped");
+    return false;
+  }
+
+  private settle(failure: JobFailure | undefined): boolean {
     if (this.done) return false;
     this.done = true;
     this.release(this);
     this.stopHook?.();
     this.unlink?.();
-    this.job.settle();
+    this.job.settle(failure);
     this.protocol.cleanup?.(this);
     return true;
   }
+}
+
+/** What an observer is told of a rejected call: the error's code (or name) and message. */
+function failureOf(error: unknown): JobFailure {
+  if (typeof error !== "object" || error === null) return { code: "error", message: String(error) };
+  const { code, name, message } = error as { code?: unknown; name?: unknown; message?: unknown };
+  const known = typeof code === "string" || typeof code === "number" ? code : typeof name === "string" ? name : "error";
+  return { code: known, message: typeof message === "string" ? message : undefined };
 }

@@ -4,3 +4,12 @@ export { JobTable } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
 export { GraceTimers } from "./grace-timers.js";
 export { bindHandlerJob, type HandlerContextLike, jobOf } from "./handler-job.js";
+export {
+  type JobCancelOrigin,
+  type JobEvent,
+  type JobFailure,
+  type JobInfo,
+  type JobObserver,
+  jobObserver,
+  setJobObserver,
+} from "./observer.js";

@@ -1,5 +1,6 @@
 import type { CancelEffect, CancelReason } from "./cancel-reason.js";
 import { type AnyJob, type CancelVisitor, Job } from "./job.js";
+import type { JobFailure } from "./observer.js";
 
 const EMPTY = -1;
 const INITIAL_SLOTS = 64;
@@ -94,10 +95,10 @@ export class JobTable<K, P> {
   }
 
   /** Settles and removes the job under `key`; undefined if none was in flight. */
-  settle(key: K): Job<P> | undefined {
+  settle(key: K, failure?: JobFailure): Job<P> | undefined {
     const job = this.remove(key);
     if (job === undefined) return undefined;
-    job.settle();
+    job.settle(failure);
     return job;
   }
 

@@ -1,4 +1,5 @@
 import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
+import { type JobCancelOrigin, type JobFailure, jobObserver } from "./observer.js";
 
 export type JobState = "running" | "cancelling" | "settled";
 
@@ -122,17 +123,19 @@ export class Job<P = unknown> {
 
   /**
    * Cancels this job and its subtree. The job is marked before its children are
-   * visited, so anything born under it during the cascade is already doomed.
+   * visited, so anything born under it during the cascade is already doomed. `origin` says
+   * where the cancel came from, for an observer; the cascade passes `parent` to children.
    */
-  cancel(reason: CancelReason, visit?: CancelVisitor): CancelEffect {
+  cancel(reason: CancelReason, visit?: CancelVisitor, origin: JobCancelOrigin = "self"): CancelEffect {
     if (this.state === "settled") return "already-settled";
     if (this.state === "cancelling") return "already-cancelled";
     this.state = "cancelling";
     this.reason = reason;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
+    jobObserver?.onCancel(this, reason, origin);
     const children = this.childSet;
     if (children !== undefined && children.size !== 0) {
-      for (const child of [...children]) child.cancel(reason, visit);
+      for (const child of [...children]) child.cancel(reason, visit, "parent");
     }
     const hooks = this.hooks;
     if (hooks !== undefined) {
@@ -144,10 +147,14 @@ export class Job<P = unknown> {
     return "cancelled";
   }
 
-  /** Marks the job done. Returns false when it was already settled: the caller must not answer twice. */
-  settle(): boolean {
+  /**
+   * Marks the job done. Returns false when it was already settled: the caller must not answer
+   * twice. `failure` tells an observer the answer was an error.
+   */
+  settle(failure?: JobFailure): boolean {
     if (this.state === "settled") return false;
     this.state = "settled";
+    jobObserver?.onSettle(this, failure);
     this.hooks = undefined;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
     const siblings = this.parent?.childSet;

@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Call, Calls, doomedBy } from "../core/call.js";
-import { type AnyJob, JobCancelledError } from "../core/index.js";
+import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
 import type { McpEvent } from "./events.js";
 import { McpCall, NEVER_CANCELLED } from "./mcp-call.js";
 
@@ -45,9 +45,14 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
   connect(transport: Transport, options?: McpCallOptions): Promise<void>;
   /**
    * The general form: runs `send` (any MCP SDK call given the options it should pass on) as
-   * one request of `method` under a job.
+   * one request of `method` under a job. `traceMeta`, set while tracing (acp-cancel/otel), is
+   * the call's W3C trace context for the request's `params._meta` (SEP-414 keys).
    */
-  call<R>(method: string, send: (options: RequestOptions) => Promise<R>, options?: McpCallOptions): Promise<R>;
+  call<R>(
+    method: string,
+    send: (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>,
+    options?: McpCallOptions,
+  ): Promise<R>;
   /** Calls whose job has not settled; zero at quiescence. */
   readonly inFlight: number;
 }
@@ -71,7 +76,12 @@ export function cancellableMcpClient<C extends McpClientLike>(
   const calls = new Calls<McpCall, unknown>(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
   const emit = onEvent === undefined ? undefined : (event: McpEvent) => onEvent(event);
 
-  function call<R>(method: string, send: (options: RequestOptions) => Promise<R>, callOptions: McpCallOptions = {}) {
+  function call<R>(
+    method: string,
+    send: (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>,
+    callOptions: McpCallOptions = {},
+    tool?: string,
+  ) {
     const { parent, signal, ...requestOptions } = callOptions;
     const links = { parent, signal };
     const doomed = doomedBy(links);
@@ -85,12 +95,13 @@ export function cancellableMcpClient<C extends McpClientLike>(
       sendCancel: (c) => emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified: cancellable, at: clock.now() }),
       graceEnded: (c) => c.reject(cancelledError(c)),
       cleanup: () => emit?.({ type: "settled", method, label, outcome, at: clock.now() }),
+      describe: () => ({ protocol: "mcp", method, kind: "client", attributes: tool === undefined ? undefined : { "gen_ai.tool.name": tool } }),
     }) as Call<McpCall, unknown>;
     emit?.({ type: "sent", method, label, at: clock.now() });
     const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: mcpCall.job.signal } : requestOptions;
     let pending: Promise<R>;
     try {
-      pending = send(sdkOptions);
+      pending = jobObserver === undefined ? send(sdkOptions) : send(sdkOptions, traceMetaOf(mcpCall));
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -113,9 +124,18 @@ export function cancellableMcpClient<C extends McpClientLike>(
     client,
     call,
     callTool: (params, callOptions) =>
-      call("tools/call", (sdkOptions) => client.callTool(params, undefined, sdkOptions), callOptions),
+      call(
+        "tools/call",
+        (sdkOptions, meta) => client.callTool(withMeta(params, meta), undefined, sdkOptions),
+        callOptions,
+        params.name,
+      ),
     request: <T>(request: RequestArgs[0], resultSchema: RequestArgs[1], callOptions?: McpCallOptions) =>
-      call(request.method, (sdkOptions) => client.request(request, resultSchema, sdkOptions), callOptions) as Promise<T>,
+      call(
+        request.method,
+        (sdkOptions, meta) => client.request({ ...request, params: withMeta(request.params, meta) }, resultSchema, sdkOptions),
+        callOptions,
+      ) as Promise<T>,
     connect: async (transport, callOptions) => {
       try {
         await call("initialize", (sdkOptions) => client.connect(transport, sdkOptions), callOptions);
@@ -129,4 +149,19 @@ export function cancellableMcpClient<C extends McpClientLike>(
       return calls.size;
     },
   };
+}
+
+/** The call's trace context as `_meta` keys, merged over none. */
+function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> {
+  const meta: Record<string, unknown> = {};
+  jobObserver?.inject(call.job, meta);
+  return meta;
+}
+
+/** `params` with the trace keys added to its `_meta`; the same object when there are none. */
+function withMeta<P extends { _meta?: unknown } | undefined>(params: P, meta: Record<string, unknown> | undefined): P {
+  if (meta === undefined || Object.keys(meta).length === 0) return params;
+  const own = params?._meta;
+  const merged = typeof own === "object" && own !== null ? { ...(own as Record<string, unknown>), ...meta } : meta;
+  return { ...params, _meta: merged } as P;
 }

@@ -1,11 +1,12 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { bindHandlerJob, type CancelReason, Job } from "../core/index.js";
+import { bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/index.js";
 import type { McpEvent } from "./events.js";
 import { McpHandling } from "./mcp-call.js";
 
-/** What the scope needs of a handler's `extra`: the per-request signal the SDK aborts. */
-type HandlerExtra = Pick<RequestHandlerExtra<never, never>, "signal">;
-type Handler = (request: { method: string }, extra: HandlerExtra) => unknown;
+/** What the scope needs of a handler's `extra`: the per-request signal the SDK aborts (and the id, for traces). */
+type HandlerExtra = Pick<RequestHandlerExtra<never, never>, "signal"> & Partial<Pick<RequestHandlerExtra<never, never>, "requestId">>;
+type McpRequest = { method: string; params?: { name?: unknown; _meta?: Record<string, unknown> } };
+type Handler = (request: McpRequest, extra: HandlerExtra) => unknown;
 
 /** An MCP SDK `Server`, `Client` or `McpServer`: anything with (or holding) `setRequestHandler`. */
 type HandlerRegistry = { setRequestHandler: (schema: never, handler: never) => void };
@@ -83,6 +84,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
     setRequestHandler(schema, async (request, extra) => {
       const { signal } = extra;
       const job = new Job(new McpHandling(request.method));
+      if (jobObserver !== undefined) traceHandling(job, request, extra);
       bindHandlerJob(signal, job);
       running.add(job);
       const onAbort = () => {
@@ -106,4 +108,17 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
       return running.size;
     },
   };
+}
+
+/** Tells the observer about a handler's job, joined to the sender's trace by `params._meta` (SEP-414). */
+function traceHandling(job: Job<McpHandling>, request: McpRequest, extra: HandlerExtra): void {
+  const tool = request.method === "tools/call" ? request.params?.name : undefined;
+  jobObserver?.onStart(job, {
+    protocol: "mcp",
+    method: request.method,
+    id: extra.requestId,
+    kind: "server",
+    carrier: request.params?._meta,
+    attributes: typeof tool === "string" ? { "gen_ai.tool.name": tool } : undefined,
+  });
 }

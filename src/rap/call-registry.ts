@@ -1,6 +1,7 @@
-import { type AnyJob, type CancelReason, Job } from "../core/index.js";
+import { type AnyJob, type CancelReason, Job, jobObserver } from "../core/index.js";
 import { assertRapId, callKey } from "./ids.js";
 import { RecentKeys } from "../core/recent-keys.js";
+import { rapCallInfo } from "./tracing.js";
 
 /** The payload of a tool server's own call job. */
 export interface ServerCallPayload {
@@ -59,6 +60,8 @@ export interface TrackOptions {
   readonly parent?: AnyJob;
   /** The principal that sent the invocation (what `authenticate` returned for it). Default {@link ANONYMOUS}. */
   readonly owner?: Principal;
+  /** The invocation's HTTP headers: their W3C trace context joins the call to the runtime's trace. */
+  readonly traceHeaders?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -103,6 +106,7 @@ export class CallRegistry {
     const owner = options.owner ?? ANONYMOUS;
     const owned = ownedKey(owner, key);
     const job = new Job<ServerCallPayload>({ protocol: "rap-server", threadId, toolCallId }, options.parent);
+    jobObserver?.onStart(job, rapCallInfo(threadId, toolCallId, "server", options.traceHeaders));
     const signal = job.signal;
     const call: TrackedCall = {
       owner,

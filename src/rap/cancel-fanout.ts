@@ -58,6 +58,8 @@ interface Notice {
   readonly body: string;
   /** Node's headers, shared by every POST of this notice, when neither a signer nor a fetch needs its own Headers. */
   readonly headers: OutgoingHttpHeaders | undefined;
+  /** The cancelled call's W3C trace context, as headers (only while tracing). */
+  readonly trace: Readonly<Record<string, string>> | undefined;
   readonly threadId: string;
   readonly toolCallId: string;
 }
@@ -110,14 +112,14 @@ export class CancelFanout {
   }
 
   /** Queues one POST per server for this call and returns at once. */
-  notify(threadId: string, toolCallId: string): void {
+  notify(threadId: string, toolCallId: string, trace?: Readonly<Record<string, string>>): void {
     const body = JSON.stringify({ thread_id: threadId, tool_call_id: toolCallId });
     const { signer, fetch: custom } = this.options;
     const headers =
       signer === undefined && custom === undefined
-        ? { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }
+        ? { ...trace, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }
         : undefined;
-    for (const server of this.servers) this.queue.push({ server, body, headers, threadId, toolCallId });
+    for (const server of this.servers) this.queue.push({ server, body, headers, trace, threadId, toolCallId });
     this.schedule();
   }
 
@@ -162,7 +164,7 @@ export class CancelFanout {
     this.running++;
     this.deadlines.start(delivery);
     if (notice.headers !== undefined) return this.postNode(delivery, notice.headers);
-    const headers = new Headers({ "content-type": "application/json" });
+    const headers = new Headers({ ...notice.trace, "content-type": "application/json" });
     const signer = this.options.signer;
     if (signer === undefined) return this.post(delivery, headers);
     let signing: void | Promise<void>;

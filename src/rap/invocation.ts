@@ -5,6 +5,8 @@ export interface PostInvocationOptions {
   readonly signer?: RequestSigner;
   readonly fetch?: typeof fetch;
   readonly signal?: AbortSignal;
+  /** Extra headers (the W3C trace context), set before the signer runs so a signature covers them. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -19,7 +21,7 @@ export async function postInvocation(
 ): Promise<void> {
   const url = new URL(endpoint);
   const body = JSON.stringify(invocation);
-  const headers = new Headers({ "content-type": "application/json" });
+  const headers = new Headers({ ...options.headers, "content-type": "application/json" });
   await options.signer?.({ url, method: "POST", headers, body });
   const response = await (options.fetch ?? fetch)(url, {
     method: "POST",

@@ -3,6 +3,7 @@ import type { AnyJob, CancelEffect, CancelReason, Job } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { assertRapId, callKey } from "./ids.js";
 import { postInvocation } from "./invocation.js";
+import { rapCallInfo, traceHeaders } from "./tracing.js";
 import { interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
 
 /** The payload of a RAP tool call's job, so a visitor of a mixed subtree can tell it apart. */
@@ -82,6 +83,7 @@ export class RapRuntime {
   private readonly calls: Calls<RapToolCallPayload, ToolCallOutcome, string>;
   private readonly protocol: CallProtocol<RapToolCallPayload, ToolCallOutcome> = {
     sendCancel: (call) => this.interrupt(call),
+    describe: ({ payload }) => rapCallInfo(payload.threadId, payload.toolCallId, "client"),
   };
 
   constructor(private readonly options: RapRuntimeOptions) {
@@ -126,7 +128,13 @@ export class RapRuntime {
       user_id: options.userId ?? "",
     };
     const { signer, fetch } = this.options;
-    const post = { ...(signer ? { signer } : {}), ...(fetch ? { fetch } : {}), signal: toolCall.signal };
+    const headers = traceHeaders(toolCall.job);
+    const post = {
+      ...(signer ? { signer } : {}),
+      ...(fetch ? { fetch } : {}),
+      ...(headers ? { headers } : {}),
+      signal: toolCall.signal,
+    };
     postInvocation(endpoint, invocation, post).catch((error: unknown) => {
       if (toolCall.signal.aborted) return;
       const text = `Error: ${error instanceof Error ? error.message : String(error)}`;
@@ -196,7 +204,7 @@ export class RapRuntime {
     const reason = call.cause ?? "external";
     call.resolve({ result: interruptedResult(threadId, toolCallId, callId), interrupted: true, reason });
     this.options.onEvent?.({ type: "call-interrupted", threadId, toolCallId, reason });
-    this.fanout.notify(threadId, toolCallId);
+    this.fanout.notify(threadId, toolCallId, traceHeaders(call.job));
   }
 }
 

@@ -6,5 +6,5 @@
 export { BusUnavailableError, type CancelBus, type CancelBusOptions, type CancelVerdict } from "./cancel-bus.js";
 export { postgresCancelBus, redisCancelBus } from "./buses.js";
 export { guardTerminalTaskStates } from "./terminal-task-guard.js";
-export { type ForwardedNotice, replicateCalls, type ReplicatedCallsOptions } from "./rap-calls.js";
-export { type RedisRateCounter, redisRateCounter } from "./redis-rate-counter.js";
+export { replicateCalls } from "./rap-calls.js";
+export { redisRateCounter } from "./redis-rate-counter.js";

@@ -18,6 +18,7 @@ const PAGE_OF: Record<string, string> = {
   "acp-cancel/abp": "abp.md",
   "acp-cancel/abp/app": "abp.md",
   "acp-cancel/replicas": "scale-out.md",
+  "acp-cancel/otel": "tracing.md",
 };
 
 /** The text of a page's API section: from its `## API` heading to the next `## ` heading or the end. */

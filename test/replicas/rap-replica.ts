@@ -10,7 +10,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { CallRegistry, createNodeCancelHandler } from "../../src/rap/index.js";
-import { type ForwardedNotice, postgresCancelBus, redisCancelBus, replicateCalls } from "../../src/replicas/index.js";
+import { postgresCancelBus, redisCancelBus, replicateCalls } from "../../src/replicas/index.js";
+import type { ForwardedNotice } from "../../src/replicas/rap-calls.js";
 
 /** Each token authenticates one principal: notices cancel only that principal's calls. */
 const PRINCIPALS = new Map([

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { BusUnavailableError, type RedisRateCounter, redisRateCounter } from "../../src/replicas/index.js";
+import { BusUnavailableError, redisRateCounter } from "../../src/replicas/index.js";
+import type { RedisRateCounter } from "../../src/replicas/redis-rate-counter.js";
 import { type RealServer, startRedis } from "./servers.js";
 import { until } from "./until.js";
 

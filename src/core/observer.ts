@@ -1,0 +1,62 @@
+import type { CancelReason } from "./cancel-reason.js";
+import type { AnyJob } from "./job.js";
+
+/**
+ * The one seam through which tracing (src/otel) watches the job tree: every binding's jobs
+ * pass through `Job` and the call lifecycle, so one observer sees them all. It is a process
+ * global, as OpenTelemetry's own tracer provider is, and costs one load and compare per
+ * hook while unset. Core knows nothing of spans: the observer decides what a job becomes.
+ */
+
+/** What a binding says about a job it starts, for the observer to name and parent it. */
+export interface JobInfo {
+  /** The protocol: "acp", "mcp", "rap", "a2a", "abp", "jsonrpc". */
+  readonly protocol: string;
+  /** The protocol's method or operation (`session/prompt`, `tools/call`, `tasks/cancel`...). */
+  readonly method: string;
+  /** The protocol's id of the request, when it has one. */
+  readonly id?: string | number | undefined;
+  /** `client`: this process sent it and waits for the answer; `server`: this process handles it. */
+  readonly kind: "client" | "server";
+  /** Where the sender's trace context came with it (ACP/MCP `params._meta`, HTTP headers). */
+  readonly carrier?: Readonly<Record<string, unknown>> | undefined;
+  /** Extra protocol attributes (a session id, a tool name). */
+  readonly attributes?: Readonly<Record<string, string | number | boolean>> | undefined;
+}
+
+/**
+ * Where a cancel came from: `parent` (the cascade), `signal`, `deadline`, `call` (the
+ * binding's own cancel), or `self` (the job was cancelled directly; the cause says why).
+ */
+export type JobCancelOrigin = "parent" | "signal" | "deadline" | "call" | "self";
+
+/** What happens to a cancelled job after its cancel. */
+export type JobEvent = "grace" | "synthetic-answer" | "late-reply-dropped";
+
+/** How a job's answer ended, when its binding knows: an error's code and message. */
+export interface JobFailure {
+  readonly code: string | number;
+  readonly message?: string | undefined;
+}
+
+export interface JobObserver {
+  /** A binding started `job` (its parent job, if any, was started before it). */
+  onStart(job: AnyJob, info: JobInfo): void;
+  /** A cancel reached `job` (parents before children). */
+  onCancel(job: AnyJob, cause: CancelReason, origin: JobCancelOrigin): void;
+  onEvent(job: AnyJob, event: JobEvent): void;
+  /** `job` settled; `failure` when its answer was an error. A job settles once. */
+  onSettle(job: AnyJob, failure: JobFailure | undefined): void;
+  /** Writes `job`'s context into an outgoing carrier (`_meta`, HTTP headers) as W3C keys. */
+  inject(job: AnyJob, carrier: Record<string, unknown>): void;
+}
+
+/** The observer in force; undefined (the default) costs the hooks one compare. */
+export let jobObserver: JobObserver | undefined = undefined;
+
+/** Installs (or with undefined removes) the observer; returns the one it replaced. */
+export function setJobObserver(observer: JobObserver | undefined): JobObserver | undefined {
+  const previous = jobObserver;
+  jobObserver = observer;
+  return previous;
+}

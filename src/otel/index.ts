@@ -1,0 +1,72 @@
+import { diag, ProxyTracerProvider, trace, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { type AnyJob, jobObserver, setJobObserver } from "../core/index.js";
+import { SpanObserver } from "./span-observer.js";
+
+/** The instrumentation scope our spans are reported under. */
+export const TRACER_NAME = "acp-cancel";
+
+export interface TraceJobsOptions {
+  /** Default: the global tracer provider's tracer named {@link TRACER_NAME}. */
+  readonly tracer?: Tracer;
+}
+
+/**
+ * Makes every job a binding starts a span, from now on, in this process. Returns a function
+ * that stops it. Call it after registering an SDK: without one (and without `tracer`) it
+ * installs nothing, so an unconfigured process pays nothing.
+ *
+ * ```ts
+ * import { traceJobs } from "acp-cancel/otel";
+ * const stop = traceJobs();
+ * ```
+ */
+export function traceJobs(options: TraceJobsOptions = {}): () => void {
+  const { tracer } = options;
+  const current = tracer === undefined ? registeredTracer() : () => tracer;
+  // Without an SDK there is nothing to record: the seam stays unset and costs nothing.
+  if (current() === undefined) {
+    diag.warn("acp-cancel: no OpenTelemetry SDK is registered; call traceJobs() after registering one");
+    return () => {};
+  }
+  const previous = setJobObserver(new SpanObserver(current));
+  return () => {
+    setJobObserver(previous);
+  };
+}
+
+/**
+ * A job's W3C trace context (`traceparent`, and `tracestate`/`baggage` when set) as a plain
+ * record: for carriers acp-cancel does not write itself, such as an A2A message's `metadata`
+ * (which `CancellableExecutor` reads) or headers of your own. Empty while not tracing.
+ *
+ * ```ts
+ * await client.sendMessage({ message: { ...message, metadata: traceContext(jobOf(ctx)) } });
+ * ```
+ */
+export function traceContext(job: AnyJob | undefined): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  if (job !== undefined) jobObserver?.inject(job, carrier);
+  return carrier;
+}
+
+/**
+ * The registered SDK's tracer, or undefined while none is registered, asked per job: the
+ * API's global proxy answers with its delegate (a no-op until an SDK registers). Looked up
+ * again whenever the proxy or its delegate changes (`trace.disable()` makes a new proxy).
+ */
+function registeredTracer(): () => Tracer | undefined {
+  let seenProvider: TracerProvider | undefined = undefined;
+  let seenDelegate: TracerProvider | undefined = undefined;
+  let tracer: Tracer | undefined = undefined;
+  return () => {
+    const provider = trace.getTracerProvider();
+    const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+    if (provider !== seenProvider || delegate !== seenDelegate) {
+      seenProvider = provider;
+      seenDelegate = delegate;
+      const proxy = provider instanceof ProxyTracerProvider;
+      tracer = proxy ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);
+    }
+    return tracer;
+  };
+}
