@@ -7,7 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
-import { withCancellation } from "../../src/index.js";
+import { type CancellableApp, withCancellation, type WithCancellationOptions } from "../../src/index.js";
 import { type AgentCommand, type Message, WireClient } from "./harness.js";
 
 /** A permission dialog the agent opened: answer it, or leave it open. */
@@ -90,7 +90,19 @@ export function bridgeDriver(
   return driver;
 }
 
-export function embeddedDriver(agent: AgentCommand, env: NodeJS.ProcessEnv, cwd: string): Driver {
+/** The embedded editor, with its app and its connection to the agent for cells that go past the verbs. */
+type ClientApp = ReturnType<typeof acp.client>;
+export interface EmbeddedDriver extends Driver {
+  readonly app: CancellableApp<ClientApp>;
+  readonly agent: ReturnType<ClientApp["connect"]>["agent"];
+}
+
+export function embeddedDriver(
+  agent: AgentCommand,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  options: WithCancellationOptions = {},
+): EmbeddedDriver {
   const dialogs: Dialog[] = [];
   const seen: Driver["seen"] = [];
   const errors: string[] = [];
@@ -99,7 +111,7 @@ export function embeddedDriver(agent: AgentCommand, env: NodeJS.ProcessEnv, cwd:
   child.stderr.resume();
   child.stdin.on("error", () => {});
   const exited = new Promise((resolve) => child.on("exit", resolve));
-  const app = withCancellation(acp.client({ name: "interop-editor" }))
+  const app = withCancellation(acp.client({ name: "interop-editor" }), options)
     .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => new Promise((resolve) => {
       const dialog: Dialog = { params: params as unknown as Message, answer: (outcome) => resolve({ outcome }) };
       // A modal dialog closes itself when its request is cancelled.
@@ -117,8 +129,10 @@ export function embeddedDriver(agent: AgentCommand, env: NodeJS.ProcessEnv, cwd:
     ),
   );
   const peer = connection.agent;
-  const driver: Driver = {
+  const driver: EmbeddedDriver = {
     placement: "embedded",
+    app,
+    agent: peer,
     child,
     exited,
     dialogs,
