@@ -1,5 +1,4 @@
 import type { CancelReason } from "./cancel-reason.js";
-import type { AnyJob } from "./job.js";
 
 /**
  * The one seam through which tracing (src/otel) watches the job tree: every binding's jobs
@@ -7,6 +6,15 @@ import type { AnyJob } from "./job.js";
  * global, as OpenTelemetry's own tracer provider is, and costs one load and compare per
  * hook while unset. Core knows nothing of spans: the observer decides what a job becomes.
  */
+
+/**
+ * What an observer sees of a job: its identity (a key for its span), its parent and its cause.
+ * `Job` has these; naming them here keeps this file from importing job.ts (which imports it).
+ */
+export interface ObservedJob {
+  readonly parent: ObservedJob | undefined;
+  readonly cause: CancelReason | undefined;
+}
 
 /** What a binding says about a job it starts, for the observer to name and parent it. */
 export interface JobInfo {
@@ -41,14 +49,14 @@ export interface JobFailure {
 
 export interface JobObserver {
   /** A binding started `job` (its parent job, if any, was started before it). */
-  onStart(job: AnyJob, info: JobInfo): void;
+  onStart(job: ObservedJob, info: JobInfo): void;
   /** A cancel reached `job` (parents before children). */
-  onCancel(job: AnyJob, cause: CancelReason, origin: JobCancelOrigin): void;
-  onEvent(job: AnyJob, event: JobEvent): void;
+  onCancel(job: ObservedJob, cause: CancelReason, origin: JobCancelOrigin): void;
+  onEvent(job: ObservedJob, event: JobEvent): void;
   /** `job` settled; `failure` when its answer was an error. A job settles once. */
-  onSettle(job: AnyJob, failure: JobFailure | undefined): void;
+  onSettle(job: ObservedJob, failure: JobFailure | undefined): void;
   /** Writes `job`'s context into an outgoing carrier (`_meta`, HTTP headers) as W3C keys. */
-  inject(job: AnyJob, carrier: Record<string, unknown>): void;
+  inject(job: ObservedJob, carrier: Record<string, unknown>): void;
 }
 
 /** The observer in force; undefined (the default) costs the hooks one compare. */
