@@ -5,7 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,6 +37,12 @@ export class ModelHole {
   }
 }
 
+/** Every temp HOME `sealedEnv` made; removed once the run's cells are over (a root hook). */
+const homes: string[] = [];
+after(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
 /** A temp HOME with fake keys, every model base URL on the hole, and a marker to find processes by. */
 export function sealedEnv(
   hole: { port: number },
@@ -48,6 +54,7 @@ export function sealedEnv(
   } = {},
 ): { env: NodeJS.ProcessEnv; home: string; marker: string } {
   const home = mkdtempSync(join(tmpdir(), "acp-interop-"));
+  homes.push(home);
   const marker = randomUUID();
   const base = `http://127.0.0.1:${hole.port}`;
   mkdirSync(join(home, ".codex"));
