@@ -39,7 +39,10 @@ function asPostgresUser(command: string, args: string[]): [string, string[]] {
 }
 
 export async function startPostgres(): Promise<RealServer> {
-  const dir = mkdtempSync(join(tmpdir(), "acp-cancel-pg-"));
+  // As root the server runs as `postgres`, which must reach its data dir: the test run's own
+  // TMPDIR (test/support/temp-root.ts) is private to root, so the dir goes in /tmp itself.
+  // `close()` removes it either way.
+  const dir = mkdtempSync(join(process.getuid?.() === 0 ? "/tmp" : tmpdir(), "acp-cancel-pg-"));
   const data = join(dir, "data");
   if (process.getuid?.() === 0) {
     const ids = execFileSync("id", ["-u", "postgres"]).toString().trim();
