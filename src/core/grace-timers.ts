@@ -1,4 +1,5 @@
 import { SharedTimer } from "./shared-timer.js";
+import { checkTimerMs } from "./timer-limit.js";
 
 /**
  * How long a cancelled call may stay unanswered before its binding answers for it, unless
@@ -18,7 +19,10 @@ export class GraceTimers<T> {
   constructor(
     readonly graceMs: number,
     private readonly expire: (item: T) => void,
-  ) {}
+  ) {
+    // A longer period would overflow setTimeout and re-arm every millisecond: a busy loop.
+    checkTimerMs(graceMs, "a grace period");
+  }
 
   get size(): number {
     return this.due.size;
