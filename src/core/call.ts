@@ -196,12 +196,12 @@ export class Call<P, R> {
   endGrace(): void {
     if (this.done) return;
     jobObserver?.onEvent(this.job, "synthetic-answer");
-    try {
-      this.protocol.graceEnded?.(this);
-    } finally {
-      // Even when graceEnded throws, the call settles.
-      if (!this.done) this.reject(new JobCancelledError(this.cause ?? "internal"));
-    }
+    const errors: unknown[] = [];
+    // Even when graceEnded throws, the call settles; the throw is reported, not thrown at the
+    // grace timer (whose other calls must still end) or at a shutdown.
+    if (this.protocol.graceEnded !== undefined) guarded(() => this.protocol.graceEnded?.(this), errors);
+    if (!this.done) this.reject(new JobCancelledError(this.cause ?? "internal"));
+    reportErrors(errors, "ending a grace");
   }
 
   /** @internal Links the call; `Calls.start` runs it once the call is in its table. */

@@ -1,4 +1,5 @@
 import { SharedTimer } from "./shared-timer.js";
+import { reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
 
 /**
@@ -59,7 +60,12 @@ export class GraceTimers<T> {
         return;
       }
       this.due.delete(item);
-      this.expire(item);
+      // One throwing expiry must not leave the periods after it without a timer.
+      try {
+        this.expire(item);
+      } catch (error) {
+        reportErrors([error], "ending a grace period");
+      }
     }
   }
 }

@@ -96,10 +96,28 @@ describe("Lifecycle: throwing hooks and listeners", () => {
       },
     }) as Call<string, string>;
     call.cancel("deadline");
-    assert.throws(() => call.endGrace(), /graceEnded failed/);
+    const reported = await withReports(() => call.endGrace());
     assert.equal(await stateOf(call.promise), "rejected deadline");
+    assert.deepEqual(reported.map((e) => (e as Error).message), ["graceEnded failed"]);
     assert.equal(calls.size, 0);
     assert.equal(calls.graceCount, 0);
+  });
+
+  it("a grace expiry that throws does not keep the periods after it from ending", async () => {
+    const ended: string[] = [];
+    const grace = new GraceTimers<string>(0, (item) => {
+      ended.push(item);
+      if (item === "first") throw new Error("expiry failed");
+    });
+    const reported = await withReports(async () => {
+      const started = Date.now();
+      grace.start("first", started);
+      grace.start("second", started);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    assert.deepEqual(ended, ["first", "second"]);
+    assert.equal(grace.size, 0);
+    assert.deepEqual(reported.map((e) => (e as Error).message), ["expiry failed"]);
   });
 
   it("a call that settles cancels its pending child calls with reason 'internal'", async () => {
