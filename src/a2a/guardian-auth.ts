@@ -39,8 +39,10 @@ export class GuardianTokens {
   identify(header: string | undefined, address: string | undefined): GuardianCaller | undefined {
     const byAddress = { client: `address:${address ?? "unknown"}` };
     if (!this.required) return byAddress;
-    if (header === undefined || !header.startsWith(BEARER)) return undefined;
-    const given = digest(header.slice(BEARER.length));
+    // The auth scheme is case-insensitive (RFC 7235 2.1): "bearer", "BEARER" and "Bearer" alike.
+    const scheme = header === undefined ? null : BEARER.exec(header);
+    if (header === undefined || scheme === null) return undefined;
+    const given = digest(header.slice(scheme[0].length));
     let found: KnownToken | undefined;
     for (const token of this.known) if (timingSafeEqual(given, token.digest) && found === undefined) found = token;
     if (found === undefined) return undefined;
@@ -48,7 +50,7 @@ export class GuardianTokens {
   }
 }
 
-const BEARER = "Bearer ";
+const BEARER = /^bearer +/i;
 
 function digest(token: string): Buffer {
   return createHash("sha256").update(token).digest();

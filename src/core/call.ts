@@ -3,6 +3,8 @@ import { DEFAULT_GRACE_MS, GraceTimers } from "./grace-timers.js";
 import { type AnyJob, Job } from "./job.js";
 import { type JobFailure, type JobInfo, jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
+import { guarded, reportErrors } from "./report-errors.js";
+import { checkTimerMs } from "./timer-limit.js";
 
 /**
  * The one call lifecycle every binding uses (MCP, ABP, RAP, vscode-jsonrpc, A2A task links).
@@ -95,6 +97,7 @@ export class Calls<P, R, K = unknown> {
    */
   start(payload: P, links: CallLinks, protocol: CallProtocol<P, R>, key?: K): Call<P, R> | undefined {
     if (key !== undefined && this.live.has(key)) return undefined;
+    if (links.timeoutMs !== undefined) checkTimerMs(links.timeoutMs, "timeoutMs");
     const call = new Call<P, R>(payload, links.parent, protocol, this.release);
     this.live.set(key ?? call, call);
     call.key = key;
@@ -181,24 +184,24 @@ export class Call<P, R> {
 
   /** Settles with `value`; false when the call had already settled (a late answer, dropped). */
   resolve(value: R): boolean {
-    if (!this.settle(undefined)) return this.dropped();
-    this.fulfil(value);
-    return true;
+    return this.settle(undefined, () => this.fulfil(value)) || this.dropped();
   }
 
   /** Settles with `error`; false when the call had already settled. */
   reject(error: unknown): boolean {
-    if (!this.settle(jobObserver === undefined ? undefined : failureOf(error))) return this.dropped();
-    this.fail(error);
-    return true;
+    return this.settle(jobObserver === undefined ? undefined : failureOf(error), () => this.fail(error)) || this.dropped();
   }
 
   /** Ends the grace now (a shutdown does not wait for answers): settles as the grace's end would. */
   endGrace(): void {
     if (this.done) return;
     jobObserver?.onEvent(this.job, "synthetic-answer");
-    this.protocol.graceEnded?.(this);
+    const errors: unknown[] = [];
+    // Even when graceEnded throws, the call settles; the throw is reported, not thrown at the
+    // grace timer (whose other calls must still end) or at a shutdown.
+    if (this.protocol.graceEnded !== undefined) guarded(() => this.protocol.graceEnded?.(this), errors);
     if (!this.done) this.reject(new JobCancelledError(this.cause ?? "internal"));
+    reportErrors(errors, "ending a grace");
   }
 
   /** @internal Links the call; `Calls.start` runs it once the call is in its table. */
@@ -230,10 +233,14 @@ export class Call<P, R> {
   private readonly cancelled = (): void => {
     if (this.done) return;
     this.origin ??= "parent";
-    this.protocol.sendCancel?.(this);
-    if (!this.done && this.protocol.graceEnded !== undefined) {
-      this.grace?.start(this);
-      jobObserver?.onEvent(this.job, "grace");
+    try {
+      this.protocol.sendCancel?.(this);
+    } finally {
+      // A throwing sendCancel still gets its grace, so the call settles; the cascade reports the throw.
+      if (!this.done && this.protocol.graceEnded !== undefined) {
+        this.grace?.start(this);
+        jobObserver?.onEvent(this.job, "grace");
+      }
     }
   };
 
@@ -243,14 +250,26 @@ export class Call<P, R> {
     return false;
   }
 
-  private settle(failure: JobFailure | undefined): boolean {
+  /**
+   * Settles once: the promise gets its answer first, so no throwing hook can leave it pending;
+   * then the call leaves its table, its job settles, pending children are cancelled, and the
+   * cleanup runs. What those throw is reported, not lost (report-errors.ts).
+   */
+  private settle(failure: JobFailure | undefined, answer: () => void): boolean {
     if (this.done) return false;
     this.done = true;
+    answer();
     this.release(this);
     this.stopHook?.();
     this.unlink?.();
-    this.job.settle(failure);
-    this.protocol.cleanup?.(this);
+    const errors: unknown[] = [];
+    guarded(() => this.job.settle(failure), errors);
+    // Structured concurrency: work started under a call does not outlive it unreachable.
+    for (const child of [...this.job.children]) {
+      if (child.isRunning) guarded(() => child.cancel("internal", undefined, "parent"), errors);
+    }
+    if (this.protocol.cleanup !== undefined) guarded(() => this.protocol.cleanup?.(this), errors);
+    reportErrors(errors, "settling a call");
     return true;
   }
 }

@@ -1,4 +1,6 @@
 import { SharedTimer } from "./shared-timer.js";
+import { reportErrors } from "./report-errors.js";
+import { checkTimerMs } from "./timer-limit.js";
 
 /**
  * How long a cancelled call may stay unanswered before its binding answers for it, unless
@@ -18,7 +20,10 @@ export class GraceTimers<T> {
   constructor(
     readonly graceMs: number,
     private readonly expire: (item: T) => void,
-  ) {}
+  ) {
+    // A longer period would overflow setTimeout and re-arm every millisecond: a busy loop.
+    checkTimerMs(graceMs, "a grace period");
+  }
 
   get size(): number {
     return this.due.size;
@@ -55,7 +60,12 @@ export class GraceTimers<T> {
         return;
       }
       this.due.delete(item);
-      this.expire(item);
+      // One throwing expiry must not leave the periods after it without a timer.
+      try {
+        this.expire(item);
+      } catch (error) {
+        reportErrors([error], "ending a grace period");
+      }
     }
   }
 }

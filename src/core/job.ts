@@ -1,5 +1,7 @@
 import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
 import { type JobCancelOrigin, type JobFailure, jobObserver } from "./observer.js";
+import { guarded, reportErrors } from "./report-errors.js";
+import { checkTimerMs } from "./timer-limit.js";
 
 export type JobState = "running" | "cancelling" | "settled";
 
@@ -133,17 +135,21 @@ export class Job<P = unknown> {
     this.reason = reason;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
     jobObserver?.onCancel(this, reason, origin);
+    // A throwing hook or visitor must not stop the cascade: every child and hook still runs,
+    // the signal still aborts, and the errors are reported afterwards (report-errors.ts).
+    const errors: unknown[] = [];
     const children = this.childSet;
     if (children !== undefined && children.size !== 0) {
-      for (const child of [...children]) child.cancel(reason, visit, "parent");
+      for (const child of [...children]) guarded(() => child.cancel(reason, visit, "parent"), errors);
     }
     const hooks = this.hooks;
     if (hooks !== undefined) {
       this.hooks = undefined;
-      for (const hook of hooks) hook();
+      for (const hook of hooks) guarded(hook, errors);
     }
     if (this.controller !== undefined) this.controller.abort(new JobCancelledError(reason));
-    if (visit !== undefined) visit(this);
+    if (visit !== undefined) guarded(() => visit(this), errors);
+    reportErrors(errors, "cancelling a job");
     return "cancelled";
   }
 
@@ -162,8 +168,9 @@ export class Job<P = unknown> {
     return true;
   }
 
-  /** Arms (or re-arms) a deadline; `onExpire` decides what expiry means. */
+  /** Arms (or re-arms) a deadline; `onExpire` decides what expiry means. RangeError above 2^31-1 ms. */
   setDeadline(ms: number, onExpire: (job: Job<P>) => void): void {
+    checkTimerMs(ms, "a deadline");
     this.clearDeadline();
     if (this.state !== "running") return;
     this.deadlineTimer = setTimeout(() => {

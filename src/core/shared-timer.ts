@@ -1,3 +1,5 @@
+import { checkTimerMs } from "./timer-limit.js";
+
 /**
  * One unref'd timer that a set of equal-length periods shares: armed for the first period
  * to end, re-armed by its owner when it fires. It never keeps the process alive.
@@ -12,6 +14,7 @@ export class SharedTimer {
   }
 
   arm(ms: number): void {
+    checkTimerMs(Math.max(0, ms), "a timer delay");
     this.handle = setTimeout(this.fired, Math.max(0, ms));
     this.handle.unref?.();
   }

@@ -3,6 +3,7 @@ import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.j
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Call, Calls, doomedBy } from "../core/call.js";
 import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
+import { reportErrors } from "../core/report-errors.js";
 import type { McpEvent } from "./events.js";
 import { McpCall, NEVER_CANCELLED } from "./mcp-call.js";
 
@@ -74,7 +75,18 @@ export function cancellableMcpClient<C extends McpClientLike>(
 ): CancellableMcpClient<C> {
   const { label, onEvent } = options;
   const calls = new Calls<McpCall, unknown>(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
-  const emit = onEvent === undefined ? undefined : (event: McpEvent) => onEvent(event);
+  // A throwing listener must not break the lifecycle (a call never sent, a cancel cut short):
+  // its error is reported as the core reports a hook's, and the call goes on.
+  const emit =
+    onEvent === undefined
+      ? undefined
+      : (event: McpEvent) => {
+          try {
+            onEvent(event);
+          } catch (error) {
+            reportErrors([error], `in the MCP onEvent listener (${event.type})`);
+          }
+        };
 
   function call<R>(
     method: string,

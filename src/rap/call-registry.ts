@@ -47,13 +47,36 @@ export type NoticeEffect =
 export interface CallRegistryOptions {
   /** How long finished calls and early cancels are remembered. Default {@link DEFAULT_REMEMBER_MS}. */
   readonly rememberMs?: number;
-  /** At most this many of each, oldest forgotten first. Default {@link DEFAULT_REMEMBER_MAX}. */
+  /** At most this many of each per principal, oldest forgotten first. Default {@link DEFAULT_REMEMBER_MAX}. */
   readonly rememberMax?: number;
+  /**
+   * At most this many principals' memories, the one used longest ago forgotten first.
+   * Default {@link DEFAULT_REMEMBER_PRINCIPALS}.
+   */
+  readonly rememberPrincipals?: number;
 }
 
 /** Long enough to cover a notice that overtakes its invocation; short enough to hold little. */
 export const DEFAULT_REMEMBER_MS = 60_000;
 export const DEFAULT_REMEMBER_MAX = 10_000;
+export const DEFAULT_REMEMBER_PRINCIPALS = 1_000;
+
+/** One principal's finished calls and early cancels: one principal never pushes out another's. */
+interface Memory {
+  readonly finished: RecentKeys<string>;
+  readonly early: RecentKeys<string>;
+}
+
+/** `track` of ids in flight for another principal: the second invocation must be refused. */
+export class CallOwnedError extends Error {
+  override readonly name = "CallOwnedError";
+  constructor(
+    readonly threadId: string,
+    readonly toolCallId: string,
+  ) {
+    super(`tool call ${JSON.stringify(toolCallId)} of thread ${JSON.stringify(threadId)} is in flight for another principal`);
+  }
+}
 
 export interface TrackOptions {
   /** Work this call runs under (of any binding). */
@@ -72,15 +95,31 @@ export interface TrackOptions {
  */
 export class CallRegistry {
   private readonly calls = new Map<string, TrackedCall>();
-  /** Keyed by owner and call (`ownedKey`): one principal's memory never answers for another's. */
-  private readonly finished: RecentKeys<string>;
-  private readonly early: RecentKeys<string>;
+  /** Per principal, most recently used last: one principal's memory never answers for, or evicts, another's. */
+  private readonly memories = new Map<Principal, Memory>();
+  private readonly windowMs: number;
+  private readonly max: number;
+  private readonly maxPrincipals: number;
 
   constructor(options: CallRegistryOptions = {}) {
-    const windowMs = options.rememberMs ?? DEFAULT_REMEMBER_MS;
-    const max = options.rememberMax ?? DEFAULT_REMEMBER_MAX;
-    this.finished = new RecentKeys(max, windowMs);
-    this.early = new RecentKeys(max, windowMs);
+    this.windowMs = options.rememberMs ?? DEFAULT_REMEMBER_MS;
+    this.max = options.rememberMax ?? DEFAULT_REMEMBER_MAX;
+    this.maxPrincipals = options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS;
+  }
+
+  private newKeys(): RecentKeys<string> {
+    return new RecentKeys(this.max, this.windowMs);
+  }
+
+  /** `principal`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
+  private memoryOf(principal: Principal, create: boolean): Memory | undefined {
+    let memory = this.memories.get(principal);
+    if (memory !== undefined) this.memories.delete(principal);
+    else if (create) memory = { finished: this.newKeys(), early: this.newKeys() };
+    if (memory === undefined) return undefined;
+    this.memories.set(principal, memory);
+    if (this.memories.size > this.maxPrincipals) this.memories.delete(this.memories.keys().next().value as Principal);
+    return memory;
   }
 
   /** Calls in flight. */
@@ -90,20 +129,27 @@ export class CallRegistry {
 
   /** Finished calls and early cancels still remembered. */
   get remembered(): number {
-    return this.finished.size + this.early.size;
+    let count = 0;
+    for (const { finished, early } of this.memories.values()) count += finished.size + early.size;
+    return count;
   }
 
   /**
-   * Starts tracking a call, or returns the call already tracked under the same ids. A call
-   * whose cancel arrived first starts with its signal aborted.
+   * Starts tracking a call, or returns the call its owner already tracks under the same ids. A
+   * call whose cancel arrived first starts with its signal aborted. Throws {@link CallOwnedError}
+   * when the ids are in flight for another principal: a second principal must not get (and
+   * settle) the first one's call.
    */
   track(threadId: string, toolCallId: string, options: TrackOptions = {}): TrackedCall {
     assertRapId("thread_id", threadId);
     assertRapId("tool_call_id", toolCallId);
     const key = callKey(threadId, toolCallId);
-    const existing = this.calls.get(key);
-    if (existing !== undefined) return existing;
     const owner = options.owner ?? ANONYMOUS;
+    const existing = this.calls.get(key);
+    if (existing !== undefined) {
+      if (existing.owner !== owner) throw new CallOwnedError(threadId, toolCallId);
+      return existing;
+    }
     const owned = ownedKey(owner, key);
     const job = new Job<ServerCallPayload>({ protocol: "rap-server", threadId, toolCallId }, options.parent);
     jobObserver?.onStart(job, rapCallInfo(threadId, toolCallId, "server", options.traceHeaders));
@@ -115,13 +161,14 @@ export class CallRegistry {
       done: () => {
         if (!job.settle()) return;
         this.calls.delete(key);
-        this.finished.add(owned);
+        this.memoryOf(owner, true)?.finished.add(owned);
       },
     };
     this.calls.set(key, call);
-    this.finished.delete(owned);
+    const memory = this.memoryOf(owner, false);
+    memory?.finished.delete(owned);
     // An early cancel counts only within its window (the memory drops expired keys before it looks).
-    if (this.early.delete(owned)) job.cancel("external");
+    if (memory?.early.delete(owned) === true) job.cancel("external");
     return call;
   }
 
@@ -141,8 +188,9 @@ export class CallRegistry {
       return entry.job.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
     }
     const owned = ownedKey(principal, key);
-    if (this.finished.has(owned)) return "already-finished";
-    this.early.add(owned);
+    const memory = this.memoryOf(principal, true) as Memory;
+    if (memory.finished.has(owned)) return "already-finished";
+    memory.early.add(owned);
     return "remembered";
   }
 }

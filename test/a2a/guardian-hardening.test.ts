@@ -66,6 +66,20 @@ describe("reference guardian hardening: identity, per-client limits, slow client
       }
     });
 
+    it("the Bearer scheme is case-insensitive (RFC 7235): bearer, BEARER and extra spaces authenticate; a wrong scheme does not", async () => {
+      const guardian = await startGuardian({ rules: { default: "allow", token: "s3cret" } });
+      try {
+        const asked = (authorization: string) =>
+          fetch(guardian.url, { method: "POST", headers: { "content-type": "application/json", authorization }, body: PING }).then(
+            (r) => r.status,
+          );
+        const statuses = await Promise.all(["bearer s3cret", "BEARER s3cret", "Bearer  s3cret", "Basic s3cret", "Bearers3cret"].map(asked));
+        assert.deepEqual(statuses, [200, 200, 200, 401, 401]);
+      } finally {
+        await guardian.close();
+      }
+    });
+
     it("one client over its limit gets 429 (with Retry-After); another client is still answered", async () => {
       const guardian = await startGuardian({
         rules: { default: "allow", tokens: [{ agent: "Busy", token: "t-busy" }, { agent: "Calm", token: "t-calm" }] },

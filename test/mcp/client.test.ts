@@ -3,6 +3,7 @@ import { Job, JobCancelledError } from "../../src/core/index.js";
 import type { McpEvent } from "../../src/mcp/index.js";
 import { type McpPeer, sentId, startMcpPeer } from "./mcp-peer.js";
 import { eventually } from "../support/wire-assertions.js";
+import { withReports } from "../core/report-capture.js";
 
 /** Rejection of `promise`, which must reject. */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -47,6 +48,33 @@ describe("MCP binding, client side: requests as children of the job tree (real M
     // The server sent no response for the cancelled request (MCP's rule), and nothing was answered twice.
     const answered = peer.received.filter((m) => "id" in m && m.id === sentId(p, "tools/call"));
     assert.deepEqual(answered, []);
+  });
+
+  it("an onEvent listener that throws breaks nothing: both calls under a cancelled turn reject with its reason, a call is answered, the throws are reported", async () => {
+    let throwing = false;
+    peer = await startMcpPeer([], {
+      onEvent: (event) => {
+        if (throwing) throw new Error(`listener broke on ${event.type}`);
+      },
+    });
+    const p = peer;
+    const outcomes: string[] = [];
+    const reported = await withReports(async () => {
+      throwing = true;
+      const answered = await p.mcp.callTool({ name: "echo", arguments: { text: "hi" } });
+      assert.deepEqual(answered.content, [{ type: "text", text: "hi" }]);
+      const turn = new Job("turn");
+      const calls = [1, 2].map(() => p.mcp.callTool({ name: "wait", arguments: {} }, { parent: turn }));
+      turn.cancel("session");
+      for (const settled of await Promise.allSettled(calls)) {
+        const error: unknown = settled.status === "rejected" ? settled.reason : "answered";
+        outcomes.push(error instanceof JobCancelledError ? error.reason : String(error));
+      }
+    });
+    assert.deepEqual(outcomes, ["session", "session"]);
+    assert.equal(p.mcp.inFlight, 0);
+    const messages = reported.map((e) => (e as Error).message);
+    for (const type of ["sent", "settled", "cancel"]) assert.ok(messages.includes(`listener broke on ${type}`), type);
   });
 
   it("a call that finishes first is answered normally; a later cancel of the parent sends nothing", async () => {

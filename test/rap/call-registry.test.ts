@@ -73,4 +73,40 @@ describe("RAP tool server: the call registry (track, cancel, bounded memory)", (
     for (const call of calls) call.done();
     assert.equal(registry.size, 0);
   });
+
+  it("another principal cannot take over a call in flight: a second track with another owner throws CallOwnedError, the owner's call is untouched", () => {
+    const registry = new CallRegistry();
+    const alice = registry.track("t", "c", { owner: "alice" });
+    assert.throws(
+      () => registry.track("t", "c", { owner: "mallory" }),
+      (error: unknown) => error instanceof Error && error.name === "CallOwnedError" && /in flight for another principal/.test(error.message),
+    );
+    assert.throws(() => registry.track("t", "c"), { name: "CallOwnedError" }, "the anonymous principal is another principal");
+    assert.equal(registry.track("t", "c", { owner: "alice" }), alice, "the owner gets its own call back");
+    assert.equal(registry.size, 1);
+    assert.equal(alice.signal.aborted, false);
+    assert.equal(registry.cancel("t", "c", "external", "alice"), "cancelled");
+    assert.equal(alice.signal.aborted, true);
+    alice.done();
+    assert.equal(registry.size, 0);
+  });
+
+  it("the memory cap is per principal: one principal's flood of early cancels does not push out another's", () => {
+    const registry = new CallRegistry({ rememberMax: 100 });
+    assert.equal(registry.cancel("t", "victim", "external", "alice"), "remembered");
+    for (let i = 0; i < 100; i++) registry.cancel("t", `x${i}`, "external", "mallory");
+    assert.equal(registry.remembered, 101);
+    assert.equal(registry.track("t", "victim", { owner: "alice" }).signal.aborted, true);
+  });
+
+  it("the number of principals remembered is bounded too, the one used longest ago forgotten first", () => {
+    const registry = new CallRegistry({ rememberPrincipals: 2 });
+    registry.cancel("t", "a", "external", "alice");
+    registry.cancel("t", "b", "external", "bob");
+    registry.cancel("t", "a2", "external", "alice"); // alice used again: bob is now the oldest
+    registry.cancel("t", "c", "external", "carol");
+    assert.equal(registry.remembered, 3, "bob's memory went");
+    assert.equal(registry.track("t", "b", { owner: "bob" }).signal.aborted, false);
+    assert.equal(registry.track("t", "a", { owner: "alice" }).signal.aborted, true);
+  });
 });

@@ -153,17 +153,19 @@ export const RESULT_TYPE = {
 export type RequestType = keyof typeof RESULT_TYPE;
 
 /**
- * The size a message counts for against the limits: a string's length, or for a structured-clone
- * object, its strings and keys plus 8 per other value (close to its JSON length, without
- * serializing it). Stops counting once over `limit`; nesting deeper than 64 counts as infinite.
+ * The size a message counts for against the limits, in UTF-8 bytes of its JSON text, the same
+ * on both sides (the agent and the app, which runs in a page): a string message is JSON text
+ * already, so its UTF-8 length; a structured-clone object counts its strings and keys as
+ * JSON.stringify would write them (quotes, escapes, UTF-8), plus 8 per other value, without
+ * serializing it. Stops counting once over `limit`; nesting deeper than 64 counts as infinite.
  */
 export function messageSize(data: unknown, limit: number = Number.POSITIVE_INFINITY): number {
-  return typeof data === "string" ? data.length : sizeOf(data, 0, 0, limit);
+  return typeof data === "string" ? utf8Size(data, 0, limit, false) : sizeOf(data, 0, 0, limit);
 }
 
 /** `size` plus what `value` counts for; one plain recursive function, no closure per message. */
 function sizeOf(value: unknown, size: number, depth: number, limit: number): number {
-  if (typeof value === "string") return size + value.length + 2;
+  if (typeof value === "string") return utf8Size(value, size + 2, limit, true);
   if (typeof value !== "object" || value === null) return size + 8;
   if (depth > 64) return Number.POSITIVE_INFINITY;
   if (Array.isArray(value)) {
@@ -172,7 +174,45 @@ function sizeOf(value: unknown, size: number, depth: number, limit: number): num
   }
   for (const key in value) {
     if (size > limit) return size;
-    size = sizeOf((value as Record<string, unknown>)[key], size + key.length + 3, depth + 1, limit);
+    size = sizeOf((value as Record<string, unknown>)[key], utf8Size(key, size + 3, limit, true), depth + 1, limit);
   }
   return size;
+}
+
+/**
+ * `size` plus the UTF-8 bytes of `text`, written as a JSON string's contents when `escaped`
+ * (`"` and `\` take 2, control characters 2 or 6, a lone surrogate 6, as JSON.stringify writes
+ * them); a lone surrogate in plain text counts 3, as U+FFFD. Stops once over `limit`.
+ */
+function utf8Size(text: string, size: number, limit: number, escaped: boolean): number {
+  for (let i = 0; i < text.length; i++) {
+    if (size > limit) return size;
+    const code = text.charCodeAt(i);
+    if (code < 0x80) {
+      size += escaped ? asciiEscapedSize(code) : 1;
+    } else if (code < 0x800) {
+      size += 2;
+    } else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      size += 4;
+      i++;
+    } else if (code >= 0xd800 && code <= 0xdfff) {
+      size += escaped ? 6 : 3;
+    } else {
+      size += 3;
+    }
+  }
+  return size;
+}
+
+/** \b \t \n \f \r: the control characters JSON writes in two bytes. */
+const SHORT_ESCAPES = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
+
+/** What an ASCII character takes inside a JSON string: a quote or backslash 2, other controls 6 (\u00XX). */
+function asciiEscapedSize(code: number): number {
+  if (code === 0x22 || code === 0x5c || SHORT_ESCAPES.has(code)) return 2;
+  return code < 0x20 ? 6 : 1;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
