@@ -51,6 +51,7 @@ describe("the bridge and a peer's bad lines: answered, survived, logged escaped"
     const log = readFileSync(logFile, "utf8");
     assert.match(log, /line is not valid JSON/);
     assert.ok(log.includes("\\x1b[31m red\\x07"), log);
+    // eslint-disable-next-line no-control-regex
     assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f]/u.test(log), false, "no raw control character in the log");
   });
 });
