@@ -6,6 +6,7 @@ import {
   errorResponse,
   type FramingProblem,
   framingErrorResponse,
+  type JsonRpcId,
   type JsonRpcMessage,
 } from "../wire/index.js";
 import { type AgentExit, type AgentProcess, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
@@ -268,12 +269,22 @@ export class BridgeSession {
   private editorLineProblem(problem: FramingProblem): void {
     this.logger.warn(`editor: ${describeProblem(problem)}`);
     let answer = framingErrorResponse(problem);
-    const id = problem.kind === "oversize" && problem.head !== undefined ? idAtLineStart(problem.head) : undefined;
+    const id = problem.kind === "oversize" && problem.head !== undefined ? this.headId(problem.head) : undefined;
     // An id still in flight is not this line's to answer: that request gets its own answer.
     if (id !== undefined && id !== null && this.engine.job("client", id) === undefined && "error" in answer) {
       answer = errorResponse(id, ErrorCode.InvalidRequest, answer.error.message);
     }
     this.deliver("client", answer);
+  }
+
+  /** The id at an oversized line's start; a head it cannot read has none (one bad line never ends the bridge). */
+  private headId(head: string): JsonRpcId | undefined {
+    try {
+      return idAtLineStart(head);
+    } catch (error) {
+      this.logger.warn(`editor: the start of an oversized line could not be read: ${String(error)}`);
+      return undefined;
+    }
   }
 
   /** The last agent is gone: answer what it owed, stop what it left, stand its watchdog down. */

@@ -27,13 +27,18 @@ async function startTracing(options: BridgeOptions, logger: Logger): Promise<(()
  */
 export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}): Promise<number> {
   const settings = resolveSettings(options);
-  const logger = new Logger(settings.logLevel, settings.logFile);
+  let logger: Logger;
+  try {
+    logger = new Logger(settings.logLevel, settings.logFile);
+  } catch (error) {
+    new Logger(settings.logLevel).error(cannotWrite("--log-file", settings.logFile, error));
+    return ExitCode.cannotCreate;
+  }
   let trace: TraceWriter | undefined;
   try {
     if (settings.trace !== undefined) trace = new TraceWriter(settings.trace, { keepSecrets: settings.traceSecrets === true });
   } catch (error) {
-    const why = error instanceof RefusedFileError ? `refused: ${error.message}` : String(error);
-    logger.error(`--trace: cannot write '${settings.trace}': ${why}`);
+    logger.error(cannotWrite("--trace", settings.trace, error));
     await logger.close();
     return ExitCode.cannotCreate;
   }
@@ -56,4 +61,10 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
   const io = { input: options.editorInput ?? process.stdin, output: options.editorOutput ?? process.stdout };
   const session = new BridgeSession(settings, logger, trace, io, agent, hooks);
   return finish(await session.run());
+}
+
+/** "--trace: cannot write 'FILE': refused: it is a symbolic link", or the system's reason. */
+function cannotWrite(flag: string, file: string | undefined, error: unknown): string {
+  const why = error instanceof RefusedFileError ? `refused: ${error.message}` : error instanceof Error ? error.message : String(error);
+  return `${flag}: cannot write '${file}': ${why}`;
 }

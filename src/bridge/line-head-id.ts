@@ -6,20 +6,32 @@ const WHITESPACE = /\s/;
  * The top-level `"id"` of a JSON object whose text is cut short (the start of a line too long
  * to read whole), or undefined when the start does not hold a complete one. Nested objects
  * (`params`) are skipped, so an `"id"` inside them is never taken for the request's.
+ *
+ * Never throws: the head is a peer's bytes. Undefined (the caller answers with id null) when a
+ * string in it is not valid JSON, when the id is an integer beyond 2^53 (a float would name
+ * another request), or when the `"id"` key repeats within the head (JSON.parse would take the
+ * last one). A repeat beyond the head cannot be seen; the answer then names the first.
  */
 export function idAtLineStart(head: string): JsonRpcId | undefined {
   const scan = new Scanner(head);
   if (!scan.take("{")) return undefined;
+  let id: JsonRpcId | undefined;
   for (;;) {
     const key = scan.string();
-    if (key === undefined || !scan.take(":")) return undefined;
-    if (key === "id") return scan.id();
-    if (!scan.skipValue() || !scan.take(",")) return undefined;
+    if (key === undefined || !scan.take(":")) return scan.unreadable ? undefined : id;
+    if (key === "id") {
+      if (id !== undefined) return undefined;
+      id = scan.id();
+      if (id === undefined) return undefined;
+    } else if (!scan.skipValue()) return id;
+    if (!scan.take(",")) return id;
   }
 }
 
 class Scanner {
   private at = 0;
+  /** A complete string was not valid JSON: the line is no request, whatever came before. */
+  unreadable = false;
 
   constructor(private readonly text: string) {}
 
@@ -31,22 +43,33 @@ class Scanner {
     return true;
   }
 
-  /** A complete JSON string, decoded. */
+  /** A complete JSON string, decoded; undefined when cut off or not valid JSON (a bad escape). */
   string(): string | undefined {
     this.skipWhitespace();
     const end = this.stringEnd(this.at);
     if (end === undefined) return undefined;
     const token = this.text.slice(this.at, end);
     this.at = end;
-    return JSON.parse(token) as string;
+    try {
+      return JSON.parse(token) as string;
+    } catch {
+      this.unreadable = true;
+      return undefined;
+    }
   }
 
-  /** A complete string or integer id; a number is complete only once a delimiter follows it. */
+  /**
+   * A complete string or safe-integer id; a number is complete only once a delimiter follows it.
+   * The scanner stays past a number so the keys after it can still be read.
+   */
   id(): JsonRpcId | undefined {
     this.skipWhitespace();
     if (this.text[this.at] === '"') return this.string();
-    const number = /^-?\d+(?=[\s,}])/.exec(this.text.slice(this.at));
-    return number === null ? undefined : Number(number[0]);
+    const number = /^-?(?:0|[1-9]\d*)(?=[\s,}])/.exec(this.text.slice(this.at));
+    if (number === null) return undefined;
+    this.at += number[0].length;
+    const value = Number(number[0]);
+    return Number.isSafeInteger(value) ? value : undefined;
   }
 
   /** Skips one complete value (nested objects and arrays included). */

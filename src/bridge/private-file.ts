@@ -3,22 +3,25 @@ import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync } 
 /** A file the bridge refuses to write, with the reason (the path is the caller's to name). */
 export class RefusedFileError extends Error {}
 
-const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_APPEND } = constants;
+
+/** What happens to what an accepted file already holds: a trace replaces it, a log adds to it. */
+export type PrivateFileMode = "replace" | "append";
 
 /**
  * Opens `path` for writing as a private file: created mode 0600, never through a symbolic link
  * (O_NOFOLLOW), never a FIFO or device (O_NONBLOCK keeps a FIFO from blocking the open). An
- * existing regular file is emptied and made 0600 only when it is the user's own with no other
- * hard link; anything else is refused (see docs/decisions.md, "Trace files"). The checks are
- * made on the open descriptor, so nothing can be swapped in between.
+ * existing regular file is accepted, made 0600, and emptied (`replace`, a trace) or appended to
+ * (`append`, a log) only when it is the user's own with no other hard link; anything else is
+ * refused (see docs/decisions.md, "Trace files"). The checks are made on the open descriptor,
+ * so nothing can be swapped in between.
  */
-export function openPrivateFile(path: string): number {
+export function openPrivateFile(path: string, mode: PrivateFileMode = "replace"): number {
   let fd: number;
   try {
-    fd = openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK, 0o600);
+    fd = openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | (mode === "append" ? O_APPEND : 0), 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ELOOP")
-      throw new RefusedFileError("it is a symbolic link (refused: a trace is never written through a link)");
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new RefusedFileError("it is a symbolic link");
     throw error;
   }
   const refusal = refusalFor(fstatSync(fd));
@@ -26,7 +29,7 @@ export function openPrivateFile(path: string): number {
     closeSync(fd);
     throw new RefusedFileError(refusal);
   }
-  ftruncateSync(fd, 0);
+  if (mode === "replace") ftruncateSync(fd, 0);
   fchmodSync(fd, 0o600);
   return fd;
 }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, readFileSync } from "node:fs";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { openPrivateFile, RefusedFileError } from "../bridge/private-file.js";
 
@@ -40,26 +40,15 @@ export function readInputFile(what: string, file: string): string {
 }
 
 /**
- * Checks that a file the user named for output can be opened for appending (it is created if
- * missing, as the bridge would), before anything starts: exit status 73 otherwise.
+ * Opens an output file as the bridge will (private, never through a link; see `openPrivateFile`:
+ * `--trace` replaces, `--log-file` appends), before anything starts: exit status 73 naming the
+ * flag, the file and why otherwise.
  */
-export function checkOutputFile(flag: string, file: string): void {
+export function checkPrivateFile(flag: "--trace" | "--log-file", file: string): void {
   try {
-    closeSync(openSync(file, "a", 0o600));
-  } catch (error) {
-    throw new CliInputError(`${flag}: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
-  }
-}
-
-/**
- * Opens the `--trace` file as the bridge will (private, never through a link; see
- * `openPrivateFile`), before anything starts: exit status 73 naming the file and why otherwise.
- */
-export function checkTraceFile(file: string): void {
-  try {
-    closeSync(openPrivateFile(file));
+    closeSync(openPrivateFile(file, flag === "--log-file" ? "append" : "replace"));
   } catch (error) {
     const why = error instanceof RefusedFileError ? `refused: ${error.message}` : describeFileError(error);
-    throw new CliInputError(`--trace: cannot write '${file}': ${why}`, ExitCode.cannotCreate);
+    throw new CliInputError(`${flag}: cannot write '${file}': ${why}`, ExitCode.cannotCreate);
   }
 }

@@ -4,8 +4,8 @@ import { parseArgs } from "node:util";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { BRIDGE_HELP } from "./bridge-help.js";
-import { checkOutputFile, checkTraceFile, CliInputError, readInputFile } from "./cli-error.js";
-import { escapeControl } from "./escape-control.js";
+import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
+import { escapeControl } from "../wire/index.js";
 import { runGuardianCommand } from "./guardian-command.js";
 import { GUARDIAN_HELP } from "./guardian-help.js";
 import { HELP } from "./help.js";
@@ -51,8 +51,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === "bridge") {
     const options = parseBridgeArgs(rest);
     // Output files are checked before the agent starts, so a typo costs no agent run.
-    if (options.trace !== undefined) checkTraceFile(options.trace);
-    if (options.logFile !== undefined) checkOutputFile("--log-file", options.logFile);
+    if (options.trace !== undefined) checkPrivateFile("--trace", options.trace);
+    if (options.logFile !== undefined) checkPrivateFile("--log-file", options.logFile);
     return runBridge(options);
   }
   if (command === "guardian") return runGuardianCommand(rest);

@@ -6,10 +6,21 @@ import { LOG_LEVELS, type LogLevel } from "../bridge/logger.js";
 /** A command-line mistake, reported with the usage text and exit status 2. */
 export class UsageError extends Error {}
 
-function nonNegativeInteger(flag: string, text: string): number {
+/** The longest delay a Node timer keeps (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+/** The longest --timeout, in whole seconds, that fits a timer. */
+export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+
+function nonNegativeInteger(flag: string, text: string, unit: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 0)
-    throw new UsageError(`${flag} takes a whole number of milliseconds, got '${text}'`);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`${flag} takes a whole number of ${unit}, got '${text}'`);
+  return value;
+}
+
+/** A duration flag in milliseconds: a whole number a timer can hold (see MAX_TIMER_MS). */
+function durationMs(flag: string, text: string): number {
+  const value = nonNegativeInteger(flag, text, "milliseconds");
+  if (value > MAX_TIMER_MS) throw new UsageError(`${flag} takes at most ${MAX_TIMER_MS} milliseconds, got '${text}'`);
   return value;
 }
 
@@ -20,7 +31,12 @@ function parseTimeout(text: string): [string, number] {
   if (at <= 0 || !Number.isFinite(seconds) || seconds <= 0) {
     throw new UsageError(`--timeout takes METHOD=SECONDS (e.g. session/prompt=600), got '${text}'`);
   }
-  return [method, Math.round(seconds * 1000)];
+  if (seconds > MAX_TIMEOUT_SECONDS)
+    throw new UsageError(`--timeout takes at most ${MAX_TIMEOUT_SECONDS} seconds, got '${text}'`);
+  const ms = Math.round(seconds * 1000);
+  // A deadline that rounds to no time at all is a typo, not a wish to fail every call at once.
+  if (ms === 0) throw new UsageError(`--timeout takes at least 0.001 seconds (1 ms), got '${text}'`);
+  return [method, ms];
 }
 
 function supportFlags(emulate: string | undefined, assume: string | undefined) {
@@ -39,13 +55,9 @@ function supportFlags(emulate: string | undefined, assume: string | undefined) {
 /** Parses `acp-cancel bridge [options] -- <agent command> [args...]`. */
 export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   const split = argv.indexOf("--");
-  if (split === -1 || split === argv.length - 1) {
-    throw new UsageError(
-      "missing the agent command: acp-cancel bridge [options] -- <agent command> [args...]",
-    );
-  }
+  // The flags are read first, so a bad one (--help=1, -hv) is named even when '--' is missing.
   const { values, positionals } = parseArgs({
-    args: argv.slice(0, split),
+    args: split === -1 ? [...argv] : argv.slice(0, split),
     allowPositionals: true,
     strict: true,
     options: {
@@ -67,6 +79,9 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "log-file": { type: "string" },
     },
   });
+  if (split === -1 || split === argv.length - 1) {
+    throw new UsageError("missing the agent command: acp-cancel bridge [options] -- <agent command> [args...]");
+  }
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' before '--'`);
   const logLevel = values["log-level"] ?? "warn";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -87,10 +102,10 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     agentSupport: support.agent,
     logLevel: logLevel as LogLevel,
   };
-  const ms = (flag: string, text: string | undefined) =>
-    text === undefined ? undefined : nonNegativeInteger(`--${flag}`, text);
+  const ms = (flag: string, text: string | undefined) => (text === undefined ? undefined : durationMs(`--${flag}`, text));
   const graceMs = ms("grace-ms", values["grace-ms"]);
-  const maxLineBytes = ms("max-line-bytes", values["max-line-bytes"]);
+  const lineBytes = values["max-line-bytes"];
+  const maxLineBytes = lineBytes === undefined ? undefined : nonNegativeInteger("--max-line-bytes", lineBytes, "bytes");
   if (maxLineBytes === 0) throw new UsageError("--max-line-bytes takes a positive number of bytes, got '0'");
   const exitGraceMs = ms("exit-grace-ms", values["exit-grace-ms"]);
   const killGraceMs = ms("kill-grace-ms", values["kill-grace-ms"]);

@@ -1,5 +1,5 @@
 import type { TraceEntry, TraceHop } from "../bridge/trace-writer.js";
-import { escapeControl } from "./escape-control.js";
+import { escapeControl } from "../wire/index.js";
 
 /**
  * A trace line as read: the bridge's, or one of a cross-protocol trace, whose hops name any two

@@ -1,4 +1,5 @@
 export { type CancelledErrorData, cancelledErrorData } from "./cancelled-error.js";
+export { escapeControl } from "./escape-control.js";
 export { ErrorCode, type ErrorCodeValue } from "./error-codes.js";
 export * from "./jsonrpc.js";
 export { type LineSink, LineSplitter } from "./line-splitter.js";

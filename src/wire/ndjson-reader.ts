@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.js";
 import { ErrorCode } from "./error-codes.js";
+import { escapeControl } from "./escape-control.js";
 import { errorResponse, type JsonRpcResponse, parseErrorResponse } from "./jsonrpc.js";
 import { parseJsonLine } from "./parse-json-line.js";
 
@@ -105,8 +106,9 @@ export function readNdjson(
   };
 }
 
+/** What was wrong with a line, fit to log: the peer's text in it has its control characters escaped. */
 export function describeProblem(problem: FramingProblem): string {
   return problem.kind === "parse"
-    ? `line is not valid JSON (${problem.detail}): ${problem.line}`
+    ? `line is not valid JSON (${escapeControl(problem.detail)}): ${escapeControl(problem.line)}`
     : `line of ${problem.bytes} bytes exceeds the ${problem.limit}-byte limit`;
 }

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExitCode } from "../../src/bridge/exit-codes.js";
-import { checkOutputFile, CliInputError, describeFileError, readInputFile } from "../../src/cli/cli-error.js";
+import { checkPrivateFile, CliInputError, describeFileError, readInputFile } from "../../src/cli/cli-error.js";
 import { parseGuardianArgs } from "../../src/cli/guardian-command.js";
 import { parseBridgeArgs, UsageError } from "../../src/cli/parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "../../src/cli/render-trace.js";
@@ -45,6 +45,16 @@ describe("CLI input checks, in process: each mistake named where it is decided",
       [["--cleanup-method", "$/cancel_request", "--", "cat"], /--cleanup-method takes a method name/],
       [["--cleanup-method", "a b", "--", "cat"], /--cleanup-method takes a method name/],
       [["stray", "--", "cat"], /unexpected argument 'stray'/],
+      // A timer holds at most 2^31 - 1 ms: a longer one would fire at once (or spin).
+      [["--timeout", "initialize=1e9", "--", "cat"], /--timeout takes at most 2147483 seconds, got 'initialize=1e9'/],
+      [["--timeout", "initialize=2147484", "--", "cat"], /--timeout takes at most 2147483 seconds/],
+      [["--timeout", "initialize=0.0004", "--", "cat"], /--timeout takes at least 0\.001 seconds \(1 ms\)/],
+      [["--grace-ms", "1e12", "--", "cat"], /--grace-ms takes at most 2147483647 milliseconds, got '1e12'/],
+      [["--grace-ms", "2147483648", "--", "cat"], /--grace-ms takes at most 2147483647 milliseconds/],
+      [["--exit-grace-ms", "9999999999", "--", "cat"], /--exit-grace-ms takes at most 2147483647/],
+      [["--kill-grace-ms", "9999999999", "--", "cat"], /--kill-grace-ms takes at most 2147483647/],
+      [["--turn-end-window-ms", "9999999999", "--", "cat"], /--turn-end-window-ms takes at most 2147483647/],
+      [["--max-line-bytes", "x", "--", "cat"], /--max-line-bytes takes a whole number of bytes/],
     ];
     for (const [args, message] of bad) {
       it(`${args.join(" ") || "(nothing)"}: a usage error, ${message.source}`, () => {
@@ -58,6 +68,22 @@ describe("CLI input checks, in process: each mistake named where it is decided",
       const error = thrown(() => parseBridgeArgs(["--bogus", "--", "cat"])) as Error & { code?: string };
       assert.match(error.message, /Unknown option '--bogus'/);
       assert.match(error.code ?? "", /^ERR_PARSE_ARGS/);
+    });
+
+    it("the longest durations a timer holds are accepted", () => {
+      const options = parseBridgeArgs(["--grace-ms", "2147483647", "--timeout", "session/prompt=2147483", "--", "cat"]);
+      assert.equal(options.graceMs, 2147483647);
+      assert.deepEqual(options.deadlines, { "session/prompt": 2147483000 });
+      assert.deepEqual(parseBridgeArgs(["--timeout", "x=0.001", "--", "cat"]).deadlines, { x: 1 });
+    });
+
+    it("a bad flag is named even when '--' is missing (--help=1, -hv), not 'missing the agent command'", () => {
+      for (const [args, flag] of [[["--help=1"], "--help"], [["-hv"], "-h"], [["--bogus"], "--bogus"]] as const) {
+        const error = thrown(() => parseBridgeArgs(args)) as Error & { code?: string };
+        assert.match(error.message, new RegExp(`Unknown option '${flag}'`));
+        assert.match(error.code ?? "", /^ERR_PARSE_ARGS/);
+      }
+      assert.match(thrown(() => parseBridgeArgs(["--grace-ms", "5"])).message, /missing the agent command/);
     });
 
     it("every flag reaches the options; what follows '--' is the agent's, untouched", () => {
@@ -161,17 +187,17 @@ describe("CLI input checks, in process: each mistake named where it is decided",
 
     it("an output file in a missing folder, or a folder: 73, naming the flag", () => {
       const inMissing = join(dir, "no", "such", "t.jsonl");
-      const missing = cliError(() => checkOutputFile("--trace", inMissing));
+      const missing = cliError(() => checkPrivateFile("--trace", inMissing));
       assert.equal(missing.exitCode, ExitCode.cannotCreate);
       assert.equal(missing.message, `--trace: cannot write '${inMissing}': no such file or directory`);
-      const folder = cliError(() => checkOutputFile("--log-file", dir));
+      const folder = cliError(() => checkPrivateFile("--log-file", dir));
       assert.equal(folder.exitCode, ExitCode.cannotCreate);
       assert.match(folder.message, /^--log-file: cannot write .*: is a directory$/);
     });
 
     it("an output file that can be written is created, and an input file read back", () => {
       const file = join(dir, "out.log");
-      checkOutputFile("--log-file", file);
+      checkPrivateFile("--log-file", file);
       assert.equal(readInputFile("log", file), "");
       mkdirSync(join(dir, "sub"));
       writeFileSync(join(dir, "sub", "x"), "text");

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { escapeControl } from "../../src/cli/escape-control.js";
+import { escapeControl } from "../../src/wire/index.js";
 import { CLI } from "../support/bridge-harness.js";
 
 /** Any control character but the newline that ends each output line. */
