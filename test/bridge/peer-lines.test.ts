@@ -21,14 +21,14 @@ describe("the bridge and a peer's bad lines: answered, survived, logged escaped"
     const status = runBridge({
       command: process.execPath,
       args: [fixturePath("sdk-agent")],
-      maxLineBytes: 200,
+      maxLineBytes: 900, // the agent's initialize answer (with our capability) fits; the bad lines below do not
       exitGraceMs: 200,
       killGraceMs: 200,
       logFile,
       editorInput: input,
       editorOutput: output,
     });
-    const pad = "x".repeat(400);
+    const pad = "x".repeat(1200);
     const oversized = [
       `{"\\q":1,"id":7,"method":"m","params":{"pad":"${pad}"}}`, // a key that is not valid JSON
       `{"id":"\\q","method":"m","params":{"pad":"${pad}"}}`, // an id that is not valid JSON
