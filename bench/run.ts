@@ -106,4 +106,8 @@ for (const g of results.flatMap((r) => r.goals)) {
 }
 process.stdout.write(`\nwrote ${[files.json, files.doc, files.svg].filter((f) => f !== undefined).join("\n      ")}\n`);
 process.stdout.write(`took ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-process.exitCode = failed ? 1 : 0;
+// A scenario that leaves a handle open (a server not closed) must not hold CI: name what is
+// left, then end the run.
+const left = process.getActiveResourcesInfo().filter((kind) => kind !== "TTYWrap");
+if (left.length > 0) process.stderr.write(`bench: handles still open at the end (a scenario leaks): ${left.join(", ")}\n`);
+process.exit(failed ? 1 : 0);
