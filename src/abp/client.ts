@@ -113,8 +113,10 @@ export class AbpClient {
       const early: CancelCause = options.signal?.aborted === true ? "abort" : "parent";
       return Promise.resolve({ success: false, cancelled: true, callId, cancelledBy: early });
     }
-    // The transport forgets the request once the call settles, whatever settled it.
+    // The transport forgets the request once the call settles without its answer (an error per
+    // answered call would cost more than the call itself).
     const sent = new AbortController();
+    let answered = false;
     const protocol: CallProtocol<AbpCall, AbpCallResult> = {
       sendCancel: (call) => {
         const payload = call.payload;
@@ -126,7 +128,9 @@ export class AbpClient {
         if (!this.shuttingDown) settled.unconfirmed = true;
         call.resolve(settled);
       },
-      cleanup: () => sent.abort(new AbpClosedError(`call ${callId} settled`)),
+      cleanup: () => {
+        if (!answered) sent.abort(new AbpClosedError(`call ${callId} settled`));
+      },
       describe: () => ({ protocol: "abp", method: capability, id: callId, kind: "client" }),
     };
     const payload: AbpCall = { callId, capability, cause: undefined, cancelSent: false };
@@ -135,8 +139,14 @@ export class AbpClient {
     if (params !== undefined) request.params = params;
     if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
     this.transport.call(request, options.onProgress, { signal: sent.signal }).then(
-      (result) => call.resolve(withCause(result, payload)),
-      (error: unknown) => call.reject(error),
+      (result) => {
+        answered = true;
+        call.resolve(withCause(result, payload));
+      },
+      (error: unknown) => {
+        answered = true;
+        call.reject(error);
+      },
     );
     return call.promise;
   }
