@@ -17,7 +17,8 @@ import { ALL, SUITES } from "../test/suites.mjs";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const sourceTests = join(root, "test");
 const builtTests = join(root, "build", "test");
-const FAST = { about: "every test file no excluding suite lists (npm test)", timeoutMs: 20_000, env: {} };
+// Two files at a time: most of a test's time is spent waiting on a process, a socket or a timer.
+const FAST = { about: "every test file no excluding suite lists (npm test)", timeoutMs: 20_000, env: {}, jobs: 2 };
 
 /** Test files under `dir`, as paths relative to test/ with "/" separators. */
 function testFiles(dir, extension) {
@@ -74,6 +75,7 @@ function run(name, mochaArgs) {
     String(suite.timeoutMs),
     "--require",
     join(builtTests, "support", "temp-root.js"),
+    ...(suite.jobs > 1 ? ["--parallel", "--jobs", String(suite.jobs)] : []),
     ...mochaArgs,
     ...files.map((file) => relative(root, join(builtTests, file.replace(/\.ts$/, ".js")))),
   ];

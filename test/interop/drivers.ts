@@ -8,7 +8,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { type CancellableApp, withCancellation, type WithCancellationOptions } from "../../src/index.js";
-import { type AgentCommand, type Message, WireClient } from "./harness.js";
+import { rmSync } from "node:fs";
+import { type AgentCommand, killAll, type Message, WireClient, within } from "./harness.js";
+import type { ModelServer } from "./model-server.js";
 
 /** A permission dialog the agent opened: answer it, or leave it open. */
 export interface Dialog {
@@ -167,4 +169,27 @@ export function embeddedDriver(
     },
   };
   return driver;
+}
+
+/** What a real-agent cell holds: the driver, its scripted model, its processes' marker, its home. */
+export interface CellParts {
+  driver: Driver;
+  model: ModelServer;
+  marker: string;
+  home: string;
+}
+
+/** Ends a cell: stdin EOF, then the whole group (these agents may ignore EOF), its strays, the model, its home. */
+export async function closeCell(cell: CellParts): Promise<void> {
+  cell.driver.end();
+  if ((await within(cell.driver.exited, 3000)) === undefined) {
+    try {
+      if (cell.driver.child.pid !== undefined) process.kill(-cell.driver.child.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+  killAll(cell.marker);
+  await cell.model.stop();
+  rmSync(cell.home, { recursive: true, force: true });
 }

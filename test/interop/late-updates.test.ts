@@ -8,10 +8,9 @@
  * docs/interop.md ("Real work").
  */
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
 import type { EngineEvent, WithCancellationOptions } from "../../src/index.js";
-import { type EmbeddedDriver, embeddedDriver } from "./drivers.js";
-import { killAll, sealedEnv, until, within } from "./harness.js";
+import { closeCell, type EmbeddedDriver, embeddedDriver } from "./drivers.js";
+import { sealedEnv, until } from "./harness.js";
 import { ModelServer } from "./model-server.js";
 import { type AgentPeer, claude, codex, PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 
@@ -42,21 +41,6 @@ async function openCell(peer: AgentPeer, options: WithCancellationOptions): Prom
   });
   const sessionId = await driver.open(peer.auth, home);
   return { driver, model, marker, home, sessionId, events };
-}
-
-async function closeCell(cell: Cell): Promise<void> {
-  cell.driver.end();
-  if ((await within(cell.driver.exited, 3000)) === undefined) {
-    // These agents ignore stdin EOF: stop the group the client started it in.
-    try {
-      if (cell.driver.child.pid !== undefined) process.kill(-cell.driver.child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-  killAll(cell.marker);
-  await cell.model.stop();
-  rmSync(cell.home, { recursive: true, force: true });
 }
 
 const updatesSeen = (cell: Cell) => cell.driver.seen.filter((s) => s.kind === "update").length;

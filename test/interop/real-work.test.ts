@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { type Driver, bridgeDriver, embeddedDriver } from "./drivers.js";
-import { killAll, type Message, processesWith, sealedEnv, until, within } from "./harness.js";
+import { type Driver, bridgeDriver, closeCell, embeddedDriver } from "./drivers.js";
+import { type Message, processesWith, sealedEnv, until } from "./harness.js";
 import { ModelServer, type Script } from "./model-server.js";
 import { type AgentPeer, claude, codex, PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 
@@ -32,20 +32,6 @@ async function openCell(peer: AgentPeer, placement: "bridge" | "embedded", scrip
   const driver = placement === "bridge" ? bridgeDriver(peer.agent, env, home, BRIDGE_ARGS) : embeddedDriver(peer.agent, env, home);
   const sessionId = await driver.open(peer.auth, home);
   return { driver, model, marker, home, sessionId };
-}
-
-async function closeCell(cell: Cell): Promise<void> {
-  cell.driver.end();
-  if ((await within(cell.driver.exited, 3000)) === undefined) {
-    // Directly (embedded), these agents ignore stdin EOF: stop the group the client started them in.
-    try {
-      if (cell.driver.child.pid !== undefined) process.kill(-cell.driver.child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-  killAll(cell.marker);
-  await cell.model.stop();
 }
 
 /** Live processes of the cell whose command line is the tool's. */
