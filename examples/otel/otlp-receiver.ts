@@ -1,3 +1,10 @@
+/**
+ * An OTLP/HTTP trace receiver on loopback, as a collector's `otlp` receiver would be (no
+ * collector binary installs offline): it accepts JSON exports at /v1/traces (what the official
+ * `@opentelemetry/exporter-trace-otlp-http` sends) and keeps their spans. Shared by the
+ * cross-protocol demo and the tracing tests. With `forwardTo`, each export is also passed on
+ * as it came, so a real backend (Jaeger, Tempo) shows the same trace.
+ */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -9,10 +16,35 @@ export interface ReceivedSpan {
   traceId: string;
   spanId: string;
   parentSpanId: string | undefined;
+  /** Start and end, in ms since the epoch. */
+  start: number;
+  end: number;
   attributes: Record<string, unknown>;
-  events: { name: string; attributes: Record<string, unknown> }[];
+  events: { name: string; at: number; attributes: Record<string, unknown> }[];
   status: { code?: number; message?: string };
 }
+
+export interface OtlpReceiver {
+  /** The base URL, as OTEL_EXPORTER_OTLP_ENDPOINT takes it. */
+  url: string;
+  spans: ReceivedSpan[];
+  /** Each export's body as it came (OTLP JSON), one per line in a file. */
+  exports: string[];
+  close(): Promise<void>;
+}
+
+export interface OtlpReceiverOptions {
+  /** A backend's traces URL (`http://127.0.0.1:4318/v1/traces`) each export is passed on to. */
+  forwardTo?: string;
+  /** Told when passing an export on failed (once per failure); the receiver carries on. */
+  onForwardError?: (error: Error) => void;
+}
+
+/** OTLP's SPAN_KIND_* numbering. */
+export const SPAN_KIND = { internal: 1, server: 2, client: 3 } as const;
+export const STATUS_ERROR = 2;
+
+const MAX_BODY = 8 * 1024 * 1024;
 
 interface KeyValue {
   key: string;
@@ -27,45 +59,78 @@ const hexId = (id: unknown) => {
   if (typeof id !== "string" || id === "") return undefined;
   return /^[0-9a-f]+$/i.test(id) && (id.length === 32 || id.length === 16) ? id.toLowerCase() : Buffer.from(id, "base64").toString("hex");
 };
+/** Unix nanoseconds (a string or a number in OTLP JSON) as ms. */
+const ms = (nanos: unknown) => (typeof nanos === "number" ? nanos / 1e6 : Number(BigInt(String(nanos ?? 0)) / 1000n) / 1000);
 
-/**
- * An OTLP/HTTP trace receiver on loopback, as a collector's `otlp` receiver would be (no
- * collector binary installs offline): it accepts JSON exports at /v1/traces and keeps their spans.
- */
-export async function otlpReceiver() {
+type ExportedSpan = Record<string, unknown> & { events?: { name: string; timeUnixNano?: unknown; attributes?: KeyValue[] }[] };
+
+/** The spans of one OTLP JSON export. Throws on a body that is not one. */
+export function spansOf(body: string): ReceivedSpan[] {
+  const exported = JSON.parse(body) as {
+    resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: ExportedSpan[] }[] }[];
+  };
+  if (typeof exported !== "object" || exported === null) throw new TypeError("an OTLP export is a JSON object");
   const spans: ReceivedSpan[] = [];
+  for (const resourceSpans of exported.resourceSpans ?? []) {
+    const service = String(record(resourceSpans.resource?.attributes)["service.name"]);
+    for (const scope of resourceSpans.scopeSpans ?? []) {
+      for (const span of scope.spans ?? []) {
+        spans.push({
+          service,
+          name: String(span.name),
+          kind: Number(span.kind),
+          traceId: hexId(span.traceId) ?? "",
+          spanId: hexId(span.spanId) ?? "",
+          parentSpanId: hexId(span.parentSpanId),
+          start: ms(span.startTimeUnixNano),
+          end: ms(span.endTimeUnixNano),
+          attributes: record(span.attributes as KeyValue[]),
+          events: (span.events ?? []).map((e) => ({ name: e.name, at: ms(e.timeUnixNano), attributes: record(e.attributes) })),
+          status: (span.status ?? {}) as ReceivedSpan["status"],
+        });
+      }
+    }
+  }
+  return spans;
+}
+
+export async function otlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const exports: string[] = [];
+  const forwarding = new Set<Promise<void>>();
+  const forward = (body: string, type: string) => {
+    if (options.forwardTo === undefined) return;
+    const sent = fetch(options.forwardTo, { method: "POST", headers: { "content-type": type }, body })
+      .then((response) => {
+        if (!response.ok) throw new Error(`${options.forwardTo} answered ${response.status}`);
+      })
+      .catch((error: unknown) => options.onForwardError?.(error instanceof Error ? error : new Error(String(error))))
+      .finally(() => forwarding.delete(sent));
+    forwarding.add(sent);
+  };
   const server = createServer((request, response) => {
-    let body = "";
-    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    const type = request.headers["content-type"] ?? "";
+    if (request.method !== "POST" || request.url !== "/v1/traces" || !/json/.test(type)) {
+      request.resume();
+      response.writeHead(415, { "content-type": "text/plain" }).end("only OTLP JSON exports, POSTed to /v1/traces\n");
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
     request.on("end", () => {
-      if (request.method !== "POST" || request.url !== "/v1/traces" || !/json/.test(request.headers["content-type"] ?? "")) {
-        response.writeHead(415).end();
-        return;
+      if (size > MAX_BODY) return void response.writeHead(413).end(`an export is at most ${MAX_BODY} bytes\n`);
+      const body = Buffer.concat(chunks).toString("utf8");
+      try {
+        spans.push(...spansOf(body));
+      } catch (error) {
+        return void response.writeHead(400, { "content-type": "text/plain" }).end(`not an OTLP JSON export: ${String(error)}\n`);
       }
-      const exported = JSON.parse(body) as {
-        resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[];
-      };
-      for (const resourceSpans of exported.resourceSpans ?? []) {
-        const service = String(record(resourceSpans.resource?.attributes)["service.name"]);
-        for (const scope of resourceSpans.scopeSpans ?? []) {
-          for (const span of scope.spans ?? []) {
-            spans.push({
-              service,
-              name: String(span.name),
-              kind: Number(span.kind),
-              traceId: hexId(span.traceId) ?? "",
-              spanId: hexId(span.spanId) ?? "",
-              parentSpanId: hexId(span.parentSpanId),
-              attributes: record(span.attributes as KeyValue[]),
-              events: ((span.events ?? []) as { name: string; attributes?: KeyValue[] }[]).map((e) => ({
-                name: e.name,
-                attributes: record(e.attributes),
-              })),
-              status: (span.status ?? {}) as ReceivedSpan["status"],
-            });
-          }
-        }
-      }
+      exports.push(body);
+      forward(body, type);
       response.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
@@ -74,10 +139,13 @@ export async function otlpReceiver() {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
-    close: () =>
-      new Promise<void>((resolve) => {
+    exports,
+    close: async () => {
+      await Promise.all(forwarding);
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }
