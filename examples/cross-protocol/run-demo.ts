@@ -9,7 +9,7 @@
  * receiver the demo runs on loopback; the demo then prints the one trace as a tree and exits
  * non-zero unless it is one connected trace with every hop and its cancel. With
  * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, each export is passed
- * on there too (Jaeger, Tempo…).
+ * on there too (Jaeger, Tempo…), with OTEL_EXPORTER_OTLP_HEADERS.
  *
  *   node build/examples/cross-protocol/run-demo.js [--trace FILE]
  */
@@ -36,10 +36,17 @@ function backendUrl(env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
+/** The backend's headers, as the exporter reads them: `key=value` pairs, comma-separated, URL-encoded. */
+function backendHeaders(env: NodeJS.ProcessEnv): Record<string, string> {
+  const list = env.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? env.OTEL_EXPORTER_OTLP_HEADERS ?? "";
+  const pairs = list.split(",").map((pair) => pair.split("=")).filter((pair) => pair.length >= 2 && pair[0]?.trim());
+  return Object.fromEntries(pairs.map(([key = "", ...value]) => [decodeURIComponent(key.trim()), decodeURIComponent(value.join("=").trim())]));
+}
+
 const forwardTo = backendUrl(process.env);
 let forwardFailed = false;
 const receiver = await otlpReceiver({
-  ...(forwardTo === undefined ? {} : { forwardTo }),
+  ...(forwardTo === undefined ? {} : { forwardTo, forwardHeaders: backendHeaders(process.env) }),
   onForwardError: (error) => {
     if (!forwardFailed) process.stderr.write(`could not pass the spans on to ${forwardTo}: ${error.message}\n`);
     forwardFailed = true;

@@ -36,6 +36,8 @@ export interface OtlpReceiver {
 export interface OtlpReceiverOptions {
   /** A backend's traces URL (`http://127.0.0.1:4318/v1/traces`) each export is passed on to. */
   forwardTo?: string;
+  /** Headers for the backend (its API key, say). */
+  forwardHeaders?: Record<string, string>;
   /** Told when passing an export on failed (once per failure); the receiver carries on. */
   onForwardError?: (error: Error) => void;
 }
@@ -100,7 +102,8 @@ export async function otlpReceiver(options: OtlpReceiverOptions = {}): Promise<O
   const forwarding = new Set<Promise<void>>();
   const forward = (body: string, type: string) => {
     if (options.forwardTo === undefined) return;
-    const sent = fetch(options.forwardTo, { method: "POST", headers: { "content-type": type }, body })
+    const headers = { ...options.forwardHeaders, "content-type": type };
+    const sent = fetch(options.forwardTo, { method: "POST", headers, body })
       .then((response) => {
         if (!response.ok) throw new Error(`${options.forwardTo} answered ${response.status}`);
       })
