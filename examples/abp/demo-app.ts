@@ -11,6 +11,7 @@
 import {
   AbpApp,
   type CapabilityContext,
+  type CapabilityHandler,
   exposeAbp,
   type Rejection,
   serveWebSocket,
@@ -90,6 +91,43 @@ async function render(params: Record<string, unknown>, { signal, progress }: Cap
   return { width, height, checksum };
 }
 
+/**
+ * Each render the page handled: its times (ms since the epoch), how it ended, and the W3C trace
+ * context the agent sent with it. The page has no OpenTelemetry SDK of its own; the
+ * cross-protocol demo exports these as the app's spans (examples/cross-protocol/page-spans.ts).
+ */
+interface HandledCall {
+  capability: string;
+  callId: string;
+  trace: Record<string, string>;
+  start: number;
+  end?: number;
+  abortedAt?: number;
+  reason?: string;
+  error?: string;
+}
+const handled: HandledCall[] = [];
+const epochMs = () => performance.timeOrigin + performance.now();
+
+function recorded(capability: string, handler: CapabilityHandler): CapabilityHandler {
+  return async (params, context) => {
+    const call: HandledCall = { capability, callId: context.callId, trace: { ...context.trace }, start: epochMs() };
+    if (handled.push(call) > 100) handled.shift();
+    context.signal.addEventListener("abort", () => {
+      call.abortedAt = epochMs();
+      call.reason = context.signal.reason instanceof Error ? context.signal.reason.message : String(context.signal.reason);
+    }, { once: true });
+    try {
+      return await handler(params, context);
+    } catch (error) {
+      call.error = error instanceof Error ? error.message : String(error);
+      throw error;
+    } finally {
+      call.end = epochMs();
+    }
+  };
+}
+
 /** Waits until cancelled (or released by the page): a call that holds a slot. */
 function wait(_params: Record<string, unknown>, { signal, callId }: CapabilityContext) {
   return new Promise((resolve, reject) => {
@@ -113,7 +151,7 @@ const maxConcurrent = query.get("maxConcurrent");
 const app = new AbpApp({
   app: { id: "abp-demo", name: "ABP demo app", version: "1.0.0" },
   capabilities: {
-    render,
+    render: recorded("render", render),
     wait,
     echo: (params) => params,
   },
@@ -145,6 +183,7 @@ Object.assign(globalThis, {
   demo: {
     counters,
     rejections,
+    handled,
     stats: () => app.stats(),
     refused: () => served?.host.rejected ?? 0,
     release: (callId: string) => released.get(callId)?.(),

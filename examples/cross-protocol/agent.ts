@@ -21,16 +21,24 @@ import { Readable, Writable } from "node:stream";
 import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import * as acp from "@agentclientprotocol/sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { A2aTaskLinks, cancelGuardInterceptor, GuardianClient } from "../../src/a2a/index.js";
 import { AbpClient, playwrightTransport } from "../../src/abp/index.js";
 import { jobOf, type MessageStream, withCancellation } from "../../src/index.js";
 import { cancellableMcpClient } from "../../src/mcp/index.js";
+import { otelRequested } from "../../src/otel/requested.js";
 import { bearerSigner, RapRuntime } from "../../src/rap/index.js";
+import { otelEnvironment, traceThisProcess } from "../otel/trace-process.js";
 import { textTaskRequest } from "./a2a-request.js";
 import { message, note, now, report } from "./events.js";
 import { observeWrites } from "./observe-writes.js";
+import { exportPageSpans } from "./page-spans.js";
+
+// ---- tracing (when the demo asks, by OTEL_EXPORTER_OTLP_ENDPOINT): the service "acp-agent" ----
+const tracing = otelRequested(false);
+const flushTracing = await traceThisProcess("acp-agent");
+const otel = tracing ? await import("../../src/otel/index.js") : undefined;
 
 const args = process.argv.slice(2);
 const option = (name: string) => {
@@ -46,7 +54,13 @@ const graceMs = option("--grace-ms");
 const stubbornA2a = args.includes("--a2a-stubborn");
 
 // ---- MCP: a server over stdio, its requests children of the turn ----------------------------
-const mcpTransport = new StdioClientTransport({ command: process.execPath, args: [required("--mcp-server")], stderr: "pipe" });
+// The SDK hands a server only a safe subset of the environment: the OTEL_* variables are passed on here.
+const mcpTransport = new StdioClientTransport({
+  command: process.execPath,
+  args: [required("--mcp-server")],
+  stderr: "pipe",
+  env: { ...getDefaultEnvironment(), ...otelEnvironment() },
+});
 mcpTransport.stderr?.on("data", (chunk: Buffer) => process.stderr.write(chunk));
 const mcpSend = mcpTransport.send.bind(mcpTransport);
 mcpTransport.send = (sent) => {
@@ -122,7 +136,8 @@ if (abpPage !== undefined) {
 /** One A2A task for the turn: started, linked to the turn's job, waited for until it ends. */
 async function a2aTask(parent: ReturnType<typeof jobOf>): Promise<void> {
   report(message("A2A", "agent", "a2a-agent", "SendMessage"));
-  const sent = await a2a.sendMessage(textTaskRequest(stubbornA2a ? "stubborn 100000" : "write 100000"));
+  // While tracing, the message's metadata carries the turn's context: the remote task joins the trace.
+  const sent = await a2a.sendMessage(textTaskRequest(stubbornA2a ? "stubborn 100000" : "write 100000", otel?.traceContext(parent)));
   if (!("status" in sent)) return;
   const links = new A2aTaskLinks({
     client: a2a,
@@ -211,7 +226,9 @@ const connection = app.connect(
   ) as unknown as acp.Stream,
 );
 void connection.closed.then(async () => {
+  if (tracing && page !== undefined) await exportPageSpans(page).catch((error: unknown) => process.stderr.write(`page spans: ${String(error)}\n`));
   await Promise.allSettled([mcp.client.close(), abp?.close(), browser?.close()]);
   callbacks.close();
+  await flushTracing().catch((error: unknown) => process.stderr.write(`tracing: ${String(error)}\n`));
   process.exit(0);
 });

@@ -7,7 +7,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
 import { jobOf, scopeMcpHandlers } from "../../src/mcp/index.js";
+import { traceThisProcess } from "../otel/trace-process.js";
 import { note, report } from "./events.js";
+
+// When the demo traces, this process's jobs are spans of the service "mcp-server".
+const flush = await traceThisProcess("mcp-server");
 
 const server = new McpServer({ name: "search-server", version: "1.0.0" });
 scopeMcpHandlers(server);
@@ -25,4 +29,4 @@ server.registerTool("search", { inputSchema: { query: z.string() } }, async ({ q
 });
 
 await server.connect(new StdioServerTransport());
-process.stdin.on("end", () => process.exit(0));
+process.stdin.on("end", () => void flush().finally(() => process.exit(0)));

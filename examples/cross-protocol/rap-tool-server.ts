@@ -70,7 +70,8 @@ export async function startRapToolServer(token: string, onEvent: (event: CrossEv
         const invocation = parsed.data;
         onEvent(message("RAP", "agent", "rap-tool-server", `POST /invoke ${invocation.id}`));
         response.writeHead(200).end(); // RAP: accept at once, work asynchronously
-        const call = registry.track(invocation.group_id, invocation.id);
+        // While tracing, the call joins the agent's trace by the invocation's W3C headers.
+        const call = registry.track(invocation.group_id, invocation.id, { traceHeaders: request.headers });
         const run = runInProcessGroup("sh", ["-c", "while :; do echo tick >> \"$TMPDIR/build.log\"; sleep 0.05; done"], {
           signal: call.signal,
           graceMs: 500,

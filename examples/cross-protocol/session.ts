@@ -14,6 +14,7 @@ import { type StaticServer, startStaticServer } from "../abp/static-server.js";
 import { type A2aAgent, startA2aAgent } from "./a2a-agent.js";
 import { type CrossEvent, eventsIn, message, now } from "./events.js";
 import { type RapToolServer, startRapToolServer } from "./rap-tool-server.js";
+import type { DemoTracing } from "./tracing.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -25,6 +26,12 @@ export interface CrossOptions {
   a2aGraceMs?: number;
   /** Run the ABP part (default: when Chromium is installed). */
   abp?: boolean;
+  /**
+   * Export every party's jobs as spans over OTLP/HTTP to this endpoint (`http://127.0.0.1:4318`):
+   * the editor, the RAP tool server and the A2A agent from this process, the ACP agent (and its
+   * page's ABP app) and the MCP server from theirs. Default: no tracing.
+   */
+  otlpEndpoint?: string;
 }
 
 export interface AgentState {
@@ -60,6 +67,8 @@ export interface CrossRun {
   childrenBeforeStop: number;
   /** Prompt answers the editor received (exactly one). */
   promptAnswers: number;
+  /** The trace id of the editor's turn, for a traced run (`otlpEndpoint`). */
+  traceId: string | undefined;
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -74,6 +83,12 @@ async function until<T>(check: () => T | undefined | Promise<T | undefined>, wha
   }
 }
 
+/** The children's environment: OTEL_* only as the run asks (the demo's receiver, spans sent soon after they end). */
+function childEnvironment(endpoint: string | undefined): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
+  return endpoint === undefined ? env : { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "50" };
+}
+
 export async function runCrossProtocol(options: CrossOptions = {}): Promise<CrossRun> {
   const withAbp = options.abp ?? existsSync(CHROMIUM);
   const events: CrossEvent[] = [];
@@ -83,6 +98,12 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
   let agentStderr = "";
   let result: Omit<CrossRun, "events">;
   try {
+    let tracing: DemoTracing | undefined;
+    if (options.otlpEndpoint !== undefined) {
+      // Loaded only for a traced run; flushed last, after every other party is gone.
+      tracing = (await import("./tracing.js")).startDemoTracing(options.otlpEndpoint);
+      started.push({ close: tracing.shutdown });
+    }
     const rapServer: RapToolServer = await startRapToolServer(token, record);
     started.push(rapServer);
     const a2aOptions = options.a2aGraceMs === undefined ? {} : { graceMs: options.a2aGraceMs };
@@ -102,7 +123,7 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       ...(options.graceMs === undefined ? [] : ["--grace-ms", String(options.graceMs)]),
       ...(options.a2aStubborn === true ? ["--a2a-stubborn"] : []),
     ];
-    const child = spawn(process.execPath, agentArgs, { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, agentArgs, { stdio: ["pipe", "pipe", "pipe"], env: childEnvironment(options.otlpEndpoint) });
     child.stderr.on("data", (chunk: Buffer) => {
       agentStderr += chunk.toString();
     });
@@ -126,9 +147,11 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
       const state = () => agent.request<AgentState>("_cross/state", {});
       record(message("ACP", "editor", "agent", "session/prompt"));
+      const turn = tracing?.editorTurn();
       const prompt = agent.request(acp.methods.agent.session.prompt, {
         sessionId,
         prompt: [{ type: "text", text: "Search, build, ask the story writer and render, all at once." }],
+        ...(turn === undefined ? {} : { _meta: turn.meta }),
       });
       void prompt.then(() => promptAnswers++, () => promptAnswers++);
       // Every protocol's work is running before Stop is pressed.
@@ -141,8 +164,10 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       const childrenBeforeStop = (await state()).turnChildren;
       const stopAt = now();
       record(message("ACP", "editor", "agent", "session/cancel (Stop)"));
+      turn?.stop();
       await agent.notify(acp.methods.agent.session.cancel, { sessionId });
       const answer = await prompt.catch((error: unknown) => ({ error: String(error) }));
+      turn?.end(answer);
       const answeredAt = now();
       record(message("ACP", "agent", "editor", `session/prompt answered ${JSON.stringify(answer)}`));
 
@@ -153,6 +178,7 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       const later = await state();
       return {
         abp: withAbp,
+        traceId: turn?.meta.traceparent?.split("-")[1],
         childrenBeforeStop,
         stopAt,
         answer,

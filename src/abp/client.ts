@@ -18,6 +18,7 @@ import {
 } from "./app/protocol.js";
 import { randomCallId } from "./call-id.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
+import { traceMeta } from "./tracing.js";
 import type { AbpTransport } from "./transport.js";
 
 /** What ended a call early, as the agent side saw it (the app cannot tell them apart). */
@@ -138,6 +139,8 @@ export class AbpClient {
     const request: CallRequest = { capability, callId };
     if (params !== undefined) request.params = params;
     if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
+    const meta = traceMeta(call.job);
+    if (meta !== undefined) request.options = { ...request.options, _meta: meta };
     this.transport.call(request, options.onProgress, { signal: sent.signal }).then(
       (result) => {
         answered = true;

@@ -8,6 +8,11 @@ export const TRACER_NAME = "acp-cancel";
 export interface TraceJobsOptions {
   /** Default: the global tracer provider's tracer named {@link TRACER_NAME}. */
   readonly tracer?: Tracer;
+  /**
+   * For a process that hosts several services, each with its own resource (service name): the
+   * tracer for a job, by its protocol and kind. Undefined falls back to `tracer`.
+   */
+  readonly tracerFor?: (job: { readonly protocol: string; readonly kind: "client" | "server" }) => Tracer | undefined;
 }
 
 /**
@@ -21,14 +26,14 @@ export interface TraceJobsOptions {
  * ```
  */
 export function traceJobs(options: TraceJobsOptions = {}): () => void {
-  const { tracer } = options;
+  const { tracer, tracerFor } = options;
   const current = tracer === undefined ? registeredTracer() : () => tracer;
   // Without an SDK there is nothing to record: the seam stays unset and costs nothing.
-  if (current() === undefined) {
+  if (current() === undefined && tracerFor === undefined) {
     diag.warn("acp-cancel: no OpenTelemetry SDK is registered; call traceJobs() after registering one");
     return () => {};
   }
-  const previous = setJobObserver(new SpanObserver(current));
+  const previous = setJobObserver(new SpanObserver(current, tracerFor));
   return () => {
     setJobObserver(previous);
   };

@@ -28,12 +28,18 @@ export const SPAN_EVENTS = {
  */
 export class SpanObserver implements JobObserver {
   private readonly spans = new WeakMap<AnyJob, Span>();
+  /** The tracer of a span that `route` chose, for its late events. */
+  private readonly routed = new WeakMap<Span, Tracer>();
 
   /**
    * `tracer` is asked per job: for the global one, it is the registered SDK's, or undefined
-   * while none is (then a job costs a call and a compare, not a no-op span).
+   * while none is (then a job costs a call and a compare, not a no-op span). `route`, when
+   * given, picks a job's tracer first (a process hosting several services).
    */
-  constructor(private readonly tracer: () => Tracer | undefined) {}
+  constructor(
+    private readonly tracer: () => Tracer | undefined,
+    private readonly route?: (info: JobInfo) => Tracer | undefined,
+  ) {}
 
   /** The span of `job`, if it has one (spans stay known after they end, for late events). */
   spanOf(job: AnyJob): Span | undefined {
@@ -41,7 +47,8 @@ export class SpanObserver implements JobObserver {
   }
 
   onStart(job: AnyJob, info: JobInfo): void {
-    const tracer = this.tracer();
+    const chosen = this.route?.(info);
+    const tracer = chosen ?? this.tracer();
     if (tracer === undefined) return;
     const parent = this.nearestSpan(job.parent);
     let at: Context;
@@ -49,7 +56,9 @@ export class SpanObserver implements JobObserver {
     else if (info.carrier !== undefined) at = propagation.extract(context.active(), info.carrier);
     else at = context.active();
     const kind = info.kind === "server" ? SpanKind.SERVER : SpanKind.CLIENT;
-    this.spans.set(job, tracer.startSpan(spanName(info), { kind, attributes: spanAttributes(info) }, at));
+    const span = tracer.startSpan(spanName(info), { kind, attributes: spanAttributes(info) }, at);
+    this.spans.set(job, span);
+    if (chosen !== undefined) this.routed.set(span, chosen);
   }
 
   onCancel(job: AnyJob, cause: CancelReason, origin: JobCancelOrigin): void {
@@ -66,7 +75,8 @@ export class SpanObserver implements JobObserver {
     }
     // An ended span takes no events: a late reply becomes a moment-long child span.
     const attributes = { [ATTR.cause]: job.cause ?? "internal" };
-    this.tracer()?.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(ROOT_CONTEXT, span)).end();
+    const tracer = this.routed.get(span) ?? this.tracer();
+    tracer?.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(ROOT_CONTEXT, span)).end();
   }
 
   onSettle(job: AnyJob, failure: JobFailure | undefined): void {
@@ -89,8 +99,8 @@ export class SpanObserver implements JobObserver {
   }
 
   inject(job: AnyJob, carrier: Record<string, unknown>): void {
-    if (this.tracer() === undefined) return;
     const span = this.nearestSpan(job);
+    if (span === undefined && this.tracer() === undefined) return;
     propagation.inject(span === undefined ? context.active() : trace.setSpan(context.active(), span), carrier);
   }
 

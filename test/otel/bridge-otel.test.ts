@@ -5,7 +5,7 @@ import { parseBridgeArgs } from "../../src/cli/parse-bridge-args.js";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { aborted, openSession, textPrompt } from "../support/client-harness.js";
 import { eventually } from "../support/wire-assertions.js";
-import { otlpReceiver, type ReceivedSpan } from "./otlp-receiver.js";
+import { otlpReceiver, type ReceivedSpan } from "../../examples/otel/otlp-receiver.js";
 
 const { methods } = acp;
 const EDITOR_TRACE = "0af7651916cd43dd8448eb211c80319c";

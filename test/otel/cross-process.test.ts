@@ -4,7 +4,7 @@ import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { openSession, textPrompt } from "../support/client-harness.js";
 import { endAndAwaitExit, fixturePath, spawnNode } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
-import { otlpReceiver, type ReceivedSpan } from "./otlp-receiver.js";
+import { otlpReceiver, type ReceivedSpan } from "../../examples/otel/otlp-receiver.js";
 
 const { methods } = acp;
 const EDITOR_TRACE = "5b8efff798038103d269b633813fc60c";

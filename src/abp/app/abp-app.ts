@@ -15,6 +15,7 @@ import {
   PROTOCOL_VERSION,
   type ProgressPayload,
   type ShutdownPayload,
+  TRACE_KEYS,
 } from "./protocol.js";
 import { RememberedCalls } from "./remembered-calls.js";
 
@@ -24,6 +25,12 @@ export interface CapabilityContext {
   callId: string;
   /** Reports progress (sent only when the agent gave a progressToken). */
   progress(progress: number, total?: number, message?: string): void;
+  /**
+   * The W3C trace context the agent sent with the call (`traceparent`, and `tracestate` /
+   * `baggage` when set), so an app that traces can continue the agent's trace:
+   * `propagation.extract(ROOT_CONTEXT, context.trace)`. Empty when the agent sent none.
+   */
+  readonly trace: Readonly<Record<string, string>>;
 }
 
 export type CapabilityHandler = (params: Record<string, unknown>, context: CapabilityContext) => unknown;
@@ -306,6 +313,17 @@ class CallContext implements CapabilityContext {
 
   get signal(): AbortSignal {
     return this.controllerOf(this.record).signal;
+  }
+
+  get trace(): Readonly<Record<string, string>> {
+    const meta: unknown = this.record.options._meta;
+    const trace: Record<string, string> = {};
+    if (typeof meta !== "object" || meta === null) return trace;
+    for (const key of TRACE_KEYS) {
+      const value = (meta as Record<string, unknown>)[key];
+      if (typeof value === "string") trace[key] = value;
+    }
+    return trace;
   }
 
   get progress(): CapabilityContext["progress"] {

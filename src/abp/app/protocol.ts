@@ -36,7 +36,15 @@ export const LIMITS = {
   maxIdLength: 200,
   /** Cancel reasons and error messages. */
   maxTextLength: 2000,
+  /** Each W3C trace value in a call's `options._meta` (W3C baggage allows 8192 bytes). */
+  maxTraceValueLength: 8192,
 } as const;
+
+/**
+ * The W3C trace context keys a call may carry in `options._meta` (the keys of MCP's SEP-414 and
+ * ACP's `_meta`): the agent-side call's span, for an app that traces to continue.
+ */
+export const TRACE_KEYS = ["traceparent", "tracestate", "baggage"] as const;
 
 /** The spec's answers for its edge-case table, word for word. */
 export const CANCEL_REASONS_TEXT = {
@@ -79,6 +87,8 @@ export interface CallOptions {
   /** Milliseconds; when it passes the call is cancelled exactly as by a cancel request. */
   timeout?: number;
   progressToken?: string | number;
+  /** The agent's W3C trace context ({@link TRACE_KEYS}), sent only while the agent traces. */
+  _meta?: Record<string, string>;
 }
 
 /** `capabilities/call` payload. The callId travels at the top level, beside the capability. */

@@ -13,6 +13,7 @@ import {
   type MessageType,
   messageSize,
   type ShutdownPayload,
+  TRACE_KEYS,
 } from "./protocol.js";
 
 /** What an app accepts from an agent. */
@@ -98,6 +99,7 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
         if (progressToken !== undefined && !isId(progressToken) && !Number.isFinite(progressToken)) {
           return "capabilities/call options.progressToken must be a string or a number";
         }
+        if (p.options._meta !== undefined) return checkTraceMeta(p.options._meta);
       }
       return undefined;
     case "capabilities/cancel":
@@ -111,6 +113,22 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
     default:
       return `message type "${type}" is not sent to an app`;
   }
+}
+
+/**
+ * The trace context a call carries: an object whose W3C keys, when present, are bounded strings.
+ * Other keys are left alone, as in ACP's and MCP's `_meta`; the value's format is the
+ * propagator's to check (a malformed `traceparent` is ignored there, as W3C asks).
+ */
+function checkTraceMeta(meta: unknown): string | undefined {
+  if (!isObject(meta)) return "capabilities/call options._meta must be an object";
+  for (const key of TRACE_KEYS) {
+    const value = meta[key];
+    if (value !== undefined && !(typeof value === "string" && value.length <= LIMITS.maxTraceValueLength)) {
+      return `capabilities/call options._meta.${key} must be a string of at most ${LIMITS.maxTraceValueLength} characters`;
+    }
+  }
+  return undefined;
 }
 
 /**
