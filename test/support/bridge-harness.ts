@@ -14,7 +14,7 @@ let traces = 0;
 
 /**
  * One temp directory for everything the bridge tests write (traces, scripts), made on first use
- * and removed when the test process exits, whatever the tests' outcome.
+ * and removed after the run's (or a parallel worker's file's) last test, or at exit.
  */
 export function scratchDir(): string {
   if (scratch === undefined) {
@@ -24,6 +24,12 @@ export function scratchDir(): string {
   }
   return scratch;
 }
+
+// A root hook: mocha runs it after the last test, before the run's temp dir is checked for leftovers.
+after(() => {
+  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
 
 export interface BridgeProcess extends SpawnedPeer {
   /** Messages the bridge traced on one hop, in order. */
