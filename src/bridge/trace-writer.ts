@@ -20,11 +20,8 @@ export interface TraceOptions {
 }
 
 /**
- * Appends one JSON object per line: every message with its hop and time, plus notes.
- * Writes are synchronous so the trace is complete up to the last event even if the
- * bridge is killed, and a reader never sees a hop before the one that caused it.
- * The file is private (mode 0600, never through a link: see `openPrivateFile`), and
- * secrets are redacted unless `keepSecrets` (see `redactSecrets`).
+ * Appends one JSON object per line: every message with its hop and time, plus notes. Synchronous,
+ * so the trace is complete even if the bridge is killed. Private file, secrets redacted.
  */
 export class TraceWriter {
   private fd: number | undefined;
