@@ -119,20 +119,13 @@ export class CancelEngine {
   /** A message written by side `from`, on its way to the other side. */
   receive(from: Side, value: unknown): void {
     if (this.closed[from] !== undefined) return; // a gone side's last words change nothing
-    switch (kindOf(value)) {
-      case "request":
-        this.onRequest(from, value as JsonRpcRequest);
-        return;
-      case "response":
-        this.onResponse(from, value as JsonRpcResponse);
-        return;
-      case "notification":
-        this.onNotification(from, value as JsonRpcNotification);
-        return;
-      default: {
-        const classified = classify(value);
-        if (classified.kind === "invalid") this.onInvalid(from, value, classified.problem, classified.id);
-      }
+    const kind = kindOf(value);
+    if (kind === "request") this.onRequest(from, value as JsonRpcRequest);
+    else if (kind === "response") this.onResponse(from, value as JsonRpcResponse);
+    else if (kind === "notification") this.onNotification(from, value as JsonRpcNotification);
+    else {
+      const classified = classify(value);
+      if (classified.kind === "invalid") this.onInvalid(from, value, classified.problem, classified.id);
     }
   }
 
