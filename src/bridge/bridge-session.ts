@@ -33,11 +33,6 @@ export interface SessionHooks {
   cancelledTurnEnded?(turn: EndedCancelledTurn): void;
 }
 
-export interface EditorIo {
-  input: Readable;
-  output: Writable;
-}
-
 interface ConnectedAgent {
   process: AgentProcess;
   end: NdjsonEndpoint;
@@ -73,7 +68,7 @@ export class BridgeSession {
     private readonly settings: BridgeSettings,
     private readonly logger: Logger,
     private readonly trace: TraceWriter | undefined,
-    private readonly io: EditorIo,
+    private readonly io: { input: Readable; output: Writable },
     agent: AgentProcess,
     hooks: SessionHooks = {},
   ) {

@@ -14,11 +14,6 @@ export interface TraceEntry {
   note?: string;
 }
 
-export interface TraceOptions {
-  /** Keep secrets (env values, credentials) instead of redacting them. Default false. */
-  keepSecrets?: boolean;
-}
-
 /**
  * Appends one JSON object per line: every message with its hop and time, plus notes. Synchronous,
  * so the trace is complete even if the bridge is killed. Private file, secrets redacted.
@@ -28,8 +23,8 @@ export class TraceWriter {
   private readonly started = performance.now();
   private readonly replacer: ((key: string, value: unknown) => unknown) | undefined;
 
-  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error. */
-  constructor(file: string, options: TraceOptions = {}) {
+  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error; `keepSecrets` skips redaction. */
+  constructor(file: string, options: { keepSecrets?: boolean } = {}) {
     this.fd = openPrivateFile(file);
     this.replacer = options.keepSecrets === true ? undefined : redactSecrets;
   }
