@@ -25,11 +25,6 @@ export function cancellableStream(
     },
   });
   const { engine } = cancellation;
-  const closeLocalReadable = () => {
-    if (!localOpen) return;
-    localOpen = false;
-    toLocal.close();
-  };
   const reader = inner.readable.getReader();
   let toLocal!: ReadableStreamDefaultController<unknown>;
   const readable = new ReadableStream<unknown>({
@@ -68,7 +63,10 @@ export function cancellableStream(
       detail = `the connection to the peer failed: ${String(error)}`;
     } finally {
       engine.close(remote, detail);
-      closeLocalReadable();
+      if (localOpen) {
+        localOpen = false;
+        toLocal.close();
+      }
     }
   }
 

@@ -1,27 +1,16 @@
 import { z } from "zod";
 import { CANCEL_REASONS } from "../core/index.js";
 
-/**
- * Our key under `_meta` of `clientCapabilities` / `agentCapabilities`. ACP forbids custom
- * fields at the root of spec types, so the capability lives in `_meta`, namespaced.
- */
+/** Our key under the capabilities' `_meta` (ACP forbids custom fields at the root of spec types). */
 export const CAPABILITY_KEY = "acp-cancel/cancellation";
 
 // Loose objects: a newer peer may add fields, and handlers may add their own `data`.
 export const CancellationCapabilitySchema = z
   .looseObject({
     version: z.literal(1).describe("Version of this capability object."),
-    cancelRequest: z
-      .boolean()
-      .describe(
-        "Every request named by `$/cancel_request` is answered promptly: -32800, or a (partial) result.",
-      ),
+    cancelRequest: z.boolean().describe("Every request named by `$/cancel_request` is answered promptly: -32800, or a (partial) result."),
     cascade: z.boolean().describe("Cancelling a request cancels the requests nested under it."),
-    sessionCancel: z
-      .boolean()
-      .describe(
-        "`session/cancel` ends the turn with stopReason `cancelled` and cancels its nested requests.",
-      ),
+    sessionCancel: z.boolean().describe("`session/cancel` ends the turn with stopReason `cancelled` and cancels its nested requests."),
   })
   .describe("acp-cancel cancellation capability, advertised under `_meta` in `initialize`.");
 
@@ -64,11 +53,7 @@ export function readCapability(capabilities: unknown): CancellationCapability | 
   return parsed.success ? parsed.data : undefined;
 }
 
-/**
- * A copy of `holder` whose `field` capabilities carry ours under `_meta` (the input is not
- * mutated). The field is the version's: `clientCapabilities` / `agentCapabilities` in v1,
- * `capabilities` in v2.
- */
+/** A copy of `holder` whose `field` capabilities (the version's) carry ours under `_meta`. */
 export function withCapability<T>(holder: T, field: string): T {
   if (typeof holder !== "object" || holder === null) return holder;
   const capabilities = (holder as Record<string, unknown>)[field];

@@ -1,11 +1,4 @@
-/**
- * Requests whose purpose is to stop or free something. Cancelling one would keep alive the
- * very work a cancel is meant to end (a Stop whose `terminal/release` is swallowed leaves
- * the command running in the editor), so the engine never cancels them on anyone's behalf:
- * they are never nested under another request, so no cascade, no "cancelled at birth" and
- * no `session/cancel` reaches them. Their own issuer may still cancel them, and a deadline
- * still applies.
- */
+/** Requests that stop or free something: never nested, so never cancelled for anyone ("Cleanup requests"). */
 export const CLEANUP_METHODS: readonly string[] = [
   "terminal/kill",
   "terminal/release",

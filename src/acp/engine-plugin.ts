@@ -6,17 +6,10 @@ import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 import type { VersionRules } from "./versions/index.js";
 
-/**
- * A plug-in of the engine: behaviour added at a few named points of the message path
- * (hold or refuse a request, suppress an update, a turn started / cancelled / answered /
- * ended), so that the engine's own code reads straight. The engine calls a hook only where
- * the plug-in could change something, and knows nothing of what a plug-in does.
- */
+/** Behaviour added at a few named points of the message path; the engine knows nothing of what it does. */
 export interface EnginePlugin {
-  /** Counters of what the plug-in did, for summaries. */
   readonly stats: Readonly<AftermathStats>;
 
-  // ---- hold or refuse a request
   /** An agent request of `sessionId`, before it joins the tree: why it is refused (answered cancelled at once), or undefined. */
   refuses(request: JsonRpcRequest, sessionId: string): string | undefined;
   /** A client prompt that just opened its session's turn: true when the plug-in holds it (and later forwards or answers it). */
@@ -24,13 +17,11 @@ export interface EnginePlugin {
   /** A request not yet delivered was cancelled: true when the plug-in held it (the engine answers it now). */
   released(job: RequestJob): boolean;
 
-  // ---- suppress an update
   /** A `session/update` from the agent: true drops it. */
   suppresses(params: unknown): boolean;
   /** A reply from the agent to no request in flight: true when the plug-in expected it (not a problem). */
   lateReply(id: JsonRpcId): boolean;
 
-  // ---- turns
   /** A prompt went to the agent. */
   turnStarted(job: RequestJob): void;
   /** `session/cancel` reached the session's running turn (a prompt, or v2 foreground work). */
@@ -45,11 +36,9 @@ export interface EnginePlugin {
 
 /** What the engine offers a plug-in. */
 export interface EngineHost {
-  /** The rules of the protocol version in force. */
   rules(): VersionRules;
   now(): number;
   emit(event: EngineEvent): void;
-  /** True while `side` is connected. */
   isOpen(side: Side): boolean;
   /** The session's running turn: its prompt (v1) or its foreground work (v2). */
   turnOf(sessionId: string): AnyJob | undefined;

@@ -13,14 +13,12 @@ export function newEngineStats(): EngineStats {
   return { requests: 0, cancels: 0, answeredForPeer: 0, cancelledAtBirth: 0, lateRepliesDropped: 0 };
 }
 
+export function noTurnsFollowed(): AftermathStats {
+  return { turnsTracked: 0, lateUpdatesSuppressed: 0, lateRequestsRefused: 0, promptsHeld: 0, stuckEscalations: 0 };
+}
+
 /** The turn-end counters of an engine without `turnEnd`. */
-export const NO_TURNS_FOLLOWED: Readonly<AftermathStats> = Object.freeze({
-  turnsTracked: 0,
-  lateUpdatesSuppressed: 0,
-  lateRequestsRefused: 0,
-  promptsHeld: 0,
-  stuckEscalations: 0,
-});
+export const NO_TURNS_FOLLOWED: Readonly<AftermathStats> = Object.freeze(noTurnsFollowed());
 
 const LATENCY_MEMORY = 4096;
 
@@ -30,8 +28,7 @@ export class LatencyRing {
   private cursor = 0;
 
   record(ms: number): void {
-    // One path for filling and for wrapping (the cursor is the length until the array is
-    // full): a branch first taken at the 4,097th answer deoptimised the whole answer path.
+    // One path for filling and wrapping: a branch first taken at the 4,097th answer deoptimised the answer path.
     const at = this.cursor;
     this.values[at] = ms;
     this.cursor = at + 1 === LATENCY_MEMORY ? 0 : at + 1;

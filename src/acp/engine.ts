@@ -21,36 +21,26 @@ import type { EngineEvent } from "./events.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { pluginFor } from "./plugins.js";
-import { isRequestJob, newRecord, type RequestJob, type RequestRecord } from "./request-record.js";
+import { isRequestJob, RecordOfRequest, type RequestJob, type RequestRecord } from "./request-record.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
 import type { VersionRules } from "./versions/index.js";
 
-type Table = JobTable<JsonRpcId, RequestRecord>;
-
-export type { EngineStats } from "./engine-stats.js";
-
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
 
 /**
- * The ACP cancellation engine. It sits on the path of every JSON-RPC message between a
- * client side and an agent side and keeps one job table per issuer. It knows nothing
- * about bytes or processes: the embedded placement and the bridge feed it messages and
- * give it a `deliver` function.
+ * The ACP cancellation engine: on the path of every JSON-RPC message between a client side and
+ * an agent side, one job table per issuer. The placements feed it messages and a `deliver`.
  */
 export class CancelEngine {
-  // The engine never asks "already settled?" (late replies have their own memory), so its
-  // tables remember no settled keys: one Set operation less per response.
-  private readonly tables: Record<Side, Table> = { client: new JobTable(), agent: new JobTable() };
+  private readonly tables: Record<Side, JobTable<JsonRpcId, RequestRecord>> = { client: new JobTable(), agent: new JobTable() };
   private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
     client: new RecentKeys(LATE_REPLY_MEMORY),
     agent: new RecentKeys(LATE_REPLY_MEMORY),
   };
-  /** The running turn of each session: its prompt (v1), or its foreground work (v2). */
   private readonly turns: SessionTurns;
-  /** The protocol version in force and what each side advertised, settled at `initialize`. */
   private readonly negotiation = new Negotiation((event) => this.emit(event));
   /** Params objects of requests that handlers are about to send, marked with their parent. */
   private readonly nested = new WeakMap<object, RequestJob>();
@@ -67,7 +57,6 @@ export class CancelEngine {
   private readonly forcedSupport: Record<Side, boolean | undefined>;
   /** Behaviour added at named hooks (`turnEnd`: following a cancelled turn to its real end). */
   private readonly plugin: EnginePlugin | undefined;
-  /** How the handling side of a cancelled request is told to stop. */
   private readonly stopping: StopContext;
   readonly stats: EngineStats = newEngineStats();
   private readonly latencies = new LatencyRing();
@@ -107,7 +96,6 @@ export class CancelEngine {
     return this.latencies.values;
   }
 
-  /** What a plug-in may ask of the engine. */
   private host(): EngineHost {
     return {
       rules: () => this.rules,
@@ -122,7 +110,6 @@ export class CancelEngine {
     };
   }
 
-  /** The rules of the protocol version in force. */
   private get rules(): VersionRules {
     return this.negotiation.rules;
   }
@@ -132,27 +119,17 @@ export class CancelEngine {
   /** A message written by side `from`, on its way to the other side. */
   receive(from: Side, value: unknown): void {
     if (this.closed[from] !== undefined) return; // a gone side's last words change nothing
-    switch (kindOf(value)) {
-      case "request":
-        this.onRequest(from, value as JsonRpcRequest);
-        return;
-      case "response":
-        this.onResponse(from, value as JsonRpcResponse);
-        return;
-      case "notification":
-        this.onNotification(from, value as JsonRpcNotification);
-        return;
-      default: {
-        const classified = classify(value);
-        if (classified.kind === "invalid") this.onInvalid(from, value, classified.problem, classified.id);
-      }
+    const kind = kindOf(value);
+    if (kind === "request") this.onRequest(from, value as JsonRpcRequest);
+    else if (kind === "response") this.onResponse(from, value as JsonRpcResponse);
+    else if (kind === "notification") this.onNotification(from, value as JsonRpcNotification);
+    else {
+      const classified = classify(value);
+      if (classified.kind === "invalid") this.onInvalid(from, value, classified.problem, classified.id);
     }
   }
 
-  /**
-   * A request-shaped mistake is answered to its sender. A response-shaped one must not be:
-   * its id belongs to the other side's id space. It answers the request it names instead.
-   */
+  /** A request-shaped mistake is answered to its sender; a response-shaped one answers the request it names. */
   private onInvalid(from: Side, value: unknown, problem: string, id: JsonRpcId): void {
     this.emit({ type: "problem", side: from, detail: problem });
     // An error without an id is a response too (codex-acp answers notifications so): never answer it.
@@ -172,10 +149,7 @@ export class CancelEngine {
     else this.finishCancelled(job, this.rules.normaliseCancelled(job, answer));
   }
 
-  /**
-   * Side `side` is gone (EOF, crash, close). Everything it owed is answered with an error
-   * naming `detail`; everything it asked for is cancelled toward the other side.
-   */
+  /** Side `side` is gone: what it owed is answered naming `detail`; what it asked for is cancelled. */
   close(side: Side, detail: string): void {
     if (this.closed[side] !== undefined) return;
     this.closed[side] = detail;
@@ -195,11 +169,7 @@ export class CancelEngine {
     this.plugin?.sideClosed();
   }
 
-  /**
-   * Side `side` was replaced by a fresh peer (the bridge restarted the agent): everything
-   * the old one owed or asked for is answered as on close, naming `detail`; then the side
-   * is open again, with nothing negotiated and no sessions known.
-   */
+  /** Side `side` was replaced by a fresh peer: answered as on close, then open again, nothing negotiated. */
   reopen(side: Side, detail: string): void {
     if (this.closed[side] !== undefined) return;
     this.close(side, detail);
@@ -215,8 +185,7 @@ export class CancelEngine {
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
   cancel(issuer: Side, id: JsonRpcId, reason: CancelReason = "internal") {
     const job = this.tables[issuer].get(id);
-    if (job === undefined) return this.tables[issuer].cancel(id, reason);
-    return this.cancelJob(job, reason);
+    return job === undefined ? "not-found" : this.cancelJob(job, reason);
   }
 
   /** The in-flight job for a request `issuer` sent, if any. */
@@ -259,13 +228,13 @@ export class CancelEngine {
     const sessionId = sessionIdOf(request.params);
     const refusal = from === "agent" && sessionId !== undefined ? this.plugin?.refuses(request, sessionId) : undefined;
     if (refusal !== undefined) {
-      const job = table.create(id, newRecord(id, method, sessionId, from)) as RequestJob;
+      const job = table.create(id, new RecordOfRequest(id, method, sessionId, from)) as RequestJob;
       if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
       this.refuse(job, "session", refusal);
       return;
     }
     const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
-    const job = table.create(id, newRecord(id, method, sessionId, from), parent) as RequestJob;
+    const job = table.create(id, new RecordOfRequest(id, method, sessionId, from), parent) as RequestJob;
     if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (parent?.isDoomed) {
       this.stats.cancelledAtBirth++;
@@ -300,11 +269,7 @@ export class CancelEngine {
     return from === "agent" && sessionId !== undefined ? this.turns.parentOf(method, params, sessionId) : undefined;
   }
 
-  /**
-   * Marks `params` as belonging to a request that `job`'s handler is about to send. The
-   * embedded placement calls this from the handler's context; the mark is read when the
-   * request passes through `receive`.
-   */
+  /** Marks `params` as a request `job`'s handler is about to send (read when it passes `receive`). */
   nestUnder(params: object, job: RequestJob): void {
     this.nested.set(params, job);
   }
@@ -392,10 +357,8 @@ export class CancelEngine {
   // ---- cancellation -----------------------------------------------------------------
 
   private cancelJob(root: AnyJob, reason: CancelReason) {
-    // The clock is read once per cascade, not once per job: a cascade of 1,000 takes about a
-    // millisecond, and every job it reaches was cancelled at its start.
+    // One clock reading per cascade; other bindings' jobs in it stop through their own signals.
     const at = this.now();
-    // Other bindings' jobs in the subtree are stopped through their own signals.
     return root.cancel(reason, (job) => {
       if (isRequestJob(job)) this.onJobCancelled(job, job === root, at);
     });
@@ -449,8 +412,7 @@ export class CancelEngine {
     if (job.isSettled) return;
     if (job.childCount > 0) {
       job.payload.held = response;
-      // Children of other bindings settle on their own: the last one out releases the answer.
-      // (The engine's own children release it in `answer`, after their answer has left.)
+      // The last child of another binding releases it (the engine's own do so in `answer`).
       job.onChildrenSettled ??= (last) => {
         if (!isRequestJob(last) && job.payload.held !== undefined) this.answer(job, job.payload.held);
       };

@@ -2,12 +2,7 @@ import type { CancelReason } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
-/**
- * What to do when a turn the engine answered for the agent has still not really ended
- * when its window passes: `fail` answers the prompts held behind it with an error;
- * `wait` gives the agent one more window (after the caller did something about it,
- * such as stopping the turn's tools).
- */
+/** A stuck turn's window passed: `fail` the prompts held behind it, or `wait` one more window. */
 export type StuckVerdict = "fail" | "wait";
 
 /** A cancelled turn the agent has not ended within the window, as the escalation hook sees it. */

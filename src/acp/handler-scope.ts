@@ -4,17 +4,6 @@ import type { CancelEngine } from "./engine.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
-/** Aborts thrown by the handler's own machinery (AbortController, AbortSignal.timeout). */
-export function isAbortLike(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  return name === "AbortError" || name === "TimeoutError" || code === "ABORT_ERR";
-}
-
-export function isTimeoutLike(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "TimeoutError";
-}
-
 /** The SDK's per-request handler context, as far as this library touches it. */
 interface HandlerContext {
   requestId?: unknown;
@@ -37,13 +26,9 @@ function nestedRequest(this: MarkedPeer, method: string, params?: unknown, optio
 }
 
 /**
- * Makes the peer context a handler receives mark the requests it sends as nested under the
- * request being handled. The SDK hands `params` to the wire by identity, so the mark is a
- * WeakMap entry the engine reads when the request passes: no AsyncLocalStorage, whose
- * promise hooks would tax every promise in the process. The SDK builds a fresh context per
- * request, so the override is own properties of that object, always added in the same order
- * (one cached shape transition; a per-request prototype would defeat V8's inline caches),
- * and one shared function instead of a closure per request.
+ * Makes the handler's peer context mark the params of requests it sends (a WeakMap entry, read
+ * by identity; no AsyncLocalStorage, which taxes every promise). Own properties added in one
+ * order and one shared function keep V8's inline caches.
  */
 function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object): void {
   const marked = peer as MarkedPeer;
@@ -54,14 +39,9 @@ function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object
 }
 
 /**
- * Runs a request handler as part of its request's job: requests it sends through its
- * context nest under that request, `jobOf(ctx)` returns that job (for other bindings' calls),
- * and an abort of its own is answered as a cancellation (-32800), not -32603.
- *
- * A handler's (native) promise goes back to the SDK as it is, watched by one reaction
- * registered before the SDK's own, so it runs first: no promise in between, so the SDK's
- * answer leaves one microtask sooner, and an error is not thrown a second time. Any other
- * thenable passes through one `then`, so that its `then` is called once, as the SDK would.
+ * Runs a handler as part of its request's job: its requests nest under it, `jobOf(ctx)` finds
+ * it, and its own abort answers -32800. A native promise goes back as it is, watched by one
+ * reaction ahead of the SDK's; another thenable passes through one `then`.
  */
 export function runHandlerInScope(
   engine: CancelEngine,
@@ -97,7 +77,9 @@ export function runHandlerInScope(
 
 /** A handler's own abort (its AbortController, AbortSignal.timeout) cancels its job. */
 function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, error: unknown): void {
-  if (isAbortLike(error) && job.isRunning) {
-    engine.cancel(remote, job.payload.id, isTimeoutLike(error) ? "deadline" : "internal");
+  if (typeof error !== "object" || error === null || !job.isRunning) return;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  if (name === "AbortError" || name === "TimeoutError" || code === "ABORT_ERR") {
+    engine.cancel(remote, job.payload.id, name === "TimeoutError" ? "deadline" : "internal");
   }
 }

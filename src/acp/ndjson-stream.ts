@@ -29,11 +29,8 @@ export function attachEngine(stream: CancellableNdJsonStream, options: Cancellat
 }
 
 /**
- * A drop-in replacement for the SDK's `ndJsonStream(output, input)` with the cancellation
- * engine inline: bytes are framed, parsed and seen by the engine in one pass, with no
- * second stream layer between the app and the wire. Handed to an app adopted with
- * `withCancellation`, it is attached rather than wrapped; without an engine attached it is
- * a plain ndjson stream.
+ * A drop-in for the SDK's `ndJsonStream(output, input)` with the engine inline (one pass, no
+ * second stream layer): `withCancellation` attaches its engine; without one it is a plain stream.
  */
 export function ndJsonStream(
   output: WritableStream<Uint8Array>,
@@ -47,13 +44,9 @@ export function ndJsonStream(
   let appReading = true;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
-  // The first message of a turn of the event loop leaves at once (no latency when alone);
-  // the ones that follow it in the same turn leave together in one write (one syscall for
-  // many answers under load). A long turn (10,000 cancels from one abort) does not hold its
-  // output to the end: every FLUSH_CHARS leave at once, so the peer works on them while this
-  // side produces the rest. A write in flight completes on a nextTick, which waits for the
-  // microtasks to drain, so while the app writes from microtasks an early flush would only
-  // queue: the app's next write yields to the next turn instead (letting the peer's answers in).
+  // The first message of an event-loop turn leaves at once; the rest of the turn leave in one
+  // write, every FLUSH_CHARS at the most. After such an early flush the app's next write yields
+  // to the next turn (a write completes on a nextTick, after the microtasks), letting answers in.
   let pending = "";
   let batching = false;
   let flushedEarly = false;

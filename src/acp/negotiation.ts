@@ -4,23 +4,16 @@ import type { EngineEvent } from "./events.js";
 import type { Side } from "./methods.js";
 import { PASS_THROUGH_RULES, rulesFor, V1_RULES, type VersionRules } from "./versions/index.js";
 
-/**
- * What `initialize` settles for one connection: the protocol version in force (and with it
- * the rules the engine applies), and the cancellation capability each side advertised.
- * Our own capability is added to both directions' messages under `_meta`.
- */
+/** What `initialize` settles: the version in force (its rules) and each side's capability; ours is added both ways. */
 export class Negotiation {
-  /** The rules of the protocol version in force, chosen at `initialize` (v1 until then). */
+  /** v1 until `initialize` says otherwise. */
   rules: VersionRules = V1_RULES;
   /** The capability each side advertised at `initialize` (undefined: none seen). */
   readonly capabilities: Record<Side, CancellationCapability | undefined> = { client: undefined, agent: undefined };
 
   constructor(private readonly emit: (event: EngineEvent) => void) {}
 
-  /**
-   * The client's request is written in the version it asks for (none named: the rules in
-   * force); a version we do not know passes untouched.
-   */
+  /** The client's request, in the version it asks for (none: the rules in force); an unknown one passes untouched. */
   clientInitialize(request: JsonRpcRequest): JsonRpcRequest {
     const params = request.params as Record<string, unknown> | undefined;
     const asked = params?.protocolVersion;

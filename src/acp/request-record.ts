@@ -27,7 +27,7 @@ export function isRequestJob(job: AnyJob | undefined): job is RequestJob {
 }
 
 /** A class rather than a literal so that `isRequestJob` can tell the engine's jobs apart. */
-class RecordOfRequest implements RequestRecord {
+export class RecordOfRequest implements RequestRecord {
   delivered = false;
   handlerAnswered = false;
   held: JsonRpcResponse | undefined = undefined;
@@ -38,13 +38,4 @@ class RecordOfRequest implements RequestRecord {
     readonly sessionId: string | undefined,
     readonly issuer: Side,
   ) {}
-}
-
-export function newRecord(
-  id: JsonRpcId,
-  method: string,
-  sessionId: string | undefined,
-  issuer: Side,
-): RequestRecord {
-  return new RecordOfRequest(id, method, sessionId, issuer);
 }

@@ -3,10 +3,7 @@ import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.j
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
-/**
- * The engine's part of tracing: what it tells the job observer (src/core/observer.ts) that
- * the job tree cannot. The engine calls these only while an observer is installed.
- */
+// What the engine tells the job observer that the job tree cannot; called only while one is installed.
 
 /** Tells the observer about a request's job; `local` when its handler is in this process. */
 export function traceStart(job: RequestJob, request: JsonRpcRequest, local: boolean): void {
@@ -32,10 +29,7 @@ export function withTraceContext(job: RequestJob, request: JsonRpcRequest): Json
   return request;
 }
 
-/**
- * Tells the observer a job about to settle was answered for its peer (the synthetic answer);
- * returns the failure its answer carries, for the span status.
- */
+/** Tells the observer of a synthetic answer; returns the answer's failure, for the span status. */
 export function traceAnswer(
   job: RequestJob,
   response: JsonRpcResponse,
@@ -51,10 +45,7 @@ export function traceAnswer(
     : undefined;
 }
 
-/**
- * Jobs the engine answered for their peer, so a late reply can be told to the observer: a
- * bounded memory (as the engine's own late-reply ids), kept only while an observer is.
- */
+/** Jobs answered for their peer (bounded), so a late reply can be told to the observer. */
 export class AnsweredForPeer {
   private readonly jobs: Record<Side, Map<JsonRpcId, RequestJob>> = { client: new Map(), agent: new Map() };
 

@@ -12,9 +12,7 @@ export interface TurnsHost {
   now(): number;
   readonly plugin: EnginePlugin | undefined;
   cancel(job: AnyJob, reason: CancelReason): void;
-  /** The running requests issued by `side` that pass `test`. */
   running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
-  /** Requests that stop or free something: never cancelled for anyone. */
   isCleanup(method: string): boolean;
 }
 
@@ -46,11 +44,7 @@ export class SessionTurns {
     return turn;
   }
 
-  /**
-   * A `state_update` (or a prompt) starts foreground work unless some is open, a cancelled
-   * one included: updates after `session/cancel` still belong to the work it cancelled.
-   * The idle `state_update` ends it.
-   */
+  /** Starts foreground work unless some is open (a cancelled one's updates are still its own), or ends it. */
   workChange(sessionId: string | undefined, change: WorkChange, params?: unknown, promptId: JsonRpcId = null): void {
     if (sessionId === undefined) return;
     let open = this.turns.get(sessionId);
@@ -77,9 +71,7 @@ export class SessionTurns {
       host.cancel(turn, "session");
       host.plugin?.turnCancelled(turn);
     }
-    // v2: prompts of the session not answered yet (held or not yet inserted) are cancelled with it.
-    // v1: permission dialogs and other agent requests of the session that hang under no turn
-    // (the turn's own children are cancelling by now: the first test passes over them).
+    // v2: the session's unanswered prompts. v1: its agent requests under no turn (permission dialogs).
     const stray = host.rules().promptIsTurn
       ? host.running(
           "agent",

@@ -2,10 +2,8 @@ import type { AnyJob, Job } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 
 /**
- * A session's foreground work where the prompt answer does not end the turn (ACP v2): it
- * runs from the prompt, or a running / requires_action `state_update`, to the idle
- * `state_update`, and it is the parent of the agent's requests made meanwhile. Not a
- * request: nobody is owed an answer for it, so the engine's cascade passes over it.
+ * A session's foreground work (ACP v2): from the prompt or a running `state_update` to the idle
+ * one, parent of the agent's requests meanwhile. Nobody is owed an answer for it.
  */
 export class SessionWork {
   /** The latest running / requires_action `state_update` of this work (its `background` list is read from it). */

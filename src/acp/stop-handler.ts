@@ -19,8 +19,7 @@ export interface StopContext {
 /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
 export function stopHandler(context: StopContext, job: RequestJob, handler: Side, reason: CancelReason): void {
   const { id, method, sessionId } = job.payload;
-  // A side known not to speak `$/cancel_request` is not sent one; an unknown side is (it is
-  // stable ACP v1 and receivers ignore what they do not support).
+  // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
   const speaksCancel = context.ports[handler].cancelSupport !== "no";
   if (method !== Method.prompt) {
     // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.

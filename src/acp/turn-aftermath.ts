@@ -8,15 +8,11 @@ import {
   type TurnEndOptions,
 } from "./engine-options.js";
 import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import { noTurnsFollowed } from "./engine-stats.js";
 import type { StuckTurn } from "./events.js";
 import { sessionIdOf } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 import { isWorkJob, type WorkJob } from "./session-work.js";
-
-interface HeldPrompt {
-  job: RequestJob;
-  request: JsonRpcRequest;
-}
 
 /** One session's turn: answered for the peer, not yet ended by the agent. */
 interface Aftermath {
@@ -28,51 +24,37 @@ interface Aftermath {
   readonly turnStartedAt: number;
   readonly answeredAt: number;
   suppressed: number;
-  held: HeldPrompt[];
+  held: { job: RequestJob; request: JsonRpcRequest }[];
   escalations: number;
-  /** The window passed and the verdict was `fail`: new prompts are refused at once. */
+  /** The window passed with the verdict `fail`: new prompts are refused at once. */
   failed: boolean;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
- * The aftermath of cancelled turns the agent did not end in time: an engine plug-in, on
- * when the engine is given `turnEnd`. The engine answers such a turn for the agent after
- * the grace period; the agent's own turn goes on. Until it really ends (v1: the agent's
- * late answer to the prompt; v2: its idle `state_update`), the session's updates are not
- * forwarded, the agent's requests are answered cancelled at once, and new prompts for the
- * session wait behind a barrier, bounded by a window and an escalation hook.
- *
- * Sessions without an aftermath cost the engine one size check per hook it calls.
+ * The engine plug-in `turnEnd` turns on: a turn the engine answered for the agent is followed to
+ * its real end (v1: the agent's late prompt answer; v2: its idle `state_update`). Meanwhile its
+ * updates are dropped, its requests refused, and new prompts wait, bounded by a window and an
+ * escalation hook. See docs/decisions.md, "The real end of a turn".
  */
 export class TurnAftermath implements EnginePlugin {
   private readonly sessions = new Map<string, Aftermath>();
-  /** Stuck prompt ids (client's id space) → session, to recognise the agent's late answer. */
+  /** Stuck prompt ids (the client's) → session, to recognise the agent's late answer. */
   private readonly byPrompt = new Map<JsonRpcId, string>();
   /** When each prompt went to the agent. */
   private readonly started = new WeakMap<RequestJob, number>();
-  /** Cancelled foreground work (v2) the agent has a grace to end before the engine gives up on it. */
+  /** Cancelled foreground work (v2), in its grace. */
   private readonly workGrace = new Map<WorkJob, ReturnType<typeof setTimeout>>();
   private readonly windowMs: number;
-  private readonly graceMs: number;
-  readonly stats: AftermathStats = {
-    turnsTracked: 0,
-    lateUpdatesSuppressed: 0,
-    lateRequestsRefused: 0,
-    promptsHeld: 0,
-    stuckEscalations: 0,
-  };
+  readonly stats: AftermathStats = noTurnsFollowed();
 
   constructor(
     private readonly host: EngineHost,
     private readonly options: TurnEndOptions,
-    graceMs: number = DEFAULT_GRACE_MS,
+    private readonly graceMs: number = DEFAULT_GRACE_MS,
   ) {
     this.windowMs = options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS;
-    this.graceMs = graceMs;
   }
-
-  // ---- the engine's hooks -------------------------------------------------------------
 
   turnStarted(job: RequestJob): void {
     this.started.set(job, this.host.now());
@@ -84,14 +66,9 @@ export class TurnAftermath implements EnginePlugin {
     if (sessionId === undefined || this.host.rules().realTurnEnd !== "prompt-answer") return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
     const existing = this.sessions.get(sessionId);
-    if (existing !== undefined) {
-      // A second prompt the client sent into the same turn, also left running by the agent:
-      // the turn ends when the agent has answered both.
-      existing.open.add(id);
-      this.byPrompt.set(id, sessionId);
-      return;
-    }
-    this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
+    // A second prompt into the same turn: it ends when the agent has answered both.
+    if (existing !== undefined) existing.open.add(id);
+    else this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
     this.byPrompt.set(id, sessionId);
   }
 
@@ -121,11 +98,7 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
-  /**
-   * A `session/update` from the agent: true when it belongs to a turn already answered (drop
-   * it). An update that really ends such a turn (v2: the idle `state_update`) ends it, and is
-   * not forwarded either: the client already had the engine's idle for it.
-   */
+  /** True drops an update of a turn already answered; the one that ends it (v2 idle) too: the client had ours. */
   suppresses(params: unknown): boolean {
     if (this.sessions.size === 0) return false;
     const sessionId = sessionIdOf(params);
@@ -142,7 +115,7 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
-  /** An agent request of a session whose turn was answered: a turn the client was told is over never shows it. */
+  /** An agent request of a session whose turn was answered: the client was told it is over. */
   refuses(request: JsonRpcRequest, sessionId: string): string | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
     this.stats.lateRequestsRefused++;
@@ -186,13 +159,7 @@ export class TurnAftermath implements EnginePlugin {
     this.byPrompt.clear();
   }
 
-  // ---- following a turn to its real end ----------------------------------------------
-
-  /**
-   * v2: the grace after `session/cancel` passed and the agent has not reported the work
-   * idle: the client is told it is (the version's notice), and the agent's own work is
-   * followed to its real end (its idle `state_update`).
-   */
+  /** v2: the grace after `session/cancel` passed with the work not idle: tell the client, follow the agent's. */
   private workGivenUp(work: WorkJob): void {
     this.workGrace.delete(work);
     const { sessionId, promptId, startedAt } = work.payload;
@@ -225,15 +192,13 @@ export class TurnAftermath implements EnginePlugin {
     this.host.emit({ type: "turn-outlives-answer", sessionId, id: promptId, windowMs: this.windowMs });
   }
 
-  /**
-   * The agent's turn in `sessionId` really ended. The one signal every protocol version
-   * gives in its own way: v1 the late answer to the prompt, the v2 draft an idle
-   * `state_update`. Held prompts go to the agent now, in the order they came.
-   */
+  /** The agent's turn in `sessionId` really ended: held prompts go to the agent now, in order. */
   private ended(sessionId: string, how: string): void {
     const aftermath = this.sessions.get(sessionId);
     if (aftermath === undefined) return;
-    this.forget(aftermath);
+    clearTimeout(aftermath.timer);
+    this.sessions.delete(sessionId);
+    for (const id of aftermath.open) this.byPrompt.delete(id);
     this.host.emit({
       type: "turn-ended",
       sessionId,
@@ -247,12 +212,6 @@ export class TurnAftermath implements EnginePlugin {
     }
   }
 
-  private forget(aftermath: Aftermath): void {
-    clearTimeout(aftermath.timer);
-    this.sessions.delete(aftermath.sessionId);
-    for (const id of aftermath.open) this.byPrompt.delete(id);
-  }
-
   private arm(aftermath: Aftermath): void {
     aftermath.timer = setTimeout(() => this.windowPassed(aftermath), this.windowMs);
     aftermath.timer.unref?.();
@@ -263,16 +222,7 @@ export class TurnAftermath implements EnginePlugin {
     if (this.sessions.get(aftermath.sessionId) !== aftermath) return;
     aftermath.escalations++;
     this.stats.stuckEscalations++;
-    const now = this.host.now();
-    const stuck: StuckTurn = {
-      sessionId: aftermath.sessionId,
-      promptId: aftermath.promptId,
-      stuckForMs: Math.round(now - aftermath.answeredAt),
-      turnAgeMs: Math.round(now - aftermath.turnStartedAt),
-      escalation: aftermath.escalations,
-      suppressedUpdates: aftermath.suppressed,
-      heldPrompts: aftermath.held.length,
-    };
+    const stuck = this.stuckOf(aftermath);
     const verdict = this.options.onStuck?.(stuck) ?? "fail";
     this.host.emit({ type: "turn-stuck", ...stuck, verdict });
     // The hook may have ended the turn or replaced the agent (restart).
@@ -289,11 +239,22 @@ export class TurnAftermath implements EnginePlugin {
     }
   }
 
+  private stuckOf(aftermath: Aftermath): StuckTurn {
+    const now = this.host.now();
+    return {
+      sessionId: aftermath.sessionId,
+      promptId: aftermath.promptId,
+      stuckForMs: Math.round(now - aftermath.answeredAt),
+      turnAgeMs: Math.round(now - aftermath.turnStartedAt),
+      escalation: aftermath.escalations,
+      suppressedUpdates: aftermath.suppressed,
+      heldPrompts: aftermath.held.length,
+    };
+  }
+
   /** The error a prompt gets when the turn before it is stuck: names the turn and how long. */
   private stuckAnswer(aftermath: Aftermath, id: JsonRpcId): JsonRpcResponse {
-    const now = this.host.now();
-    const stuckForMs = Math.round(now - aftermath.answeredAt);
-    const turnAgeMs = Math.round(now - aftermath.turnStartedAt);
+    const { stuckForMs, turnAgeMs } = this.stuckOf(aftermath);
     return errorResponse(
       id,
       TURN_STUCK_ERROR_CODE,

@@ -30,11 +30,7 @@ function roleOf(app: unknown, role: Side | undefined): Side {
   );
 }
 
-/**
- * The SDK object that identifies one connection: every context of that connection (the
- * one `connect` returns, and each handler's `client` / `agent`) exposes it. The v1 API names
- * it `connectionContext`; the v2 draft's contexts keep it in their (TypeScript-private) `cx`.
- */
+/** The SDK object that identifies a connection in each of its contexts (v1 `connectionContext`, v2 `cx`). */
 function connectionOf(context: unknown): object | undefined {
   const holder = context as { connectionContext?: unknown; cx?: unknown } | undefined;
   const connection = holder?.connectionContext ?? holder?.cx;
@@ -46,10 +42,8 @@ function connectionOf(context: unknown): object | undefined {
  *
  *     const app = withCancellation(acp.agent({ name: "my-agent" }));
  *
- * Request handlers registered afterwards nest the requests they send (through their
- * context) under the request they handle, and their own aborts answer -32800. Every stream
- * the app connects to is routed through the cancellation engine. The SDK's API is otherwise
- * unchanged.
+ * Handlers registered afterwards nest their requests under the one they handle, and their own
+ * aborts answer -32800; every stream the app connects to goes through the engine.
  */
 export function withCancellation<App extends object>(app: App, options: WithCancellationOptions = {}): CancellableApp<App> {
   const role = roleOf(app, options.role);
@@ -58,7 +52,6 @@ export function withCancellation<App extends object>(app: App, options: WithCanc
   const byConnection = new WeakMap<object, Cancellation>();
   const onRequest = target.onRequest.bind(app);
 
-  /** The cancellation of the connection a handler runs for. */
   const cancellationFor = (context: unknown): Cancellation | undefined => {
     const ctx = context as { client?: unknown; agent?: unknown } | undefined;
     const connection = connectionOf(ctx?.client ?? ctx?.agent);

@@ -14,10 +14,7 @@ export interface AgentProcess {
   exited: Promise<AgentExit>;
   /** Signals the agent's whole process group (it was started as a group leader). */
   signalGroup(signal: NodeJS.Signals): void;
-  /**
-   * The bridge has stopped the group itself (SIGKILL after the agent's exit): its watchdog,
-   * which stops the group should the bridge die first, stands down.
-   */
+  /** The bridge stopped the group itself: its watchdog stands down. */
   release(): void;
 }
 
@@ -31,10 +28,7 @@ export class AgentSpawnError extends Error {
   }
 }
 
-/**
- * Starts the agent in a process group of its own, so that stopping it also stops
- * whatever it started (shells, language servers, tools): no orphans.
- */
+/** Starts the agent as a process group leader, so stopping it stops what it started: no orphans. */
 export function spawnAgent(
   command: string,
   args: readonly string[],

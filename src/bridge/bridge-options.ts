@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { CancelSupport } from "../acp/index.js";
+import { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
 import type { LogLevel } from "./logger.js";
 
 export interface BridgeOptions {
@@ -21,18 +22,11 @@ export interface BridgeOptions {
   exitGraceMs?: number;
   /** After SIGTERM, how long to wait before SIGKILL (ms). */
   killGraceMs?: number;
-  /**
-   * How long the agent has to really end a cancelled turn after the bridge answered it
-   * (ms). Meanwhile its late updates are dropped and the session's next prompt waits.
-   */
+  /** How long the agent has to end a cancelled turn the bridge answered (ms); its session's next prompt waits. */
   turnEndWindowMs?: number;
   /** What to do when that window passes: see {@link OnStuck}. Default `fail`. */
   onStuck?: OnStuck;
-  /**
-   * Keep the processes a cancelled turn started (default false: those still running shortly
-   * after the turn's `cancelled` answer are stopped; see turn-processes.ts). For agents that
-   * deliberately leave background processes, such as a dev server started in that turn.
-   */
+  /** Keep the processes a cancelled turn started (default: stopped; turn-processes.ts), e.g. a dev server. */
   keepTurnProcesses?: boolean;
   /** Write every message to this file (created mode 0600; see docs/bridge.md, "Traces"). */
   trace?: string;
@@ -57,14 +51,11 @@ export interface BridgeOptions {
 export type OnStuck = "fail" | "kill-tools" | "restart";
 export const ON_STUCK_CHOICES: readonly OnStuck[] = ["fail", "kill-tools", "restart"];
 
-/**
- * Deadlines the bridge sets unless told otherwise (`--timeout METHOD=SECONDS` replaces one):
- * an agent that never answers `initialize` must not leave the editor waiting forever.
- */
+/** Deadlines unless `--timeout METHOD=SECONDS` replaces one: an agent silent at `initialize` must not hang the editor. */
 export const DEFAULT_DEADLINES: Readonly<Record<string, number>> = { initialize: 60_000 };
 
 export const BRIDGE_DEFAULTS = {
-  graceMs: 2000,
+  graceMs: DEFAULT_GRACE_MS,
   turnEndWindowMs: 10_000,
   onStuck: "fail" as OnStuck,
   maxLineBytes: 64 * 1024 * 1024,

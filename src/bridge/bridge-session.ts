@@ -21,7 +21,7 @@ import { idAtLineStart } from "./line-head-id.js";
 import type { Logger } from "./logger.js";
 import { NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { stopTurnTools } from "./stop-turn-tools.js";
-import { type TurnProcesses, turnProcessesFor } from "./turn-processes.js";
+import { TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -29,44 +29,29 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** Where the bridge meets what runs around it. */
 export interface SessionHooks {
-  /**
-   * A prompt turn the editor cancelled has really ended at the agent (its answer, or the end
-   * the engine saw for a turn it answered itself): the moment to stop what the turn left behind.
-   */
+  /** A prompt the editor cancelled has really ended at the agent: the moment to stop what it left behind. */
   cancelledTurnEnded?(turn: EndedCancelledTurn): void;
 }
 
-export interface EditorIo {
-  input: Readable;
-  output: Writable;
-}
-
-/** One agent process and the endpoint that talks to it. */
 interface ConnectedAgent {
   process: AgentProcess;
   end: NdjsonEndpoint;
 }
 
-/**
- * One editor, one agent (replaced on `restart`), the cancellation engine between them. `run()`
- * relays until the agent is gone and resolves with the bridge's exit status; `shutdown()` stops
- * it as an editor closing its input does; `restart()` replaces a stuck agent.
- */
+/** One editor, one agent (replaced on `restart`), the engine between them; `run()` resolves with the exit status. */
 export class BridgeSession {
   private readonly engine: CancelEngine;
   private readonly editor: NdjsonEndpoint;
-  /** What a chunk from either side produced leaves at once, as a byte relay's would. */
   private readonly flushGroup = new FlushGroup();
   private agent: ConnectedAgent;
   /** Agents replaced by a restart: their last words and their exit change nothing. */
   private readonly retired = new Set<AgentProcess>();
   private readonly replay: InitializeReplay | undefined;
   private readonly turns: CancelledTurns | undefined;
-  /** Stops what a cancelled turn left running (turn-processes.ts); undefined with --keep-turn-processes. */
   private readonly turnProcesses: TurnProcesses | undefined;
   private readonly emulated: string[] = [];
   private readonly deadlines: DeadlineAnswers;
-  /** While an agent restarts, what the engine sends it waits here. */
+  /** What the engine sends a restarting agent waits here. */
   private waiting: JsonRpcMessage[] | undefined;
   private restarting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
@@ -83,7 +68,7 @@ export class BridgeSession {
     private readonly settings: BridgeSettings,
     private readonly logger: Logger,
     private readonly trace: TraceWriter | undefined,
-    private readonly io: EditorIo,
+    private readonly io: { input: Readable; output: Writable },
     agent: AgentProcess,
     hooks: SessionHooks = {},
   ) {
@@ -100,11 +85,19 @@ export class BridgeSession {
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
     const onTurnEnded = hooks.cancelledTurnEnded;
     if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, () => this.agent.process.child.pid);
-    this.turnProcesses = turnProcessesFor(settings.keepTurnProcesses, settings.killGraceMs, () => this.agent.process.child.pid, {
-      note: (text) => this.trace?.note(text),
-      info: (text) => this.logger.info(text),
-      warn: (text) => this.logger.warn(text),
-    });
+    if (settings.keepTurnProcesses !== true) {
+      this.turnProcesses = new TurnProcesses({
+        agentPid: () => this.agent.process.child.pid,
+        killGraceMs: settings.killGraceMs,
+        onStopped: (promptId, { terminated, killed }) => {
+          const what = `prompt ${JSON.stringify(promptId)} ended cancelled`;
+          this.trace?.note(`turn-processes: ${what}: SIGTERM ${JSON.stringify(terminated)}, SIGKILL ${JSON.stringify(killed)}`);
+          this.logger.info(`${what}: stopped ${terminated.length} process(es) it had started (SIGKILL to ${killed.length})`);
+        },
+        onUnsupported: () =>
+          this.logger.warn("cannot stop the processes of a cancelled turn on this platform (it needs Linux's /proc); they keep running"),
+      });
+    }
     this.editor = new NdjsonEndpoint(
       io.input,
       io.output,
@@ -166,11 +159,7 @@ export class BridgeSession {
     return this.stopping;
   }
 
-  /**
-   * Replaces the agent: everything pending for it is answered with an error naming `detail`;
-   * the new agent gets the editor's initialize again, then whatever came meanwhile. Its
-   * sessions are gone: an editor must open new ones (or session/load them).
-   */
+  /** Replaces the agent: what is pending for it gets an error naming `detail`; the new one gets initialize again. */
   restart(detail: string): void {
     if (this.restarting !== undefined || this.stopping !== undefined) return;
     const old = this.agent;
@@ -196,7 +185,6 @@ export class BridgeSession {
       return;
     }
     this.logger.info(`restarted the agent (pid ${fresh.child.pid})`);
-    // The bridge began shutting down meanwhile: the new agent is not needed.
     if (this.stopping !== undefined) fresh.signalGroup("SIGKILL");
     this.agent = this.connect(fresh);
     const queued = this.waiting ?? [];
@@ -215,7 +203,6 @@ export class BridgeSession {
     });
   }
 
-  /** Starts the agent command again, its watchdog's problems logged. */
   private spawn(): Promise<AgentProcess> {
     const { command, args } = this.settings;
     return spawnAgent(command, args, (error) => this.logger.warn(`the agent's watchdog did not start: ${error.message}`));
@@ -287,7 +274,7 @@ export class BridgeSession {
     }
   }
 
-  /** The last agent is gone: answer what it owed, stop what it left, stand its watchdog down. */
+  /** The last agent is gone: answer what it owed, stop what it left (its group), stand its watchdog down. */
   private agentGone(exit: AgentExit): void {
     const detail = describeExit(exit);
     if (this.stopping === undefined) {
@@ -300,7 +287,6 @@ export class BridgeSession {
     this.turns?.clear();
     this.engine.close("agent", detail);
     this.engine.close("client", detail);
-    // Whatever the agent left running in its group goes with it.
     this.agent.process.signalGroup("SIGKILL");
     this.agent.process.release();
   }
@@ -318,7 +304,6 @@ export class BridgeSession {
     this.trace?.note(JSON.stringify(event));
   }
 
-  /** The window passed and the agent still has not ended a cancelled turn. */
   private onStuck(stuck: StuckTurn): StuckVerdict {
     const what = `session ${stuck.sessionId}: the agent has not ended its cancelled turn ${stuck.stuckForMs} ms after the bridge answered it`;
     const { onStuck, killGraceMs } = this.settings;

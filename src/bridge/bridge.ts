@@ -20,11 +20,7 @@ async function startTracing(options: BridgeOptions, logger: Logger): Promise<(()
   }
 }
 
-/**
- * Runs `acp-cancel bridge`: spawns the agent and relays ndjson between the editor (this
- * process's stdin/stdout) and the agent's stdio through the cancellation engine. Resolves
- * with the exit status once the agent is gone.
- */
+/** Runs `acp-cancel bridge`: spawns the agent, relays editor ↔ agent through the engine, resolves with the exit status. */
 export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}): Promise<number> {
   const settings = resolveSettings(options);
   let logger: Logger;

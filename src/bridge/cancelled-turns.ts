@@ -10,12 +10,7 @@ export interface EndedCancelledTurn {
   agentPid: number | undefined;
 }
 
-/**
- * Follows the editor's prompts to tell when a cancelled one really ends at the agent: its own
- * answer (ACP v1), or the engine's `turn-ended` for a turn it answered for the agent. The seam
- * for what should happen then (stopping what the turn left running); the bridge only follows
- * prompts when someone listens.
- */
+/** Tells when a cancelled prompt really ends at the agent: its answer, or the engine's `turn-ended`. */
 export class CancelledTurns {
   /** Prompts in flight at the agent: when each was sent, by id (ids are the editor's). */
   private readonly started = new Map<JsonRpcId, number>();

@@ -2,10 +2,8 @@ import { ErrorCode, errorResponse, type JsonRpcMessage } from "../wire/index.js"
 import { type AgentExit, describeExit } from "./agent-process.js";
 
 /**
- * The agent ended on its own while the editor still talked to it: a crash, not a cancel.
- * The engine answers what the agent owed with -32800 naming the exit (as it does for any
- * side that is gone); an editor takes -32800 for its own Stop and shows nothing. So the
- * bridge turns exactly those answers into -32603 errors that name the exit.
+ * The agent crashed: the engine's -32800 answers naming the exit become -32603 (an editor takes
+ * -32800 for its own Stop and shows nothing). See docs/decisions.md, "Bridge: an agent that ends on its own".
  */
 export class CrashAnswers {
   readonly detail: string;

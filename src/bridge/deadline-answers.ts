@@ -1,11 +1,7 @@
 import type { EngineEvent } from "../acp/index.js";
 import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from "../wire/index.js";
 
-/**
- * The editor's requests the bridge cancelled because their deadline passed. The engine answers
- * them -32800 "Request cancelled" with `data.reason: "deadline"`; the bridge's message names
- * the method, the deadline and the flag that sets it, so an editor shows the cause.
- */
+/** The engine's deadline answers to the editor, with a message naming the method, deadline and flag. */
 export class DeadlineAnswers {
   private readonly expired = new Map<JsonRpcId, string>();
 

@@ -3,12 +3,7 @@ export interface Flushable {
   flushQueued(): void;
 }
 
-/**
- * The endpoints of one relay. A byte relay writes each chunk it reads at once; so does the
- * bridge: what a chunk read by any member produced (on any member's output) is written as
- * soon as that chunk is handled. While a chunk is being handled, a member need not schedule
- * a write of its own for later: the group's flush at the chunk's end covers it.
- */
+/** The endpoints of one relay: what a chunk read by any member produced leaves when it is handled, as a byte relay's. */
 export class FlushGroup {
   private readonly members = new Set<Flushable>();
   private handling = false;

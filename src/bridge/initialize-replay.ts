@@ -1,9 +1,6 @@
 import type { JsonRpcMessage, JsonRpcRequest } from "../wire/index.js";
 
-/**
- * With `--on-stuck restart`: the editor's `initialize` (as sent to the agent) is kept, so that a
- * restarted agent is initialised again under an id of the bridge's own, whose answer stays here.
- */
+/** `--on-stuck restart`: the editor's `initialize`, replayed to a new agent under an id of ours (its answer stays here). */
 export class InitializeReplay {
   private initialize: JsonRpcRequest | undefined;
   private replayId: string | undefined;

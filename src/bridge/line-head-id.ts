@@ -3,14 +3,9 @@ import type { JsonRpcId } from "../wire/index.js";
 const WHITESPACE = /\s/;
 
 /**
- * The top-level `"id"` of a JSON object whose text is cut short (the start of a line too long
- * to read whole), or undefined when the start does not hold a complete one. Nested objects
- * (`params`) are skipped, so an `"id"` inside them is never taken for the request's.
- *
- * Never throws: the head is a peer's bytes. Undefined (the caller answers with id null) when a
- * string in it is not valid JSON, when the id is an integer beyond 2^53 (a float would name
- * another request), or when the `"id"` key repeats within the head (JSON.parse would take the
- * last one). A repeat beyond the head cannot be seen; the answer then names the first.
+ * The top-level `"id"` at the start of a line too long to read whole, or undefined: when none is
+ * complete, a string is not valid JSON, the id is beyond 2^53, or the key repeats. Never throws.
+ * See docs/decisions.md, "Bridge: the id of an oversized line".
  */
 export function idAtLineStart(head: string): JsonRpcId | undefined {
   const scan = new Scanner(head);
@@ -58,10 +53,7 @@ class Scanner {
     }
   }
 
-  /**
-   * A complete string or safe-integer id; a number is complete only once a delimiter follows it.
-   * The scanner stays past a number so the keys after it can still be read.
-   */
+  /** A complete string or safe-integer id (a number once a delimiter follows it). */
   id(): JsonRpcId | undefined {
     this.skipWhitespace();
     if (this.text[this.at] === '"') return this.string();

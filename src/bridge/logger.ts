@@ -7,11 +7,8 @@ export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
- * Leveled logging to stderr or a file; never to stdout, which carries only protocol. A log file
- * is opened as a trace is (private, never through a link: `openPrivateFile`, which throws
- * `RefusedFileError`), but appended to. Every line has its control characters escaped: log
- * texts carry peer input (a bad line's preview, an error's detail). The agent's stderr, piped
- * into `sink`, stays raw: it is the agent's own diagnostics.
+ * Leveled logging to stderr or a private file (never stdout: protocol only), control characters
+ * escaped (texts carry peer input). The agent's stderr, piped into `sink`, stays raw.
  */
 export class Logger {
   private readonly rank: number;
@@ -30,18 +27,10 @@ export class Logger {
     if (this.enabled(level)) this.sink.write(`acp-cancel ${level}: ${escapeControl(text)}\n`);
   }
 
-  error(text: string): void {
-    this.log("error", text);
-  }
-  warn(text: string): void {
-    this.log("warn", text);
-  }
-  info(text: string): void {
-    this.log("info", text);
-  }
-  debug(text: string): void {
-    this.log("debug", text);
-  }
+  readonly error = (text: string): void => this.log("error", text);
+  readonly warn = (text: string): void => this.log("warn", text);
+  readonly info = (text: string): void => this.log("info", text);
+  readonly debug = (text: string): void => this.log("debug", text);
 
   close(): Promise<void> {
     if (this.sink === process.stderr) return Promise.resolve();

@@ -11,28 +11,17 @@ export interface EndpointHandlers {
 const LF = 0x0a;
 const NEWLINE = Buffer.from("\n");
 /**
- * A burst is written in parts once this many messages (or bytes) are queued, so that the
- * peer starts on the first part while the rest is still being parsed. A closed loop carries
- * its requests as one batch: written whole, the batch waits at every hop for the bridge to
- * parse all of it; written in parts, the bridge and the peers work at once (bench 1e: about
- * 0.6x the byte relay whole, about 1x in parts of 16; parts of 8 cost more writes than they win).
+ * A burst is written in parts of this many messages (or bytes), so the peer starts on the first
+ * while the rest is parsed (bench 1e: about 0.6x the byte relay whole, 1x in parts of 16).
  */
 const PART_MESSAGES = 16;
 const PART_BYTES = 64 * 1024;
 
 /**
- * One end of the bridge: a byte stream in, a byte stream out.
- *
- * In: every line is parsed once, straight out of the chunk it arrived in. While a value is
- * being handled, its line's bytes are known, so a message relayed unchanged (the same
- * object) is copied as those bytes: no re-serialisation, no string round trip, and the
- * sender's exact bytes (less a CR before the LF).
- *
- * Out: messages are gathered and written once per input chunk when the endpoint belongs to a
- * `FlushGroup` (as a byte relay writes each chunk it reads), else once per readable burst (at
- * the end of the event loop's poll phase), and in parts of PART_MESSAGES when a chunk is
- * larger. Consecutive relayed lines of one chunk stay one byte range, written as a slice of
- * that chunk. A write from outside any chunk (a timer's) leaves on the next turn of the loop.
+ * One end of the bridge: a byte stream in, a byte stream out. A message relayed unchanged (the
+ * value being handled) is copied as its line's bytes, consecutive lines of one chunk as one
+ * slice. Output leaves once per input chunk of its `FlushGroup` (else on the next turn of the
+ * loop), in parts of PART_MESSAGES.
  */
 export class NdjsonEndpoint {
   private currentValue: unknown;
@@ -104,10 +93,8 @@ export class NdjsonEndpoint {
   }
 
   /**
-   * Queues one message for the output. `from` is the endpoint it came in through, if any:
-   * when `message` is the value that endpoint is handling right now, its original bytes are
-   * relayed. When the output is full, `source` (the stream whose messages fill it) is
-   * paused until it drains, so memory stays bounded.
+   * Queues one message; when it is the value `from` is handling, its original bytes are relayed.
+   * A full output pauses `source` (what fills it) until it drains.
    */
   write(message: unknown, from: NdjsonEndpoint | undefined, source: Readable): void {
     const output = this.output;
@@ -126,7 +113,6 @@ export class NdjsonEndpoint {
       this.flushNow();
       return;
     }
-    // Inside a group's chunk the flush at the chunk's end writes it; no timer is needed.
     if (!this.flushScheduled && this.group?.flushesSoon !== true) {
       this.flushScheduled = true;
       setImmediate(this.flush);

@@ -9,12 +9,9 @@ const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_APPEND } = constants;
 export type PrivateFileMode = "replace" | "append";
 
 /**
- * Opens `path` for writing as a private file: created mode 0600, never through a symbolic link
- * (O_NOFOLLOW), never a FIFO or device (O_NONBLOCK keeps a FIFO from blocking the open). An
- * existing regular file is accepted, made 0600, and emptied (`replace`, a trace) or appended to
- * (`append`, a log) only when it is the user's own with no other hard link; anything else is
- * refused (see docs/decisions.md, "Trace files"). The checks are made on the open descriptor,
- * so nothing can be swapped in between.
+ * Opens `path` as a private file: mode 0600, never through a link, a FIFO or a device; an existing
+ * file only when it is the user's own with one link (checked on the descriptor). See
+ * docs/decisions.md, "Bridge: trace files".
  */
 export function openPrivateFile(path: string, mode: PrivateFileMode = "replace"): number {
   let fd: number;

@@ -1,11 +1,7 @@
 /** What a secret is replaced with in a trace. */
 export const REDACTED = "[redacted]";
 
-/**
- * A key whose value is a credential, normalised (lower case, no `-` or `_`): tokens, secrets,
- * passwords, API keys, authorization headers, cookies, credentials, private keys. Counts such
- * as `inputTokens` are not secrets and are kept.
- */
+/** A key whose value is a credential (counts such as `inputTokens` are not). */
 function isSecretKey(key: string): boolean {
   const name = key.toLowerCase().replace(/[-_]/g, "");
   if (name.includes("token")) return !name.endsWith("tokens");
@@ -20,11 +16,7 @@ function hideValues(entries: unknown[], hide: (name: unknown) => boolean): unkno
   });
 }
 
-/**
- * A `JSON.stringify` replacer that hides secrets: every value of an `env` (an MCP server's
- * environment, as a `{name, value}` list or a map), credential-like `headers`, anything under a
- * key named like a token, secret, password or API key, and `Bearer`/`Basic` credentials.
- */
+/** A `JSON.stringify` replacer that hides `env` values, credential headers and keys, `Bearer`/`Basic` values. */
 export function redactSecrets(key: string, value: unknown): unknown {
   if (key === "") return value;
   if (isSecretKey(key) && value !== null && value !== undefined) return REDACTED;

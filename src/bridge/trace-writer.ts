@@ -14,25 +14,17 @@ export interface TraceEntry {
   note?: string;
 }
 
-export interface TraceOptions {
-  /** Keep secrets (env values, credentials) instead of redacting them. Default false. */
-  keepSecrets?: boolean;
-}
-
 /**
- * Appends one JSON object per line: every message with its hop and time, plus notes.
- * Writes are synchronous so the trace is complete up to the last event even if the
- * bridge is killed, and a reader never sees a hop before the one that caused it.
- * The file is private (mode 0600, never through a link: see `openPrivateFile`), and
- * secrets are redacted unless `keepSecrets` (see `redactSecrets`).
+ * Appends one JSON object per line: every message with its hop and time, plus notes. Synchronous,
+ * so the trace is complete even if the bridge is killed. Private file, secrets redacted.
  */
 export class TraceWriter {
   private fd: number | undefined;
   private readonly started = performance.now();
   private readonly replacer: ((key: string, value: unknown) => unknown) | undefined;
 
-  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error. */
-  constructor(file: string, options: TraceOptions = {}) {
+  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error; `keepSecrets` skips redaction. */
+  constructor(file: string, options: { keepSecrets?: boolean } = {}) {
     this.fd = openPrivateFile(file);
     this.replacer = options.keepSecrets === true ? undefined : redactSecrets;
   }

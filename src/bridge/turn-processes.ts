@@ -1,15 +1,11 @@
 import { descendantsOf, hasProcTable, type ProcessEntry, terminate, type Terminated, uptimeTicks } from "../os/index.js";
 import type { JsonRpcMessage } from "../wire/index.js";
 
-/**
- * After a cancelled turn's answer, how long the agent has to stop its own tools before the
- * bridge does. An agent that kills its tool on cancel (claude-agent-acp) is done by then.
- */
+/** After a cancelled turn's answer, how long the agent has to stop its own tools before the bridge does. */
 export const TURN_PROCESS_SETTLE_MS = 500;
 
 /** One prompt turn, in /proc ticks since boot. */
 interface TurnSpan {
-  readonly key: string;
   readonly began: number;
   ended: number | undefined;
   /** Answered `cancelled`. */
@@ -22,7 +18,6 @@ export interface TurnProcessOptions {
   /** The agent's pid now (it changes when the agent is restarted). */
   agentPid(): number | undefined;
   killGraceMs: number;
-  settleMs?: number;
   /** Called once per cancelled turn whose processes were stopped (not called when there were none). */
   onStopped(promptId: unknown, result: Terminated): void;
   /** Called once, at the first cancelled turn, when this machine has no /proc to find them in. */
@@ -30,18 +25,10 @@ export interface TurnProcessOptions {
 }
 
 /**
- * Stops what a cancelled turn left running. Some agents answer the cancel at once and leave
- * their tool running (codex-acp runs each tool in a session of its own and keeps it on
- * purpose). When a prompt is answered `cancelled`, the processes the agent started during
- * that turn and that still run {@link TURN_PROCESS_SETTLE_MS} later get SIGTERM, then
- * SIGKILL after the kill grace.
- *
- * A process counts as the turn's when it descends from the agent (by parent pid through
- * `/proc`, whatever its group or session) and it was born while the turn ran — after its
- * prompt went to the agent and before its answer — and while no other turn of the agent
- * ran that is still running or ended otherwise than cancelled (a process born then could be
- * that turn's, so it is left alone). Never the agent itself, never what it started before or
- * between turns. Linux only (ACP v1 prompt answers).
+ * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
+ * descendants born during the turn, and during no other turn not cancelled, that still run
+ * {@link TURN_PROCESS_SETTLE_MS} after the answer. Linux only. See docs/decisions.md,
+ * "Processes a cancelled turn leaves running (bridge)".
  */
 export class TurnProcesses {
   private readonly turns = new Map<string, TurnSpan>();
@@ -57,7 +44,7 @@ export class TurnProcesses {
     const key = JSON.stringify(id);
     if (to === "agent" && method === "session/prompt") {
       // Start times are rounded down to the tick: one tick earlier keeps a tool born at once.
-      this.turns.set(key, { key, began: this.now() - 1, ended: undefined, cancelled: false, stopping: false });
+      this.turns.set(key, { began: this.now() - 1, ended: undefined, cancelled: false, stopping: false });
       return;
     }
     if (to !== "client" || method !== undefined) return;
@@ -72,7 +59,7 @@ export class TurnProcesses {
     }
     turn.cancelled = true;
     turn.stopping = true;
-    setTimeout(() => void this.stop(turn, id), this.options.settleMs ?? TURN_PROCESS_SETTLE_MS).unref();
+    setTimeout(() => void this.stop(turn, id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
   /** Turns tracked: open, waiting to be stopped, or kept because one of those overlaps them. */
@@ -101,10 +88,7 @@ export class TurnProcesses {
     return true;
   }
 
-  /**
-   * Forgets ended turns no cleanup will look at again: a turn is kept while it is open or
-   * waiting to be stopped, or while it overlaps one that is (to tell their processes apart).
-   */
+  /** Forgets ended turns, but those open, waiting to be stopped, or overlapping one that is. */
   private prune(): void {
     let earliest = Infinity;
     for (const span of this.turns.values()) {
@@ -114,33 +98,4 @@ export class TurnProcesses {
       if (span.ended !== undefined && !span.stopping && span.ended < earliest) this.turns.delete(key);
     }
   }
-}
-
-/** What the bridge tells about a cancelled turn's processes: a trace note and a log line. */
-export interface TurnProcessReporting {
-  note(text: string): void;
-  info(text: string): void;
-  warn(text: string): void;
-}
-
-/** The bridge's turn-process cleanup, or undefined when `--keep-turn-processes` keeps them. */
-export function turnProcessesFor(
-  keep: boolean | undefined,
-  killGraceMs: number,
-  agentPid: () => number | undefined,
-  report: TurnProcessReporting,
-): TurnProcesses | undefined {
-  if (keep === true) return undefined;
-  return new TurnProcesses({
-    agentPid,
-    killGraceMs,
-    onStopped(promptId, result) {
-      const what = `prompt ${JSON.stringify(promptId)} ended cancelled`;
-      report.note(`turn-processes: ${what}: SIGTERM ${JSON.stringify(result.terminated)}, SIGKILL ${JSON.stringify(result.killed)}`);
-      report.info(`${what}: stopped ${result.terminated.length} process(es) it had started (SIGKILL to ${result.killed.length})`);
-    },
-    onUnsupported() {
-      report.warn("cannot stop the processes of a cancelled turn on this platform (it needs Linux's /proc); they keep running");
-    },
-  });
 }

@@ -18,14 +18,7 @@ const SCRIPT = [
   "exit 0",
 ].join("\n");
 
-/** The grace the watchdog gives the group between its SIGTERM and its SIGKILL. */
-export const WATCHDOG_KILL_GRACE_MS = 2000;
-
-/**
- * A process that outlives the bridge to stop the agent's process group if the bridge dies
- * without doing it (SIGKILL, a crash): an editor ends its agent server with SIGKILL, and an
- * agent that ignores its stdin's end would otherwise run on, reparented to pid 1.
- */
+/** Outlives the bridge to stop the agent's group if the bridge dies first (editors SIGKILL their agent servers). */
 export class Watchdog {
   private readonly child: ChildProcess;
   private stoodDown = false;
@@ -42,10 +35,6 @@ export class Watchdog {
     // Neither the process nor its pipe keeps the bridge alive.
     this.child.unref();
     (this.child.stdin as Socket | null)?.unref();
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
   }
 
   /** The bridge stopped the group itself: the watchdog exits without signalling anything. */

@@ -6,15 +6,7 @@ import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
 
-/**
- * The one call lifecycle every binding uses (MCP, ABP, RAP, vscode-jsonrpc, A2A task links).
- * A call is a job that something waits on. `Calls.start` links it to its parent job and
- * signal and arms its deadline; when it is cancelled, from wherever, the binding's
- * `sendCancel` runs once and the grace starts; it settles exactly once (`resolve`, `reject`,
- * or the grace's end), and whatever answer comes after is dropped (`resolve` returns false).
- * The model is the MCP TS SDK's per-request `{signal, timeout}` with one cleanup closure,
- * on Go's `context` (the cause, `AfterFunc`).
- */
+// The one call lifecycle every binding uses: docs/decisions.md, "One call lifecycle".
 
 /** What a call is linked to. */
 export interface CallLinks {
@@ -33,11 +25,7 @@ export type CancelOrigin = "parent" | "signal" | "deadline" | "call";
 export interface CallProtocol<P, R> {
   /** Sends the protocol's own cancel. Runs once, when the call is cancelled before it settled. */
   sendCancel?(call: Call<P, R>): void;
-  /**
-   * The grace passed without an answer: settle the call (with the protocol's cancelled answer).
-   * Without it a cancelled call gets no grace, and `sendCancel` settles it. A call this leaves
-   * unsettled is rejected with a `JobCancelledError` of its cause.
-   */
+  /** The grace passed unanswered: settle the call. Without it there is no grace (`sendCancel` settles). */
   graceEnded?(call: Call<P, R>): void;
   /** The one cleanup closure: runs once, when the call settles, whatever settled it. */
   cleanup?(call: Call<P, R>): void;
@@ -52,11 +40,7 @@ export interface CallsOptions {
   rememberSettled?: number;
 }
 
-/**
- * Why a call under `links` is pointless before it starts: the cause of its doomed parent, or
- * its aborted signal's reason. Undefined when it is not. A binding that must not send at all
- * then (MCP, ABP, vscode-jsonrpc) checks this before `start`.
- */
+/** Why a call under `links` is pointless before it starts (a doomed parent, an aborted signal), or undefined. */
 export function doomedBy(links: CallLinks): CancelReason | undefined {
   if (links.signal?.aborted === true) return reasonOf(links.signal.reason);
   return links.parent?.isDoomed === true ? (links.parent.cause ?? "internal") : undefined;
@@ -91,10 +75,7 @@ export class Calls<P, R, K = unknown> {
     return this.grace.size;
   }
 
-  /**
-   * Starts a call under `key` (the call itself when none): linked, its deadline armed, and
-   * cancelled at once when its links already are. Undefined when `key` is in flight.
-   */
+  /** Starts a call under `key` (the call itself when none); undefined when `key` is in flight. */
   start(payload: P, links: CallLinks, protocol: CallProtocol<P, R>, key?: K): Call<P, R> | undefined {
     if (key !== undefined && this.live.has(key)) return undefined;
     if (links.timeoutMs !== undefined) checkTimerMs(links.timeoutMs, "timeoutMs");
@@ -197,8 +178,7 @@ export class Call<P, R> {
     if (this.done) return;
     jobObserver?.onEvent(this.job, "synthetic-answer");
     const errors: unknown[] = [];
-    // Even when graceEnded throws, the call settles; the throw is reported, not thrown at the
-    // grace timer (whose other calls must still end) or at a shutdown.
+    // Even when graceEnded throws, the call settles; the throw is reported, not thrown.
     if (this.protocol.graceEnded !== undefined) guarded(() => this.protocol.graceEnded?.(this), errors);
     if (!this.done) this.reject(new JobCancelledError(this.cause ?? "internal"));
     reportErrors(errors, "ending a grace");
@@ -250,11 +230,7 @@ export class Call<P, R> {
     return false;
   }
 
-  /**
-   * Settles once: the promise gets its answer first, so no throwing hook can leave it pending;
-   * then the call leaves its table, its job settles, pending children are cancelled, and the
-   * cleanup runs. What those throw is reported, not lost (report-errors.ts).
-   */
+  /** Settles once; the promise is answered first, so no throwing hook can leave it pending. */
   private settle(failure: JobFailure | undefined, answer: () => void): boolean {
     if (this.done) return false;
     this.done = true;

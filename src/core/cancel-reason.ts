@@ -1,7 +1,5 @@
 /**
- * Why a job was cancelled. The reason travels with the cancellation so that every
- * answer, whoever triggered it, can say what happened.
- *
+ * Why a job was cancelled:
  * - `external`: the request's issuer asked (`$/cancel_request`).
  * - `session`: the session's turn was cancelled (`session/cancel`, `session/close`).
  * - `deadline`: a configured deadline passed.
@@ -10,18 +8,9 @@
  */
 export type CancelReason = "external" | "session" | "deadline" | "shutdown" | "internal";
 
-export const CANCEL_REASONS: readonly CancelReason[] = [
-  "external",
-  "session",
-  "deadline",
-  "shutdown",
-  "internal",
-];
+export const CANCEL_REASONS: readonly CancelReason[] = ["external", "session", "deadline", "shutdown", "internal"];
 
-/**
- * What a cancel call did. Cancelling is idempotent; the effect lets a protocol build
- * the acknowledgement it needs (ABP answers `cancelled:false` for a finished call).
- */
+/** What an idempotent cancel did, for a protocol's acknowledgement (ABP's `cancelled:false`). */
 export type CancelEffect = "cancelled" | "not-found" | "already-settled" | "already-cancelled";
 
 /** The error a job's AbortSignal carries once it is cancelled. */

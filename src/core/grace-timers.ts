@@ -2,16 +2,12 @@ import { SharedTimer } from "./shared-timer.js";
 import { reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
 
-/**
- * How long a cancelled call may stay unanswered before its binding answers for it, unless
- * the caller says otherwise. Every binding's default (ACP engine, vscode-jsonrpc, MCP, ABP).
- */
+/** How long a cancelled call may stay unanswered before its binding answers for it: every binding's default. */
 export const DEFAULT_GRACE_MS = 2000;
 
 /**
- * Grace periods with one timer for all of them: the one grace mechanism of every binding.
- * Every period has the same length, so they end in the order they started: a Map (which
- * keeps insertion order) and one timer for its first entry replace a timer per item.
+ * The one grace mechanism: periods of equal length end in the order they started, so a Map
+ * (insertion order) and one timer for its first entry replace a timer per item.
  */
 export class GraceTimers<T> {
   private readonly due = new Map<T, number>();
@@ -33,10 +29,7 @@ export class GraceTimers<T> {
     return this.due.has(item);
   }
 
-  /**
-   * Starts `item`'s grace period (a second start keeps the first deadline). A caller that
-   * starts many at once (a cascade) reads the clock once and passes it as `startedAt`.
-   */
+  /** Starts `item`'s period (a second start keeps the first); a cascade passes one `startedAt` for all. */
   start(item: T, startedAt: number = Date.now()): void {
     if (this.due.has(item)) return;
     const due = startedAt + this.graceMs;
@@ -44,7 +37,6 @@ export class GraceTimers<T> {
     if (!this.timer.armed) this.timer.arm(due - Date.now());
   }
 
-  /** `item` no longer needs its grace period. */
   stop(item: T): void {
     if (!this.due.delete(item) || this.due.size > 0) return;
     // Nothing left to wait for: no timer outlives the work.

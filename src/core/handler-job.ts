@@ -1,11 +1,6 @@
 import type { AnyJob } from "./job.js";
 
-/**
- * The job of each request a handler is running, keyed by the AbortSignal the handler's
- * context carries. Every SDK we bind hands its handlers a per-request signal (`ctx.signal`
- * in `@agentclientprotocol/sdk`, `extra.signal` in the MCP SDK), so the signal is the one key
- * all placements share, and a WeakMap lets the entry go with the request.
- */
+/** Each running handler's job, by the per-request signal every SDK we bind hands its handlers. */
 const jobsBySignal = new WeakMap<AbortSignal, AnyJob>();
 
 /** A handler's context, as far as `jobOf` reads it: anything that carries its request's signal. */

@@ -1,9 +1,9 @@
 export { CANCEL_REASONS, type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
-export { type AnyJob, type CancelVisitor, Job, type JobState } from "./job.js";
+export { type AnyJob, Job } from "./job.js";
 export { JobTable } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
 export { GraceTimers } from "./grace-timers.js";
-export { bindHandlerJob, type HandlerContextLike, jobOf } from "./handler-job.js";
+export { bindHandlerJob, jobOf } from "./handler-job.js";
 export {
   type JobCancelOrigin,
   type JobEvent,

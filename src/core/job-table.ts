@@ -13,21 +13,10 @@ function isSlotKey(key: unknown): key is number {
 }
 
 /**
- * Jobs in flight keyed by the id their issuer gave them. One table per direction, so
- * a key can only ever name the issuer's own work.
- *
- * Most peers number their requests 0, 1, 2…, so integer keys live in a slot array: key k
- * may sit in slot k mod length, or in the slot half the array away. Sequential ids in
- * flight never collide, a run of long-lived ids shorter than half the array never blocks
- * both slots of a newer id, and a lookup costs one or two array reads however many jobs
- * are in flight, where a Map slows down as it grows (cache misses in its hash table). Any
- * other key (a string, a negative or fractional number, null), and an integer whose two
- * slots are taken, goes to a Map. The slot array grows when collisions show it is too small
- * for the ids in flight, and shrinks back when the table empties.
- *
- * Kept (issue 24's 3% rule): with a Map the engine's per-message cost at 100,000 requests in
- * flight rose to 4-5x its cost at 1, against 1.5-2.6x with the slots (docs/decisions.md).
- * A key leaves the table when its job settles; nothing of it is remembered.
+ * Jobs in flight keyed by their issuer's id (one table per direction). Integer keys live in a
+ * slot array: key k in slot k mod length or the slot half the array away, so a lookup is one or
+ * two reads however many are in flight; any other key, or one whose slots are taken, goes to a
+ * Map. Kept by the 3% rule: docs/decisions.md, "Optimisations kept and dropped".
  */
 export class JobTable<K, P> {
   private slotKeys = new Int32Array(INITIAL_SLOTS).fill(EMPTY);
@@ -68,11 +57,7 @@ export class JobTable<K, P> {
     return jobs.values();
   }
 
-  /**
-   * The running jobs that pass `test`, in the order of `values()`: a scan that copies only what
-   * it finds (a session's cancel looks for a few among thousands). The state is tested in the
-   * loop, so the jobs a cascade has just marked cancelling cost no call.
-   */
+  /** The running jobs that pass `test`, in the order of `values()`, copying only what it finds. */
   selectRunning(test: (job: Job<P>) => boolean): Job<P>[] {
     const found: Job<P>[] = [];
     if (this.slotted > 0) {

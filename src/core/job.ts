@@ -5,10 +5,7 @@ import { checkTimerMs } from "./timer-limit.js";
 
 export type JobState = "running" | "cancelling" | "settled";
 
-/**
- * Called once for each job a cancel reaches, deepest first. A subtree can hold jobs of other
- * bindings (an ACP turn's RAP call, say), so a visitor checks the payload is one of its own.
- */
+/** Called once for each job a cancel reaches, deepest first; a subtree may hold other bindings' jobs. */
 export type CancelVisitor = (job: AnyJob) => void;
 
 /** A job of any binding: the type of a parent or child across bindings. */
@@ -16,39 +13,26 @@ export type CancelVisitor = (job: AnyJob) => void;
 export type AnyJob = Job<any>;
 
 /**
- * One unit of work in flight: a request, a call, a task. Jobs form a tree; cancelling a
- * job cancels its subtree, children before parents, and each job settles exactly once.
- *
- * Kept deliberately small: no AbortController, child set, hook list or timer exists until
- * someone needs it, because a busy connection holds thousands of these.
- *
- * The seam between bindings: a binding that starts work under another binding's job passes
- * that job as `parent`, reacts to its own job's cancel (`onCancel`, or the `signal` for plain
- * libraries) by sending its protocol's cancel, and calls `settle()` once its work has an
- * answer (or its grace has passed). `startCall` (call.ts) does all of that for a call.
+ * One unit of work in flight. Cancelling a job cancels its subtree, children before parents;
+ * each job settles exactly once. Controller, child set, hooks and timer are made lazily: a
+ * busy connection holds thousands of jobs.
  */
 export class Job<P = unknown> {
   state: JobState = "running";
   /** Why this job was cancelled; undefined while it was not. See `cause` for the inherited why. */
   reason: CancelReason | undefined = undefined;
-  /** The job this one was started under; it may belong to another binding. */
-  readonly parent: AnyJob | undefined;
   private childSet: Set<AnyJob> | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private hooks: (() => void)[] | undefined = undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /**
-   * Called when the last attached child settles, with that child. A binding that holds this
-   * job's answer until its children (of any binding) are done sets it; children settle
-   * through their own bindings, so this is how the holder learns the wait is over.
-   */
+  /** Called when the last attached child (of any binding) settles: a held answer may go now. */
   onChildrenSettled: ((lastChild: AnyJob) => void) | undefined = undefined;
 
+  /** `parent`: the job this one was started under, of any binding. */
   constructor(
     readonly payload: P,
-    parent?: AnyJob,
+    readonly parent: AnyJob | undefined = undefined,
   ) {
-    this.parent = parent;
     if (parent !== undefined && parent.state !== "settled") {
       parent.childSet ??= new Set();
       parent.childSet.add(this);
@@ -69,11 +53,7 @@ export class Job<P = unknown> {
     return this.state === "cancelling" || (this.parent?.isDoomed ?? false);
   }
 
-  /**
-   * Why the nearest cancelled job on the way to the root (this one first) was cancelled, as
-   * Go's `context.Cause`; undefined when none was. A job born under a cancelling grandparent
-   * has no reason of its own and a parent without one: its cause is the grandparent's.
-   */
+  /** Why the nearest cancelled job from here to the root was cancelled (Go's `context.Cause`). */
   get cause(): CancelReason | undefined {
     if (this.reason !== undefined) return this.reason;
     for (let at = this.parent; at !== undefined; at = at.parent) {
@@ -103,9 +83,8 @@ export class Job<P = unknown> {
   }
 
   /**
-   * Runs `hook` once when this job is cancelled (as Go's `context.AfterFunc`): during the
-   * cascade, after the job's children, before its signal aborts. A job already cancelling runs
-   * it now; a settled job never does. Returns `stop`, true when it kept the hook from running.
+   * Runs `hook` once when this job is cancelled (Go's `context.AfterFunc`), after its children and
+   * before its signal aborts; at once when already cancelling. `stop` returns true if it kept it from running.
    */
   onCancel(hook: () => void): () => boolean {
     if (this.state === "settled") return never;
@@ -115,19 +94,13 @@ export class Job<P = unknown> {
     }
     (this.hooks ??= []).push(hook);
     return () => {
-      const hooks = this.hooks;
-      const at = hooks === undefined ? -1 : hooks.indexOf(hook);
-      if (at === -1 || hooks === undefined) return false;
-      hooks.splice(at, 1);
-      return true;
+      const at = this.hooks?.indexOf(hook) ?? -1;
+      if (at !== -1) this.hooks?.splice(at, 1);
+      return at !== -1;
     };
   }
 
-  /**
-   * Cancels this job and its subtree. The job is marked before its children are
-   * visited, so anything born under it during the cascade is already doomed. `origin` says
-   * where the cancel came from, for an observer; the cascade passes `parent` to children.
-   */
+  /** Cancels this job and its subtree; marked first, so work born during the cascade is doomed. */
   cancel(reason: CancelReason, visit?: CancelVisitor, origin: JobCancelOrigin = "self"): CancelEffect {
     if (this.state === "settled") return "already-settled";
     if (this.state === "cancelling") return "already-cancelled";
@@ -135,8 +108,7 @@ export class Job<P = unknown> {
     this.reason = reason;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
     jobObserver?.onCancel(this, reason, origin);
-    // A throwing hook or visitor must not stop the cascade: every child and hook still runs,
-    // the signal still aborts, and the errors are reported afterwards (report-errors.ts).
+    // A throw must not stop the cascade: it is reported afterwards (report-errors.ts).
     const errors: unknown[] = [];
     const children = this.childSet;
     if (children !== undefined && children.size !== 0) {
@@ -153,10 +125,7 @@ export class Job<P = unknown> {
     return "cancelled";
   }
 
-  /**
-   * Marks the job done. Returns false when it was already settled: the caller must not answer
-   * twice. `failure` tells an observer the answer was an error.
-   */
+  /** Marks the job done; false when it already was (the caller must not answer twice). */
   settle(failure?: JobFailure): boolean {
     if (this.state === "settled") return false;
     this.state = "settled";

@@ -1,16 +1,9 @@
 import type { CancelReason } from "./cancel-reason.js";
 
-/**
- * The one seam through which tracing (src/otel) watches the job tree: every binding's jobs
- * pass through `Job` and the call lifecycle, so one observer sees them all. It is a process
- * global, as OpenTelemetry's own tracer provider is, and costs one load and compare per
- * hook while unset. Core knows nothing of spans: the observer decides what a job becomes.
- */
+// The one seam through which tracing (src/otel) watches every binding's jobs: a process global,
+// as OpenTelemetry's tracer provider is, one compare per hook while unset.
 
-/**
- * What an observer sees of a job: its identity (a key for its span), its parent and its cause.
- * `Job` has these; naming them here keeps this file from importing job.ts (which imports it).
- */
+/** What an observer sees of a job (named here, as job.ts imports this file). */
 export interface ObservedJob {
   readonly parent: ObservedJob | undefined;
   readonly cause: CancelReason | undefined;
@@ -32,10 +25,7 @@ export interface JobInfo {
   readonly attributes?: Readonly<Record<string, string | number | boolean>> | undefined;
 }
 
-/**
- * Where a cancel came from: `parent` (the cascade), `signal`, `deadline`, `call` (the
- * binding's own cancel), or `self` (the job was cancelled directly; the cause says why).
- */
+/** Where a cancel came from: the cascade, a signal, a deadline, the binding's own cancel, or directly. */
 export type JobCancelOrigin = "parent" | "signal" | "deadline" | "call" | "self";
 
 /** What happens to a cancelled job after its cancel. */

@@ -1,23 +1,16 @@
 /**
- * The one bounded memory of keys: at most `capacity` of them, each for at most `windowMs`
- * (forever by default), oldest forgotten first. It tells "already settled" from "never seen",
- * and holds early cancels, without keeping every finished job forever.
- *
- * Every key gets the same window, so keys expire in the order they were added: a queue of
- * (key, stamp, due) entries beside a Map from each key to the stamp of its latest add finds
- * them. An entry whose stamp is no longer its key's is stale (the key was deleted or added
- * again) and is passed over. Every read first drops what has expired, so an expired key is
- * never found, whichever method asks.
+ * The one bounded memory of keys: at most `capacity`, each for at most `windowMs` (default
+ * forever), oldest forgotten first. Keys expire in the order they were added: a queue of
+ * (key, stamp, due) beside a Map of each key's latest stamp; a queue entry whose stamp is no
+ * longer its key's is stale and passed over. Every read first drops what expired.
  */
 export class RecentKeys<K> {
   private readonly live = new Map<K, number>();
-  /** Consumed slots are cleared at once, so a forgotten key is freed before the next compaction. */
   private keys: (K | undefined)[] = [];
   private stamps: number[] = [];
   private dues: number[] = [];
   private head = 0;
   private lastStamp = 0;
-  /** Without a window there is nothing to expire: no due times are kept or read. */
   private readonly timed: boolean;
 
   constructor(
@@ -78,11 +71,7 @@ export class RecentKeys<K> {
     this.head++;
   }
 
-  /**
-   * Keeps the queue O(live keys) at O(1) amortised cost: the consumed prefix is cut once it
-   * is longer than what is left, and stale entries are filtered out once they outnumber the
-   * live ones.
-   */
+  /** Keeps the queue O(live keys), amortised O(1): cuts the consumed prefix, or drops stale entries. */
   private compact(): void {
     const length = this.keys.length - this.head;
     if (length - this.live.size > this.live.size + 1024) this.rebuild();

@@ -1,8 +1,6 @@
 /**
- * Reports errors that a binding's hook or a user's listener threw while the lifecycle went on
- * without them. A throw must not stop a cancel cascade or leave a call unsettled, and must not
- * be swallowed either: like an EventTarget listener's error in Node, it is rethrown outside the
- * caller's stack (a microtask), where the process's `uncaughtException` handling sees it.
+ * Reports what hooks and listeners threw while the lifecycle went on without them: rethrown in a
+ * microtask, as Node does for an EventTarget listener, so `uncaughtException` sees it.
  */
 export function reportErrors(errors: readonly unknown[], what: string): void {
   if (errors.length === 0) return;

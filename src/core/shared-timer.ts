@@ -1,9 +1,6 @@
 import { checkTimerMs } from "./timer-limit.js";
 
-/**
- * One unref'd timer that a set of equal-length periods shares: armed for the first period
- * to end, re-armed by its owner when it fires. It never keeps the process alive.
- */
+/** One unref'd timer shared by equal-length periods: armed for the first to end, re-armed by its owner. */
 export class SharedTimer {
   private handle: ReturnType<typeof setTimeout> | undefined = undefined;
 

@@ -1,7 +1,4 @@
-/**
- * The two pieces of ACP that both the engine (acp/) and the vscode-jsonrpc binding (jsonrpc/)
- * read: they sit here, below both, so that neither binding imports the other.
- */
+// ACP pieces both the engine (acp/) and the vscode-jsonrpc binding (jsonrpc/) read: below both.
 
 /** The `sessionId` of ACP params, when there is one. */
 export function sessionIdOf(params: unknown): string | undefined {

@@ -11,10 +11,7 @@ export interface CancelledErrorData {
 export function cancelledErrorData(
   reason: CancelReason,
   detail?: string,
-  originalError?: { code: number; message: string; data?: unknown },
+  originalError?: CancelledErrorData["originalError"],
 ): CancelledErrorData {
-  const data: CancelledErrorData = { reason };
-  if (detail !== undefined) data.detail = detail;
-  if (originalError !== undefined) data.originalError = originalError;
-  return data;
+  return { reason, ...(detail === undefined ? {} : { detail }), ...(originalError === undefined ? {} : { originalError }) };
 }

@@ -8,5 +8,3 @@ export const ErrorCode = {
   /** LSP's reserved RequestCancelled, adopted by ACP for `$/cancel_request`. */
   RequestCancelled: -32800,
 } as const;
-
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,16 +1,8 @@
-/**
- * Control characters, and the Unicode ones that reorder or break a line: C0 (tab and newline
- * included), DEL, C1, the line and paragraph separators, and the bidirectional embeddings,
- * overrides and isolates.
- */
+/** C0 (tab and newline too), DEL, C1, line and paragraph separators, bidi embeddings, overrides, isolates. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
 
-/**
- * `text` safe to print on a terminal: each control character becomes a visible escape (`\x1b`,
- * `\u{202e}`). A trace holds what peers sent, so an ESC or BEL in a method name must not reach
- * the user's terminal as one.
- */
+/** `text` safe to print on a terminal (peer text may hold an ESC): control characters become `\x1b`, `\u{202e}`. */
 export function escapeControl(text: string): string {
   return text.replace(CONTROL, (char) => {
     const code = char.codePointAt(0) ?? 0;

@@ -47,89 +47,57 @@ function describe(value: unknown): string {
 
 export type MessageKind = "request" | "notification" | "response" | "invalid";
 
-/**
- * The kind of a parsed JSON value, without allocating: the hot path's check. It agrees
- * with `classify`, which is called only to explain an invalid value.
- */
-export function kindOf(value: unknown): MessageKind {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "invalid";
-  const record = value as Record<string, unknown>;
-  if (record.jsonrpc !== "2.0") return "invalid";
-  const id = record.id;
-  const hasId = id !== undefined;
-  if (hasId && !isJsonRpcId(id)) return "invalid";
-  const method = record.method;
-  if (method !== undefined) {
-    if (typeof method !== "string") return "invalid";
-    const params = record.params;
-    if (params !== undefined && (typeof params !== "object" || params === null)) return "invalid";
-    return hasId ? "request" : "notification";
-  }
-  if (!hasId) return "invalid";
-  const hasResult = Object.hasOwn(record, "result");
-  const hasError = Object.hasOwn(record, "error");
-  if (hasResult === hasError) return "invalid";
-  return hasError && !isErrorObject(record.error) ? "invalid" : "response";
+/** Why a value is no message; made only on the invalid path. */
+class Problem {
+  constructor(readonly text: string) {}
 }
 
-/**
- * Sorts one parsed JSON value into request, notification, response or invalid. Cheap on
- * the valid path (a handful of property reads), specific on the invalid one.
- */
-export function classify(value: unknown): Classified {
+/** The kind of a parsed JSON value, or why it is none: a handful of property reads when valid. */
+function verdict(value: unknown): Exclude<MessageKind, "invalid"> | Problem {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    const problem = Array.isArray(value)
-      ? "JSON-RPC batches are not supported by ACP"
-      : `a JSON-RPC message must be an object, got ${describe(value)}`;
-    return { kind: "invalid", problem, id: null };
+    return new Problem(
+      Array.isArray(value)
+        ? "JSON-RPC batches are not supported by ACP"
+        : `a JSON-RPC message must be an object, got ${describe(value)}`,
+    );
   }
   const record = value as Record<string, unknown>;
-  const rawId = record.id;
-  const hasId = rawId !== undefined;
-  const id = hasId && isJsonRpcId(rawId) ? rawId : null;
-  if (record.jsonrpc !== "2.0")
-    return { kind: "invalid", problem: 'missing or wrong "jsonrpc": must be "2.0"', id };
-  if (hasId && !isJsonRpcId(rawId)) {
-    return {
-      kind: "invalid",
-      problem: `invalid "id": must be a string, a finite number or null, got ${describe(rawId)}`,
-      id,
-    };
+  if (record.jsonrpc !== "2.0") return new Problem('missing or wrong "jsonrpc": must be "2.0"');
+  const id = record.id;
+  const hasId = id !== undefined;
+  if (hasId && !isJsonRpcId(id)) {
+    return new Problem(`invalid "id": must be a string, a finite number or null, got ${describe(id)}`);
   }
   const method = record.method;
   if (method !== undefined) {
-    if (typeof method !== "string") return { kind: "invalid", problem: '"method" must be a string', id };
+    if (typeof method !== "string") return new Problem('"method" must be a string');
     const params = record.params;
     if (params !== undefined && (typeof params !== "object" || params === null)) {
-      return {
-        kind: "invalid",
-        problem: `"params" must be an object or an array, got ${describe(params)}`,
-        id,
-      };
+      return new Problem(`"params" must be an object or an array, got ${describe(params)}`);
     }
-    return hasId
-      ? { kind: "request", message: value as JsonRpcRequest }
-      : { kind: "notification", message: value as JsonRpcNotification };
+    return hasId ? "request" : "notification";
   }
-  if (!hasId)
-    return {
-      kind: "invalid",
-      problem: 'neither "method" nor "id": not a request, notification or response',
-      id,
-    };
+  if (!hasId) return new Problem('neither "method" nor "id": not a request, notification or response');
   const hasResult = Object.hasOwn(record, "result");
-  const hasError = Object.hasOwn(record, "error");
-  if (hasResult === hasError) {
-    return { kind: "invalid", problem: 'a response needs exactly one of "result" and "error"', id };
+  if (hasResult === Object.hasOwn(record, "error")) return new Problem('a response needs exactly one of "result" and "error"');
+  if (!hasResult && !isErrorObject(record.error)) {
+    return new Problem('"error" must be an object with an integer "code" and a string "message"');
   }
-  if (hasError && !isErrorObject(record.error)) {
-    return {
-      kind: "invalid",
-      problem: '"error" must be an object with an integer "code" and a string "message"',
-      id,
-    };
-  }
-  return { kind: "response", message: value as JsonRpcResponse };
+  return "response";
+}
+
+/** The kind of a parsed JSON value, without allocating: the hot path's check. */
+export function kindOf(value: unknown): MessageKind {
+  const kind = verdict(value);
+  return typeof kind === "string" ? kind : "invalid";
+}
+
+/** Sorts one parsed JSON value into request, notification, response or invalid (with a specific problem). */
+export function classify(value: unknown): Classified {
+  const kind = verdict(value);
+  if (typeof kind === "string") return { kind, message: value } as Classified;
+  const id = (value as { id?: unknown } | null)?.id;
+  return { kind: "invalid", problem: kind.text, id: isJsonRpcId(id) ? id : null };
 }
 
 function isErrorObject(value: unknown): value is JsonRpcErrorObject {

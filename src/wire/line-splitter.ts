@@ -4,19 +4,14 @@ const SPACE = 0x20;
 
 export interface LineSink {
   /**
-   * A complete line (CR stripped, never blank). `bytes[start, end)` are its exact bytes,
-   * valid only during the call: a relay can copy them without encoding `text` again. When
-   * `bytes[end]` is LF, the line ended right there (no CR) in the same buffer.
+   * A complete line (CR stripped, never blank); `bytes[start, end)` are its exact bytes, valid
+   * only during the call. `bytes[end]` is LF when the line ended right there.
    */
   line(text: string, bytes: Buffer, start: number, end: number): void;
-  /**
-   * A line longer than the cap was dropped; `bytes` is how long it got, `head` its first
-   * bytes (up to HEAD_BYTES), so that a reader can still find, say, a request id there.
-   */
+  /** A line over the cap was dropped: its length, and its first HEAD_BYTES (a request id may be there). */
   oversize(bytes: number, head: Buffer): void;
 }
 
-/** How much of a dropped line's start is kept for its `oversize` report. */
 export const HEAD_BYTES = 1024;
 
 /** Whether a line that starts with a byte above space may still be blank: never. */
@@ -25,17 +20,13 @@ function mayBeBlank(bytes: Buffer, start: number): boolean {
 }
 
 /**
- * Splits a byte stream on LF. Lines are decoded only once complete, so a UTF-8 sequence
- * cut across chunks is never mangled. A line that lies whole within one chunk is decoded
- * straight out of it (no copy, no intermediate slice); only a line cut across chunks is
- * kept in parts. A line past `maxLineBytes` is discarded as it streams (memory stays
- * bounded) and reported once when its LF arrives.
+ * Splits a byte stream on LF, decoding a line only once complete (a line within one chunk
+ * straight out of it). A line past `maxLineBytes` is discarded as it streams and reported once.
  */
 export class LineSplitter {
   private parts: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
-  /** The start of the line being discarded. */
   private head: Buffer = Buffer.alloc(0);
 
   constructor(
@@ -55,7 +46,7 @@ export class LineSplitter {
     }
     const max = this.maxLineBytes;
     while (newline !== -1) {
-      if (newline - start > max) this.sink.oversize(newline - start, headOf(chunk, start, newline));
+      if (newline - start > max) this.sink.oversize(newline - start, firstBytes([chunk.subarray(start, newline)]));
       else if (newline > start) this.emit(chunk, start, newline);
       start = newline + 1;
       newline = chunk.indexOf(LF, start);
@@ -111,12 +102,7 @@ export class LineSplitter {
   }
 }
 
-/** A copy of at most HEAD_BYTES from `bytes[start, end)`: the chunk may be reused. */
-function headOf(bytes: Buffer, start: number, end: number): Buffer {
-  return Buffer.from(bytes.subarray(start, Math.min(end, start + HEAD_BYTES)));
-}
-
-/** A copy of the first HEAD_BYTES of `parts`, joined (without joining the rest). */
+/** A copy of the first HEAD_BYTES of `parts` (the chunks may be reused), without joining the rest. */
 function firstBytes(parts: readonly Buffer[]): Buffer {
   const taken: Buffer[] = [];
   let length = 0;

@@ -13,10 +13,7 @@ export type FramingProblem =
   | { kind: "oversize"; bytes: number; limit: number; head?: string };
 
 export interface NdjsonReaderHandlers {
-  /**
-   * One parsed JSON value (not yet checked to be JSON-RPC), with the line it came from;
-   * `bytes[start, end)` are the line's exact bytes, valid only during the call.
-   */
+  /** One parsed JSON value (not yet checked to be JSON-RPC); `bytes[start, end)`: its line, during the call. */
   value(value: unknown, line: string, bytes: Buffer, start: number, end: number): void;
   /** A line that was not JSON, or too long. Never fatal. */
   problem(problem: FramingProblem): void;
@@ -30,15 +27,11 @@ export interface NdjsonReaderOptions {
   maxLineBytes?: number;
 }
 
-/** Preview of a bad line for error messages, short enough to log. */
 function preview(line: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
-/**
- * A line splitter that parses each line as JSON: values and problems (a line that is not
- * JSON, or too long) go to `handlers`. Shared by every reader of ndjson in this library.
- */
+/** A line splitter that parses each line as JSON: every ndjson reader of this library. */
 export function jsonLineSplitter(
   handlers: Pick<NdjsonReaderHandlers, "value" | "problem">,
   maxLineBytes: number,
@@ -83,14 +76,10 @@ export function readNdjson(
     if (error === undefined) splitter.end();
     handlers.end(error);
   };
-  const chunkEnd = handlers.chunkEnd;
-  const onData =
-    chunkEnd === undefined
-      ? (chunk: Buffer | string) => splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)
-      : (chunk: Buffer | string) => {
-          splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-          chunkEnd();
-        };
+  const onData = (chunk: Buffer | string) => {
+    splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    handlers.chunkEnd?.();
+  };
   const onEnd = () => finish();
   const onError = (error: Error) => finish(error);
   const onClose = () => finish();

@@ -1,9 +1,6 @@
 import type { Writable } from "node:stream";
 
-/**
- * Writes JSON values as lines. Honours backpressure by reporting it (`needsDrain`,
- * `drained()`) instead of buffering without bound, so a relay can pause its source.
- */
+/** Writes JSON values as lines, reporting backpressure (`needsDrain`, `drained()`) so a relay can pause. */
 export class NdjsonWriter {
   private closed = false;
   private draining: Promise<void> | undefined = undefined;

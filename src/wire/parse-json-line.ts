@@ -1,10 +1,8 @@
 const BOM = "\uFEFF";
 
 /**
- * Parses one ndjson line. A line JSON.parse refuses gets a second chance without a leading
- * BOM and with Unicode whitespace trimmed (U+2028, no-break space, form feed…): the SDK's own
- * reader (TextDecoder, then trim) accepts such lines, and a peer that works without acp-cancel
- * must work with it. The fallback costs nothing on the ordinary path.
+ * Parses one ndjson line; a refused line gets a second chance without a BOM and trimmed, as the
+ * SDK's own reader accepts it (a peer that works without acp-cancel must work with it).
  */
 export function parseJsonLine(text: string): unknown {
   try {

@@ -2,11 +2,7 @@ import { cancelledError } from "../cancelled-answers.js";
 import type { JsonRpcResponse } from "../../wire/index.js";
 import type { VersionRules } from "./rules.js";
 
-/**
- * A protocol version the engine does not know. Nothing is rewritten and nothing is
- * answered for a peer: the engine only keeps the `$/cancel_request` bookkeeping (which ids
- * are in flight, so cancels are forwarded once and an EOF answers what is pending).
- */
+/** A version the engine does not know: nothing rewritten or answered for a peer; only the bookkeeping. */
 export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
   version: undefined,
   passThrough: true,

@@ -6,11 +6,7 @@ import type { RequestJob } from "../request-record.js";
 import type { SessionWork } from "../session-work.js";
 import type { VersionRules, WorkChange } from "./rules.js";
 
-/**
- * The answer v2 allows for a cancelled request: the `cancelled` permission outcome, else
- * -32800 with the reason. A prompt has no cancelled result in v2: an uninserted prompt is
- * -32800, an inserted one already has its `{messageId}`.
- */
+/** v2's cancelled answer: the `cancelled` permission outcome, else -32800 (a prompt has no cancelled result). */
 function cancelledAnswerV2(job: RequestJob, detail?: string): JsonRpcResponse {
   if (job.payload.method === Method.requestPermission) return resultResponse(job.payload.id, PERMISSION_CANCELLED);
   return cancelledError(job, detail);
@@ -68,11 +64,7 @@ function cancelledWorkEndV2(sessionId: string): JsonRpcNotification {
   });
 }
 
-/**
- * The ACP v2 draft: the prompt answer acknowledges insertion, foreground work runs from the
- * prompt (or a running / requires_action `state_update`) to the idle `state_update`, and
- * capabilities live in `capabilities` both ways.
- */
+/** The ACP v2 draft: the prompt answer acknowledges insertion; work runs until the idle `state_update`. */
 export const V2_RULES: VersionRules = Object.freeze({
   version: 2,
   passThrough: false,
