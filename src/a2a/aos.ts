@@ -1,9 +1,6 @@
 import { z } from "zod";
 
-/**
- * The Agent Observability Standard (AOS) shapes this binding speaks, built from the examples of
- * its `tasks/cancel` hooks (the field tables contradict them; see docs/a2a.md).
- */
+// The AOS shapes of its `tasks/cancel` hooks, from its examples (its field tables contradict them: docs/a2a.md).
 
 /** An agent as AOS describes it in `context.from/to.agent`: its card, or at least a name. */
 export interface AosAgent {
@@ -13,11 +10,9 @@ export interface AosAgent {
   [field: string]: unknown;
 }
 
-export type AosRole = "client" | "server";
-
-export interface AosParty {
+interface AosParty {
   agent: AosAgent;
-  role: AosRole;
+  role: "client" | "server";
 }
 
 /** The A2A JSON-RPC message a guard is asked about, in the wire shape of its connection. */
@@ -41,9 +36,6 @@ export interface AosGuardRequest {
   method: "tasks/cancel";
   params: AosGuardParams;
 }
-
-/** The decisions AOS defines; only allow and deny have a meaning for a cancel. */
-export const AOS_DECISIONS = ["allow", "deny", "modify"] as const;
 
 /** `result` of an AOSSuccessResponse. `decision` is kept a string so an unknown one can be reported. */
 export const AosResultSchema = z.object({
@@ -69,11 +61,7 @@ export const GuardianResponseSchema = z.union([
 ]);
 
 /** The answer to AOS `ping`. */
-export const PingResultSchema = z.object({
-  status: z.string(),
-  version: z.string(),
-  timestamp: z.string(),
-});
+export const PingResultSchema = z.object({ status: z.string(), version: z.string(), timestamp: z.string() });
 export type PingResult = z.infer<typeof PingResultSchema>;
 
 const AgentSchema = z.looseObject({

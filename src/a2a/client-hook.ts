@@ -1,6 +1,6 @@
 import type { AgentCard } from "@a2a-js/sdk";
 import type { CallInterceptor, ClientCallContext } from "@a2a-js/sdk/client";
-import { aosAgent } from "./agent-ref.js";
+import { aosAgent, toAosAgent } from "./agent-ref.js";
 import type { AosAgent } from "./aos.js";
 import { a2aVersion, type CancelInput, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
 import { CancelDeniedError, GuardInputError } from "./guard-errors.js";
@@ -31,7 +31,7 @@ export interface CancelGuardOptions {
  * Every other call passes untouched.
  */
 export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterceptor {
-  const self = isA2aCard(options.self) ? aosAgent(options.self, true) : options.self;
+  const self = toAosAgent(options.self);
   let nextId = 0;
   return {
     async before(args) {
@@ -59,8 +59,4 @@ function headerOf(headers: Record<string, string> | undefined, name: string): st
   if (headers === undefined) return undefined;
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
-}
-
-function isA2aCard(card: AosAgent | AgentCard): card is AgentCard {
-  return Array.isArray((card as AgentCard).supportedInterfaces);
 }
