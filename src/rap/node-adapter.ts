@@ -19,7 +19,7 @@ export function createNodeCancelHandler(options: CancelEndpointOptions): NodeCan
     const notice = new NodeNoticeRequest(request);
     const early = core.precheck(notice);
     if (early !== undefined) return write(request, response, early);
-    readNodeBody(request, core.bodyLimitBytes, core.bodyTimeout, (body) => {
+    readNodeBody(request, core.bodyLimit, core.bodyTimeoutMs, (body) => {
       const answer = core.complete(notice, body);
       if (!(answer instanceof Promise)) return write(request, response, answer);
       answer.then(
