@@ -60,10 +60,7 @@ export class CancellableExecutor implements AgentExecutor {
   private readonly graceMs: number;
   private readonly replicas: TaskOwnership | undefined;
 
-  constructor(
-    private readonly work: SignalledWork,
-    options: CancellableExecutorOptions = {},
-  ) {
+  constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
     this.graceMs = options.graceMs ?? 5000;
     this.replicas = options.replicas;
   }

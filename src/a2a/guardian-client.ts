@@ -45,10 +45,7 @@ export interface GuardQuestion {
 type DecisionBase = Pick<GuardDecision, "hook" | "taskId" | "requestId">;
 
 class GuardianFailure extends Error {
-  constructor(
-    readonly failure: GuardFailure,
-    message: string,
-  ) {
+  constructor(readonly failure: GuardFailure, message: string) {
     super(message);
   }
 }

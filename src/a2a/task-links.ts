@@ -125,14 +125,14 @@ export class A2aTaskLinks {
         reasoning !== undefined ? { ...traced, context: cancelReasoning(reasoning) } : traced,
       )
       .then(
-        (task) =>
-          this.report(call, {
-            taskId,
-            outcome: Number(task.status?.state) === TASK_STATE.canceled ? "canceled" : "failed",
-            task,
-          }),
-        (error: unknown) =>
-          this.report(call, { taskId, outcome: error instanceof CancelDeniedError ? "denied" : "failed", error }),
+        (task) => {
+          const canceled = Number(task.status?.state) === TASK_STATE.canceled;
+          this.report(call, { taskId, outcome: canceled ? "canceled" : "failed", task });
+        },
+        (error: unknown) => {
+          const denied = error instanceof CancelDeniedError;
+          this.report(call, { taskId, outcome: denied ? "denied" : "failed", error });
+        },
       );
   }
 
