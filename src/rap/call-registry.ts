@@ -61,10 +61,7 @@ interface Memory {
 /** `track` of ids in flight for another principal: the second invocation must be refused. */
 export class CallOwnedError extends Error {
   override readonly name = "CallOwnedError";
-  constructor(
-    readonly threadId: string,
-    readonly toolCallId: string,
-  ) {
+  constructor(readonly threadId: string, readonly toolCallId: string) {
     super(`tool call ${JSON.stringify(toolCallId)} of thread ${JSON.stringify(threadId)} is in flight for another principal`);
   }
 }
