@@ -6,10 +6,7 @@ export class AbpClosedError extends Error {
 /** The app sent something this side cannot accept, or refused what this side sent. */
 export class AbpProtocolError extends Error {
   override readonly name = "AbpProtocolError";
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
+  constructor(readonly code: string, message: string) {
     super(message);
   }
 }

@@ -38,10 +38,7 @@ export class PlaywrightTransport implements AbpTransport {
   private markClosed!: (error: AbpClosedError) => void;
   private readonly onPageClose = () => this.fail("the page was closed");
 
-  constructor(
-    private readonly page: Page,
-    private readonly options: PlaywrightTransportOptions = {},
-  ) {
+  constructor(private readonly page: Page, private readonly options: PlaywrightTransportOptions = {}) {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
     });

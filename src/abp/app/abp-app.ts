@@ -287,10 +287,7 @@ class CallContext implements CapabilityContext {
   readonly callId: string;
   private report: CapabilityContext["progress"] | undefined = undefined;
 
-  constructor(
-    private readonly controllerOf: (record: CallRecord) => AbortController,
-    private readonly record: CallRecord,
-  ) {
+  constructor(private readonly controllerOf: (record: CallRecord) => AbortController, private readonly record: CallRecord) {
     this.callId = record.callId;
   }
 

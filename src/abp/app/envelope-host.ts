@@ -23,10 +23,7 @@ export class EnvelopeHost {
   /** Messages refused so far. */
   rejected = 0;
 
-  constructor(
-    private readonly app: AbpApp,
-    private readonly options: EnvelopeHostOptions = {},
-  ) {}
+  constructor(private readonly app: AbpApp, private readonly options: EnvelopeHostOptions = {}) {}
 
   receive(data: unknown, reply: Reply): void {
     const checked = checkAgentMessage(data, this.options.maxMessageBytes ?? LIMITS.maxMessageBytes);
