@@ -61,11 +61,9 @@ function cancelledError(reason: CancelReason, detail?: string, original?: { code
 
 /** A handler's error after it was cancelled, answered as a cancellation. */
 function asCancelled(error: unknown, reason: CancelReason): ResponseError<unknown> {
-  if (error instanceof ResponseError) {
-    if (error.code === ErrorCode.RequestCancelled) return error;
-    return cancelledError(reason, undefined, { code: error.code, message: error.message });
-  }
-  return cancelledError(reason, undefined, { code: ErrorCode.InternalError, message: String(error) });
+  if (error instanceof ResponseError && error.code === ErrorCode.RequestCancelled) return error;
+  const { code, message } = error instanceof ResponseError ? error : { code: ErrorCode.InternalError, message: String(error) };
+  return cancelledError(reason, undefined, { code, message });
 }
 
 function methodOf(type: unknown): string {
@@ -112,10 +110,7 @@ export function createAcpMessageConnection(
     },
   };
   if (options.maxParallelism !== undefined) connectionOptions.maxParallelism = options.maxParallelism;
-  const reader = new NdjsonMessageReader(
-    input,
-    options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
-  );
+  const reader = new NdjsonMessageReader(input, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
   const connection = createMessageConnection(reader, new NdjsonMessageWriter(output), options.logger, connectionOptions);
   const noAnswer = (call: WorkCall) => cancelledError(call.job.reason ?? "internal", `no answer within ${graceMs} ms`);
   const giveUp = (call: WorkCall) => call.reject(noAnswer(call));

@@ -12,10 +12,7 @@ export interface NdjsonMessageReaderOptions {
  * `$/cancel_request {requestId}` is translated to LSP's `$/cancelRequest {id}`, the only one vscode-jsonrpc knows.
  */
 export class NdjsonMessageReader extends AbstractMessageReader {
-  constructor(
-    private readonly stream: Readable,
-    private readonly options: NdjsonMessageReaderOptions = {},
-  ) {
+  constructor(private readonly stream: Readable, private readonly options: NdjsonMessageReaderOptions = {}) {
     super();
   }
 
