@@ -4,10 +4,7 @@ import { openPrivateFile, RefusedFileError } from "../bridge/private-file.js";
 
 /** A mistake in what the user gave the CLI, reported as one line and a documented exit status. */
 export class CliInputError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
+  constructor(message: string, readonly exitCode: number) {
     super(message);
   }
 }

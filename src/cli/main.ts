@@ -73,10 +73,7 @@ async function main(argv: readonly string[]): Promise<number> {
       entries = parseTrace(text);
     } catch (error) {
       if (!(error instanceof TraceFormatError)) throw error;
-      throw new CliInputError(
-        `'${file}' is not a trace written by --trace (JSONL): ${error.message}`,
-        ExitCode.dataError,
-      );
+      throw new CliInputError(`'${file}' is not a trace written by --trace (JSONL): ${error.message}`, ExitCode.dataError);
     }
     process.stdout.write(`${values.mermaid === true ? renderMermaid(entries) : renderTimeline(entries)}\n`);
     return ExitCode.ok;
@@ -104,9 +101,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\n${usage}\n`);
       process.exitCode = ExitCode.usage;
     } else {
-      process.stderr.write(
-        `acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+      process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exitCode = ExitCode.internal;
     }
     process.stdin.destroy();
