@@ -63,14 +63,12 @@ export async function runInProcessGroup(command: string, args: readonly string[]
       env: { ...process.env, ...options.env, TMPDIR: tempDir, [RUN_MARKER]: marker },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (stdout.length < maxOutput) stdout += chunk.toString().slice(0, maxOutput - stdout.length);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < maxOutput) stderr += chunk.toString().slice(0, maxOutput - stderr.length);
-    });
+    const output = { stdout: "", stderr: "" };
+    for (const name of ["stdout", "stderr"] as const) {
+      child[name].on("data", (chunk: Buffer) => {
+        if (output[name].length < maxOutput) output[name] += chunk.toString().slice(0, maxOutput - output[name].length);
+      });
+    }
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
       child.once("error", reject);
@@ -92,7 +90,7 @@ export async function runInProcessGroup(command: string, args: readonly string[]
     const exit = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
-    return { ...exit, stdout, stderr, stopped };
+    return { ...exit, ...output, stopped };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
@@ -104,15 +102,9 @@ export async function runInProcessGroup(command: string, args: readonly string[]
  */
 function membersOf(run: RunIdentity): ProcessEntry[] {
   const all = readProcesses();
-  const found = new Map<number, ProcessEntry>();
-  for (const entry of [
-    ...all.filter((p) => p.pgrp === run.pid),
-    ...descendantsOf(run.pid, all),
-    ...processesWithEnv(RUN_MARKER, run.marker, all),
-  ]) {
-    if (entry.startTicks >= run.startTicks) found.set(entry.pid, entry);
-  }
-  return [...found.values()];
+  const group = all.filter((p) => p.pgrp === run.pid);
+  const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
+  return [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
 }
 
 interface RunIdentity {
