@@ -81,11 +81,7 @@ export class CancellableExecutor implements AgentExecutor {
     const ended = new Promise<void>((resolve) => (end = resolve));
     const running: Running = {
       job: new Job<ServedTaskPayload>({ kind: "a2a-served-task", taskId }),
-      contextId,
-      eventBus,
-      answered: false,
-      ended,
-      end,
+      contextId, eventBus, answered: false, ended, end,
     };
     const { signal } = running.job;
     // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).

@@ -111,16 +111,11 @@ export class GuardianClient {
       if (result === undefined) throw new GuardianFailure("invalid-answer", "the result is not an AOS decision");
       decision = this.fromResult(base, result);
     } catch (error) {
-      const failure = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
+      const { failure, message } = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
       decision = {
-        ...base,
-        decision: this.failPolicy,
-        source: "policy",
-        failure: failure.failure,
-        message: `guardian ${failure.failure} (${failure.message}); fail policy ${this.failPolicy}`,
-        reasonCode: [`guardian-${failure.failure}`],
-        durationMs: 0,
-        at: "",
+        ...base, decision: this.failPolicy, source: "policy", failure,
+        message: `guardian ${failure} (${message}); fail policy ${this.failPolicy}`,
+        reasonCode: [`guardian-${failure}`], durationMs: 0, at: "",
       };
     }
     decision.durationMs = performance.now() - started;
@@ -163,18 +158,10 @@ export class GuardianClient {
         hook, taskId, requestId, decision: "deny", source: "guardian", guardianDecision: "modify", message,
       } as GuardDecision;
     } else {
+      const message = `guardian answered unknown decision '${verdict.slice(0, 64)}'; fail policy ${this.failPolicy}`;
       return {
-        hook,
-        taskId,
-        requestId,
-        decision: this.failPolicy,
-        source: "policy",
-        failure: "invalid-answer",
-        guardianDecision: verdict,
-        message: `guardian answered unknown decision '${verdict.slice(0, 64)}'; fail policy ${this.failPolicy}`,
-        reasonCode: ["guardian-invalid-answer"],
-        durationMs: 0,
-        at: "",
+        hook, taskId, requestId, decision: this.failPolicy, source: "policy", failure: "invalid-answer",
+        guardianDecision: verdict, message, reasonCode: ["guardian-invalid-answer"], durationMs: 0, at: "",
       };
     }
     decision.reasonCode = (result.reasonCode ?? []).map(String);

@@ -60,10 +60,7 @@ export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuar
 }
 
 /** `handler` with its `cancelTask` replaced; every other member is `handler`'s own, bound to it. */
-export function withCancelTask(
-  handler: A2ARequestHandler,
-  cancelTask: A2ARequestHandler["cancelTask"],
-): A2ARequestHandler {
+export function withCancelTask(handler: A2ARequestHandler, cancelTask: A2ARequestHandler["cancelTask"]): A2ARequestHandler {
   return new Proxy(handler, {
     get(target, property, receiver) {
       if (property === "cancelTask") return cancelTask;
