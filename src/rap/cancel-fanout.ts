@@ -223,11 +223,7 @@ export class CancelFanout {
     this.schedule();
     const { notice } = delivery;
     const outcome: CancelNoticeOutcome = {
-      type: "cancel-notice",
-      server: notice.server.name,
-      threadId: notice.threadId,
-      toolCallId: notice.toolCallId,
-      result,
+      type: "cancel-notice", server: notice.server.name, threadId: notice.threadId, toolCallId: notice.toolCallId, result,
       ...extra,
       ms: performance.now() - delivery.started,
     };
