@@ -178,14 +178,8 @@ export class AbpApp {
 
   stats(): AppStats {
     return {
-      records: this.records.size,
-      queued: this.queue.length,
-      running: this.running,
-      controllers: this.controllers,
-      timers: this.timers,
-      remembered: this.remembered.size,
-      started: this.started,
-      skipped: this.skipped,
+      records: this.records.size, queued: this.queue.length, running: this.running, controllers: this.controllers,
+      timers: this.timers, remembered: this.remembered.size, started: this.started, skipped: this.skipped,
     };
   }
 
