@@ -109,10 +109,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
 function traceHandling(job: Job<McpHandling>, request: McpRequest, extra: HandlerExtra): void {
   const tool = request.method === "tools/call" ? request.params?.name : undefined;
   jobObserver?.onStart(job, {
-    protocol: "mcp",
-    method: request.method,
-    id: extra.requestId,
-    kind: "server",
+    protocol: "mcp", method: request.method, id: extra.requestId, kind: "server",
     carrier: request.params?._meta,
     attributes: typeof tool === "string" ? { "gen_ai.tool.name": tool } : undefined,
   });
