@@ -22,9 +22,7 @@ const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
 ]);
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
 }
 
@@ -57,15 +55,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === "guardian") return runGuardianCommand(rest);
   if (command === "trace") {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      strict: true,
-      options: { mermaid: { type: "boolean" } },
-    });
+    const options = { mermaid: { type: "boolean" } } as const;
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options });
     const [file, extra] = positionals;
-    if (file === undefined)
-      throw new UsageError("trace needs a file: acp-cancel trace <trace.jsonl> [--mermaid]");
+    if (file === undefined) throw new UsageError("trace needs a file: acp-cancel trace <trace.jsonl> [--mermaid]");
     if (extra !== undefined) throw new UsageError(`trace takes one file, got also '${extra}'`);
     const text = readInputFile("trace", file);
     let entries;
