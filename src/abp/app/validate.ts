@@ -113,7 +113,10 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
   }
 }
 
-/** An id leading the text (`{"type":"...","id":"..."`, scalars before it), read from the first KiB, never by parsing all. */
+/**
+ * Where an envelope's id leads its text: `{"type":"...","id":"..."`, scalar fields only before
+ * it. Read from the first few KiB only, never by parsing the whole oversized message.
+ */
 const JSON_TEXT = String.raw`"(?:[^"\\]|\\.){0,256}"`;
 const JSON_SCALAR = String.raw`(?:${JSON_TEXT}|-?[0-9.eE+-]{1,32}|true|false|null)`;
 const LEADING_ID = new RegExp(
