@@ -24,7 +24,6 @@ export interface StoppedTask {
   state: TaskState | undefined;
 }
 
-/** The key a task is claimed under on a cancel bus. */
 export const taskKey = (taskId: string) => `a2a-task:${taskId}`;
 
 /** How many returned tasks are remembered, to tell "ran here and returned" from "never ran here". */

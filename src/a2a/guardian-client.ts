@@ -41,7 +41,6 @@ export interface GuardQuestion {
   to: AosAgent;
 }
 
-/** What every decision about one question starts with. */
 type DecisionBase = Pick<GuardDecision, "hook" | "taskId" | "requestId">;
 
 class GuardianFailure extends Error {

@@ -17,7 +17,6 @@ export interface CancelGuardHandlerOptions {
   caller?: (context: ServerCallContext) => AosAgent;
 }
 
-/** The `guard` named in the data of a denied cancel's error. */
 const GUARD_NAME = "aos";
 
 /**
