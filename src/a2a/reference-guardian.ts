@@ -151,10 +151,7 @@ export class ReferenceGuardian {
       clearTimeout(timer);
       if (tooLong) return refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
       this.answer(Buffer.concat(chunks).toString("utf8"), caller).then(
-        (answer) => {
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify(answer));
-        },
+        (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)),
         () => refuse(req, res, 500, "internal error"),
       );
     };
@@ -211,23 +208,13 @@ export class ReferenceGuardian {
     }
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
-    const verdict = await this.book.decide(caller.agent === undefined ? facts : { ...facts, agent: caller.agent });
+    const asked = caller.agent === undefined ? facts : { ...facts, agent: caller.agent };
+    const { decision, rule, message: said, reasonCode } = await this.book.decide(asked);
     this.options.log?.({
-      at: new Date().toISOString(),
-      requestId: rpcId,
-      method: "tasks/cancel",
-      ...facts,
-      client: caller.client,
-      ...(reasoning !== undefined ? { reasoning } : {}),
-      decision: verdict.decision,
-      rule: verdict.rule,
-      message: verdict.message,
+      at: new Date().toISOString(), requestId: rpcId, method: "tasks/cancel", ...facts, client: caller.client,
+      ...(reasoning !== undefined ? { reasoning } : {}), decision, rule, message: said,
     });
-    return {
-      jsonrpc: "2.0",
-      id: rpcId,
-      result: { decision: verdict.decision, message: verdict.message, reasonCode: verdict.reasonCode },
-    };
+    return { jsonrpc: "2.0", id: rpcId, result: { decision, message: said, reasonCode } };
   }
 }
 
