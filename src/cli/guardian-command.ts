@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { parseGuardianRules, RulesError } from "../a2a/guardian-rules.js";
-import { startGuardian } from "../a2a/reference-guardian.js";
+import { type GuardianLogEntry, startGuardian } from "../a2a/reference-guardian.js";
 import { UsageError } from "./parse-bridge-args.js";
 
 /** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h). */
@@ -111,13 +111,9 @@ async function serve(
   const counter = args.redis === undefined ? undefined : await (await import("../replicas/index.js")).redisRateCounter(args.redis);
   let guardian;
   try {
-    guardian = await startGuardian({
-      rules,
-      port: args.port,
-      host: args.host,
-      log: (entry) => process.stdout.write(`${JSON.stringify(entry)}\n`),
-      ...(counter === undefined ? {} : { counter }),
-    });
+    const log = (entry: GuardianLogEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+    const shared = counter === undefined ? {} : { counter };
+    guardian = await startGuardian({ rules, port: args.port, host: args.host, log, ...shared });
   } catch (error) {
     await counter?.close();
     const { code, message } = error as NodeJS.ErrnoException;
