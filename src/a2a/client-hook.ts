@@ -26,9 +26,8 @@ export interface CancelGuardOptions {
 }
 
 /**
- * The AOS client hook as an `@a2a-js/sdk` CallInterceptor: before `cancelTask` leaves, the
- * guardian is asked; on deny nothing is sent and the call rejects with CancelDeniedError.
- * Every other call passes untouched.
+ * The AOS client hook as an `@a2a-js/sdk` CallInterceptor: the guardian is asked before `cancelTask` leaves;
+ * on deny nothing is sent and the call rejects with CancelDeniedError. Other calls pass untouched.
  */
 export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterceptor {
   const self = toAosAgent(options.self);

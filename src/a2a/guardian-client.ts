@@ -53,9 +53,8 @@ const DEFAULT_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
 
 /**
- * Asks an AOS guardian whether a cancel may go ahead. `check` never rejects because of the
- * guardian: when it is down, slow, or talking nonsense, the fail policy decides, and the
- * decision says so. It rejects only for a question that is not a valid cancel.
+ * Asks an AOS guardian whether a cancel may go ahead. `check` never rejects because of the guardian (down,
+ * slow or talking nonsense: the fail policy decides, and says so), only for a question that is not a valid cancel.
  */
 export class GuardianClient {
   readonly url: URL;
