@@ -1,49 +1,6 @@
 import { z } from "zod";
 
-/**
- * The Agent Observability Standard (AOS) shapes this binding speaks, built from the examples of
- * its `tasks/cancel` hooks (the field tables contradict them; see docs/a2a.md).
- */
-
-/** An agent as AOS describes it in `context.from/to.agent`: its card, or at least a name. */
-export interface AosAgent {
-  name: string;
-  url?: string;
-  version?: string;
-  [field: string]: unknown;
-}
-
-export type AosRole = "client" | "server";
-
-export interface AosParty {
-  agent: AosAgent;
-  role: AosRole;
-}
-
-/** The A2A JSON-RPC message a guard is asked about, in the wire shape of its connection. */
-export interface A2aCancelMessage {
-  jsonrpc: "2.0";
-  id: string | number;
-  method: "tasks/cancel" | "CancelTask";
-  params: { id: string; metadata?: Record<string, unknown>; tenant?: string };
-}
-
-/** `params` of an AOS guard request. */
-export interface AosGuardParams {
-  payload: A2aCancelMessage;
-  reasoning?: string;
-  context: { from: AosParty; to: AosParty };
-}
-
-export interface AosGuardRequest {
-  jsonrpc: "2.0";
-  id: string;
-  method: "tasks/cancel";
-  params: AosGuardParams;
-}
-
-/** The decisions AOS defines; only allow and deny have a meaning for a cancel. */
-export const AOS_DECISIONS = ["allow", "deny", "modify"] as const;
+// The AOS shapes of its `tasks/cancel` hooks, from its examples (its field tables contradict them: docs/a2a.md).
 
 /** `result` of an AOSSuccessResponse. `decision` is kept a string so an unknown one can be reported. */
 export const AosResultSchema = z.object({
@@ -69,13 +26,10 @@ export const GuardianResponseSchema = z.union([
 ]);
 
 /** The answer to AOS `ping`. */
-export const PingResultSchema = z.object({
-  status: z.string(),
-  version: z.string(),
-  timestamp: z.string(),
-});
+export const PingResultSchema = z.object({ status: z.string(), version: z.string(), timestamp: z.string() });
 export type PingResult = z.infer<typeof PingResultSchema>;
 
+/** An agent as AOS describes it in `context.from/to.agent`: its card, or at least a name. */
 const AgentSchema = z.looseObject({
   name: z.string().min(1).max(1024),
   url: z.string().max(4096).optional(),
@@ -99,3 +53,15 @@ export const AosGuardParamsSchema = z.object({
   reasoning: z.string().max(16_384).optional(),
   context: z.object({ from: PartySchema, to: PartySchema }),
 });
+
+/** `params` of an AOS guard request; its payload is the A2A cancel in the wire shape of its connection. */
+export type AosGuardParams = z.infer<typeof AosGuardParamsSchema>;
+export type A2aCancelMessage = AosGuardParams["payload"];
+export type AosAgent = z.infer<typeof AgentSchema>;
+
+export interface AosGuardRequest {
+  jsonrpc: "2.0";
+  id: string;
+  method: "tasks/cancel";
+  params: AosGuardParams;
+}

@@ -15,15 +15,10 @@ export function a2aVersion(header: string | undefined): A2aVersion {
   return header === undefined || header === "" || header.startsWith("0.") ? "0.3" : "1.0";
 }
 
-/**
- * Rebuilds the JSON-RPC message the cancel is (or was) on the wire as. The SDK hands hooks the
- * decoded input, never the raw message, so `rpcId` is whatever the caller knows of it.
- */
+/** The cancel as a JSON-RPC message on the wire; hooks get the decoded input only, so `rpcId` is the caller's. */
 export function cancelMessage(version: A2aVersion, input: CancelInput, rpcId: string | number): A2aCancelMessage {
   const metadata = input.metadata ?? {};
-  if (version === "0.3") {
-    return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: input.id, metadata } };
-  }
+  if (version === "0.3") return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: input.id, metadata } };
   const params: A2aCancelMessage["params"] = { id: input.id, metadata };
   if (input.tenant !== undefined && input.tenant !== "") params.tenant = input.tenant;
   return { jsonrpc: "2.0", id: rpcId, method: "CancelTask", params };

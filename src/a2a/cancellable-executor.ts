@@ -7,33 +7,23 @@ import { isFinalState, TASK_STATE } from "./task-states.js";
 export type SignalledWork = (context: RequestContext, eventBus: ExecutionEventBus, signal: AbortSignal) => Promise<void>;
 
 export interface CancellableExecutorOptions {
-  /**
-   * How long a cancel waits for the work to return before the task is reported canceled
-   * anyway (default 5000 ms): the SDK itself would wait for ever.
-   */
+  /** How long a cancel waits for the work to return before reporting canceled anyway (default 5000 ms; the SDK waits on). */
   graceMs?: number;
-  /**
-   * Where this executor's tasks are announced to the other replicas of the service, so a cancel
-   * that reaches another replica stops the work here (e.g. a cancel bus from acp-cancel/replicas).
-   */
+  /** Announces the tasks to the service's other replicas, so a cancel reaching one stops the work here. */
   replicas?: TaskOwnership;
 }
 
-/**
- * The replica side of a cross-replica cancel, as this executor needs it: claim a task while its
- * work runs; `stop` is called when a cancel for it reached another replica.
- */
+/** A task is claimed while its work runs; `stop` is called when a cancel for it reached another replica. */
 export interface TaskOwnership {
   claim(key: string, stop: () => Promise<StoppedTask>): { release(): void };
 }
 
-/** What the owner reports once a task's work has stopped: the final state it published. */
+/** The final state the owner published once the task's work stopped. */
 export interface StoppedTask {
   taskId: string;
   state: TaskState | undefined;
 }
 
-/** The key a task is claimed under on a cancel bus. */
 export const taskKey = (taskId: string) => `a2a-task:${taskId}`;
 
 /** How many returned tasks are remembered, to tell "ran here and returned" from "never ran here". */
@@ -50,9 +40,8 @@ interface Running {
   contextId: string;
   /** The bus `execute` publishes on (a cancel from another replica brings none). */
   eventBus: ExecutionEventBus;
-  /** The canceled status is published once, by whoever gets there first. */
+  /** A final state was published, by the work or by the cancel: only the first one goes out. */
   answered: boolean;
-  /** The final state published, by the work or by the cancel. */
   finalState?: TaskState | undefined;
   grace?: ReturnType<typeof setTimeout>;
   /** Resolves once the task is answered: its work returned, or the grace ran out. */
@@ -61,9 +50,8 @@ interface Running {
 }
 
 /**
- * An `AgentExecutor` whose work gets an AbortSignal per task. `cancelTask` aborts it; once the
- * work has returned (so it has really stopped), the executor publishes the final `canceled`
- * status the SDK's cancel is waiting for, unless the work published a final state itself.
+ * An `AgentExecutor` whose work gets an AbortSignal per task. Once aborted work has returned, it
+ * publishes the `canceled` status the SDK's cancel waits for (unless the work published a final state).
  */
 export class CancellableExecutor implements AgentExecutor {
   private readonly tasks = new Map<string, Running>();
@@ -71,10 +59,7 @@ export class CancellableExecutor implements AgentExecutor {
   private readonly graceMs: number;
   private readonly replicas: TaskOwnership | undefined;
 
-  constructor(
-    private readonly work: SignalledWork,
-    options: CancellableExecutorOptions = {},
-  ) {
+  constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
     this.graceMs = options.graceMs ?? 5000;
     this.replicas = options.replicas;
   }
@@ -91,17 +76,11 @@ export class CancellableExecutor implements AgentExecutor {
 
   execute = async (context: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
-    let end = () => undefined as void;
-    const ended = new Promise<void>((resolve) => {
-      end = resolve;
-    });
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
     const running: Running = {
       job: new Job<ServedTaskPayload>({ kind: "a2a-served-task", taskId }),
-      contextId,
-      eventBus,
-      answered: false,
-      ended,
-      end,
+      contextId, eventBus, answered: false, ended, end,
     };
     const { signal } = running.job;
     // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
@@ -177,10 +156,7 @@ function publishCanceled(
   });
 }
 
-/**
- * The bus the work publishes on: notes when the work publishes a final state itself, and drops
- * what the work publishes after the task was answered canceled (a late reply past the grace).
- */
+/** The work's bus: notes a final state the work publishes, drops what it publishes after the task was answered. */
 function watchFinal(eventBus: ExecutionEventBus, running: Running): ExecutionEventBus {
   return new Proxy(eventBus, {
     get(target, property, receiver) {

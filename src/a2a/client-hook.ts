@@ -1,6 +1,6 @@
 import type { AgentCard } from "@a2a-js/sdk";
 import type { CallInterceptor, ClientCallContext } from "@a2a-js/sdk/client";
-import { aosAgent } from "./agent-ref.js";
+import { aosAgent, toAosAgent } from "./agent-ref.js";
 import type { AosAgent } from "./aos.js";
 import { a2aVersion, type CancelInput, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
 import { CancelDeniedError, GuardInputError } from "./guard-errors.js";
@@ -26,12 +26,11 @@ export interface CancelGuardOptions {
 }
 
 /**
- * The AOS client hook as an `@a2a-js/sdk` CallInterceptor: before `cancelTask` leaves, the
- * guardian is asked; on deny nothing is sent and the call rejects with CancelDeniedError.
- * Every other call passes untouched.
+ * The AOS client hook as an `@a2a-js/sdk` CallInterceptor: the guardian is asked before `cancelTask` leaves;
+ * on deny nothing is sent and the call rejects with CancelDeniedError. Other calls pass untouched.
  */
 export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterceptor {
-  const self = isA2aCard(options.self) ? aosAgent(options.self, true) : options.self;
+  const self = toAosAgent(options.self);
   let nextId = 0;
   return {
     async before(args) {
@@ -59,8 +58,4 @@ function headerOf(headers: Record<string, string> | undefined, name: string): st
   if (headers === undefined) return undefined;
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return undefined;
-}
-
-function isA2aCard(card: AosAgent | AgentCard): card is AgentCard {
-  return Array.isArray((card as AgentCard).supportedInterfaces);
 }

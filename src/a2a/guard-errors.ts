@@ -1,9 +1,6 @@
 import type { GuardDecision } from "./guard-decision.js";
 
-/**
- * Thrown by the client hook when the guard denies a cancel: nothing was sent to the remote agent
- * and the task was not cancelled. Carries the whole decision for the caller's own handling.
- */
+/** Thrown by the client hook when the guard denies a cancel (nothing was sent); carries the whole decision. */
 export class CancelDeniedError extends Error {
   override readonly name = "CancelDeniedError";
   readonly taskId: string;

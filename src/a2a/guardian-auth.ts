@@ -2,10 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 
 /** Who a request to the reference guardian comes from, once its bearer token is checked. */
 export interface GuardianCaller {
-  /**
-   * The key its request rate is counted by: `agent:<name>` for a token bound to an agent,
-   * `address:<ip>` otherwise (a shared token, or no token at all, proves no one in particular).
-   */
+  /** Its rate key: `agent:<name>` for a token bound to an agent, else `address:<ip>` (a shared token proves no one). */
   readonly client: string;
   /** The agent its token is bound to, when it is. */
   readonly agent?: string;
@@ -16,10 +13,7 @@ interface KnownToken {
   readonly agent?: string;
 }
 
-/**
- * The rules' bearer tokens. Each is kept as a SHA-256 digest and every one is compared in
- * constant time, so neither a token's length nor which one nearly matched shows in the timing.
- */
+/** The rules' bearer tokens, kept as SHA-256 digests and all compared in constant time (no length or near match shows). */
 export class GuardianTokens {
   private readonly known: KnownToken[];
 

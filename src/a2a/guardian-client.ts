@@ -41,14 +41,10 @@ export interface GuardQuestion {
   to: AosAgent;
 }
 
-/** What every decision about one question starts with. */
 type DecisionBase = Pick<GuardDecision, "hook" | "taskId" | "requestId">;
 
 class GuardianFailure extends Error {
-  constructor(
-    readonly failure: GuardFailure,
-    message: string,
-  ) {
+  constructor(readonly failure: GuardFailure, message: string) {
     super(message);
   }
 }
@@ -57,15 +53,14 @@ const DEFAULT_TIMEOUT_MS = 2000;
 const DEFAULT_MAX_RESPONSE_BYTES = 65_536;
 
 /**
- * Asks an AOS guardian whether a cancel may go ahead. `check` never rejects because of the
- * guardian: when it is down, slow, or talking nonsense, the fail policy decides, and the
- * decision says so. It rejects only for a question that is not a valid cancel.
+ * Asks an AOS guardian whether a cancel may go ahead. `check` never rejects because of the guardian (down,
+ * slow or talking nonsense: the fail policy decides, and says so), only for a question that is not a valid cancel.
  */
 export class GuardianClient {
   readonly url: URL;
   readonly timeoutMs: number;
   readonly failPolicy: FailPolicy;
-  /** Where and how every question is sent, worked out once rather than per question. */
+  /** Worked out once rather than per question. */
   private readonly target: http.RequestOptions;
   private readonly headers: Record<string, string>;
   private readonly maxResponseBytes: number;
@@ -87,9 +82,7 @@ export class GuardianClient {
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (options.onDecision !== undefined) this.listeners.add(options.onDecision);
     // Keep-alive: a guard sits on the cancel's path, so no new connection per question.
-    this.agent = this.url.protocol === "https:"
-      ? new https.Agent({ keepAlive: true })
-      : new http.Agent({ keepAlive: true });
+    this.agent = new (this.url.protocol === "https:" ? https : http).Agent({ keepAlive: true });
     this.target = { ...urlToHttpOptions(this.url), method: "POST", agent: this.agent };
   }
 
@@ -103,14 +96,10 @@ export class GuardianClient {
   async check(question: GuardQuestion): Promise<GuardDecision> {
     const problem = questionProblem(question);
     if (problem !== undefined) throw new GuardInputError(problem);
-    // Built field by field in the wire order: spreading optional fields into literals cost more
-    // than the rest of the question on a guarded cancel's path.
+    // Field by field in the wire order: spreading optional fields cost more than the rest of the question.
     const params = { payload: question.payload } as AosGuardParams;
     if (question.reasoning !== undefined) params.reasoning = question.reasoning;
-    params.context = {
-      from: { agent: question.from, role: "client" },
-      to: { agent: question.to, role: "server" },
-    };
+    params.context = { from: { agent: question.from, role: "client" }, to: { agent: question.to, role: "server" } };
     const request: AosGuardRequest = { jsonrpc: "2.0", id: randomUUID(), method: "tasks/cancel", params };
     const started = performance.now();
     const base = { hook: question.hook, taskId: question.payload.params.id, requestId: request.id };
@@ -120,16 +109,11 @@ export class GuardianClient {
       if (result === undefined) throw new GuardianFailure("invalid-answer", "the result is not an AOS decision");
       decision = this.fromResult(base, result);
     } catch (error) {
-      const failure = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
+      const { failure, message } = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
       decision = {
-        ...base,
-        decision: this.failPolicy,
-        source: "policy",
-        failure: failure.failure,
-        message: `guardian ${failure.failure} (${failure.message}); fail policy ${this.failPolicy}`,
-        reasonCode: [`guardian-${failure.failure}`],
-        durationMs: 0,
-        at: "",
+        ...base, decision: this.failPolicy, source: "policy", failure,
+        message: `guardian ${failure} (${message}); fail policy ${this.failPolicy}`,
+        reasonCode: [`guardian-${failure}`], durationMs: 0, at: "",
       };
     }
     decision.durationMs = performance.now() - started;
@@ -160,33 +144,22 @@ export class GuardianClient {
   /** The decision an answer gives, its fields in the audit event's order (durationMs and at to fill in). */
   private fromResult(base: DecisionBase, result: AosResult): GuardDecision {
     const { hook, taskId, requestId } = base;
+    const verdict = result.decision;
     let decision: GuardDecision;
-    if (result.decision === "allow" || result.decision === "deny") {
-      decision = { hook, taskId, requestId, decision: result.decision, source: "guardian", message: result.message ?? result.decision } as GuardDecision;
-    } else if (result.decision === "modify") {
+    if (verdict === "allow" || verdict === "deny") {
+      const message = result.message ?? verdict;
+      decision = { hook, taskId, requestId, decision: verdict, source: "guardian", message } as GuardDecision;
+    } else if (verdict === "modify") {
       // A cancel has nothing to modify: the guardian did not approve it as sent.
+      const message = result.message ?? "the guardian asked to modify the cancel, which is not defined for tasks/cancel";
       decision = {
-        hook,
-        taskId,
-        requestId,
-        decision: "deny",
-        source: "guardian",
-        guardianDecision: "modify",
-        message: result.message ?? "the guardian asked to modify the cancel, which is not defined for tasks/cancel",
+        hook, taskId, requestId, decision: "deny", source: "guardian", guardianDecision: "modify", message,
       } as GuardDecision;
     } else {
+      const message = `guardian answered unknown decision '${verdict.slice(0, 64)}'; fail policy ${this.failPolicy}`;
       return {
-        hook,
-        taskId,
-        requestId,
-        decision: this.failPolicy,
-        source: "policy",
-        failure: "invalid-answer",
-        guardianDecision: result.decision,
-        message: `guardian answered unknown decision '${result.decision.slice(0, 64)}'; fail policy ${this.failPolicy}`,
-        reasonCode: ["guardian-invalid-answer"],
-        durationMs: 0,
-        at: "",
+        hook, taskId, requestId, decision: this.failPolicy, source: "policy", failure: "invalid-answer",
+        guardianDecision: verdict, message, reasonCode: ["guardian-invalid-answer"], durationMs: 0, at: "",
       };
     }
     decision.reasonCode = (result.reasonCode ?? []).map(String);
@@ -206,59 +179,40 @@ export class GuardianClient {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (error !== undefined) {
-          req.destroy();
-          reject(error);
-        } else {
-          resolve(value);
-        }
+        if (error === undefined) return resolve(value);
+        req.destroy();
+        reject(error);
       };
-      const timer = setTimeout(
-        () => finish(new GuardianFailure("timeout", `no answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
-      const req = transport.request({
-        ...this.target,
-        headers: { ...this.headers, "content-length": Buffer.byteLength(body) },
-      });
-      req.on("error", (error) => finish(new GuardianFailure("unreachable", error.message)));
+      const invalid = (message: string) => finish(new GuardianFailure("invalid-answer", message));
+      const unreachable = (error: Error) => finish(new GuardianFailure("unreachable", error.message));
+      const timeout = () => finish(new GuardianFailure("timeout", `no answer within ${this.timeoutMs} ms`));
+      const timer = setTimeout(timeout, this.timeoutMs);
+      const req = transport.request({ ...this.target, headers: { ...this.headers, "content-length": Buffer.byteLength(body) } });
+      req.on("error", unreachable);
       req.on("response", (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on("data", (chunk: Buffer) => {
           size += chunk.length;
-          if (size > this.maxResponseBytes) {
-            finish(new GuardianFailure("invalid-answer", `answer longer than ${this.maxResponseBytes} bytes`));
-          } else {
-            chunks.push(chunk);
-          }
+          if (size > this.maxResponseBytes) invalid(`answer longer than ${this.maxResponseBytes} bytes`);
+          else chunks.push(chunk);
         });
-        res.on("error", (error) => finish(new GuardianFailure("unreachable", error.message)));
+        res.on("error", unreachable);
         res.on("end", () => {
-          if ((res.statusCode ?? 0) >= 300 && size === 0) {
-            finish(new GuardianFailure("invalid-answer", `HTTP ${res.statusCode} with no JSON-RPC answer`));
-            return;
-          }
+          if ((res.statusCode ?? 0) >= 300 && size === 0) return invalid(`HTTP ${res.statusCode} with no JSON-RPC answer`);
           let json: unknown;
           try {
             json = JSON.parse(Buffer.concat(chunks).toString("utf8"));
           } catch {
-            finish(new GuardianFailure("invalid-answer", `HTTP ${res.statusCode}: not JSON`));
-            return;
+            return invalid(`HTTP ${res.statusCode}: not JSON`);
           }
           const answer = guardianResponse(json);
-          if (answer === undefined) {
-            finish(new GuardianFailure("invalid-answer", "not a JSON-RPC 2.0 answer with an AOS result"));
-            return;
-          }
-          if (answer.id !== request.id) {
-            finish(new GuardianFailure("invalid-answer", "the answer's id is not the request's"));
-          } else if ("error" in answer) {
+          if (answer === undefined) invalid("not a JSON-RPC 2.0 answer with an AOS result");
+          else if (answer.id !== request.id) invalid("the answer's id is not the request's");
+          else if ("error" in answer) {
             const { code, message } = answer.error;
             finish(new GuardianFailure("rpc-error", `JSON-RPC error ${code}: ${message.slice(0, 200)}`));
-          } else {
-            finish(undefined, answer.result);
-          }
+          } else finish(undefined, answer.result);
         });
       });
       req.end(body);

@@ -1,14 +1,11 @@
 /**
- * The reference guardian counts through this one seam: requests per authenticated client (the
- * request limit) and cancels per agent (the rules' `rate`). The default keeps the counts in this
- * process. Replicas of the guardian behind one address must share their counts, so they pass a
- * counter kept elsewhere (a Redis-backed one lives with the replicas code); nothing else changes.
+ * Where the reference guardian counts requests per client and the rules' `rate`: in memory by
+ * default; replicas behind one address share one counter (acp-cancel/replicas has a Redis one).
  */
 export interface RateCounter {
   /**
-   * Records one event for `key` at `now` (ms since the epoch) and answers how many events `key`
-   * has had within the last `windowMs`, this one included. A shared counter may use its own
-   * clock instead of `now`. A key is always used with the same window.
+   * Records one event for `key` at `now` (ms since the epoch; a shared counter may use its own clock)
+   * and answers how many `key` had within the last `windowMs`, this one included. A key keeps one window.
    */
   hit(key: string, windowMs: number, now: number): number | Promise<number>;
 }
@@ -19,11 +16,7 @@ interface Log {
   head: number;
 }
 
-/**
- * A sliding-window counter in this process's memory (the default). Each key keeps the times of
- * its events inside the window; past `maxKeys` keys the least recently hit is forgotten, so a
- * stream of new keys cannot grow memory without bound.
- */
+/** A sliding-window counter in memory; past `maxKeys` keys the least recently hit is forgotten. */
 export class MemoryRateCounter implements RateCounter {
   private readonly logs = new Map<string, Log>();
 

@@ -1,11 +1,7 @@
 import { z } from "zod";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 
-/**
- * The reference guardian's rules file: the first rule whose conditions all match decides; with
- * none matching, `default` decides. A rule with `rate` matches only once more than `max` of the
- * cancels matching its other conditions came from the same agent within `windowMs`.
- */
+// The rules file (docs/a2a.md "Rules file"): the first rule whose conditions all match decides, else `default`.
 const NameList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 const RuleSchema = z.strictObject({
@@ -21,18 +17,13 @@ const RuleSchema = z.strictObject({
   reasonCode: z.array(z.string().max(256)).max(32).optional(),
 });
 
-/** A bearer token bound to the one agent that may use it. */
-const AgentTokenSchema = z.strictObject({
-  /** The agent name this token proves: a question's `context.from.agent.name` must be this. */
-  agent: z.string().min(1),
-  token: z.string().min(1),
-});
+/** A bearer token bound to the one agent (`context.from.agent.name`) that may use it. */
+const AgentTokenSchema = z.strictObject({ agent: z.string().min(1), token: z.string().min(1) });
 
 export const GuardianRulesSchema = z.strictObject({
   default: z.enum(["allow", "deny"]),
-  /** A shared token: a request carrying `Authorization: Bearer <token>` is let in, its `from` unverified. */
+  /** A shared token: its requests are let in, their `from` unverified. With `token` or `tokens`, others get 401. */
   token: z.string().min(1).optional(),
-  /** Tokens bound to agents. With `token` or `tokens` set, a request without one of them gets 401. */
   tokens: z.array(AgentTokenSchema).max(10_000).optional(),
   rules: z.array(RuleSchema).max(1000).default([]),
 });
@@ -78,7 +69,7 @@ export function parseGuardianRules(input: string | unknown): z.infer<typeof Guar
 }
 
 /** The `rule` of a verdict decided by the identity check, not by a rule or the default. */
-export const IDENTITY_RULE = -2;
+const IDENTITY_RULE = -2;
 
 /** What the rules decide for one cancel. */
 export interface RuleVerdict {
@@ -94,10 +85,7 @@ export interface CancelFacts {
   from: string;
   to: string;
   taskId: string;
-  /**
-   * The agent the caller's token is bound to, when it is: `from` must then be this name, and
-   * `rate` counts by it. Without it, `from` is taken as declared.
-   */
+  /** The agent the caller's token is bound to: `from` must then be this name, and `rate` counts by it. */
   agent?: string;
 }
 

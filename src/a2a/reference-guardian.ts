@@ -37,15 +37,9 @@ export interface ReferenceGuardianOptions {
   onRequest?: (message: unknown) => void;
   /** A longer request body gets HTTP 413 (default 65536). */
   maxBodyBytes?: number;
-  /**
-   * More requests than this from one client within a second get HTTP 429 (default 1000). A
-   * client is what authenticated it: its token's agent, or its address (see {@link GuardianCaller}).
-   */
+  /** More requests than this within a second from one client (its token's agent, else its address) get 429 (default 1000). */
   maxRequestsPerSecond?: number;
-  /**
-   * Where the request limit and the rules' `rate` keep their counts. Default: this process's
-   * memory. Replicas behind one address pass one shared counter.
-   */
+  /** Where the request limit and the rules' `rate` count (default: in memory; replicas share one). */
   counter?: RateCounter;
   /** Request headers not complete this long after the connection asks get HTTP 408 (default 5000). */
   headersTimeoutMs?: number;
@@ -53,21 +47,17 @@ export interface ReferenceGuardianOptions {
   bodyTimeoutMs?: number;
 }
 
-export const GUARDIAN_VERSION = "0.1.0";
+const GUARDIAN_VERSION = "0.1.0";
 /** A guardian question is one small packet: headers or a body still incomplete after 5 s are a slow client. */
-export const DEFAULT_GUARDIAN_TIMEOUT_MS = 5_000;
+const DEFAULT_GUARDIAN_TIMEOUT_MS = 5_000;
 /** How long a refused request may keep draining its body before the socket is cut. */
 const DRAIN_MS = 1_000;
 
 type JsonRpcId = string | number | null;
 
 /**
- * A small AOS guardian over node:http for `tasks/cancel` and `ping`, deciding by declarative
- * rules (agent names, task id pattern, rate) and logging every decision.
- *
- * A request is authenticated before anything is counted, and then limited per client, so a
- * flood of requests without a valid token is answered 401 and never uses up an authorised
- * client's allowance.
+ * A small AOS guardian over node:http for `tasks/cancel` and `ping`, deciding by declarative rules
+ * and logging every decision. Authenticated before counted: a flood without a token never uses up a client's allowance.
  */
 export class ReferenceGuardian {
   private readonly book: RuleBook;
@@ -78,8 +68,6 @@ export class ReferenceGuardian {
   private readonly maxPerSecond: number;
   private readonly headersTimeoutMs: number;
   private readonly bodyTimeoutMs: number;
-  /** Decisions made so far. */
-  decisions = 0;
 
   constructor(private readonly options: ReferenceGuardianOptions) {
     const rules = parseGuardianRules(options.rules);
@@ -95,7 +83,7 @@ export class ReferenceGuardian {
         headersTimeout: this.headersTimeoutMs,
         // A backstop only: the body has its own, exact timer (readBody).
         requestTimeout: this.headersTimeoutMs + this.bodyTimeoutMs + DRAIN_MS,
-        // Node checks both timeouts on this interval (30 s by default, which let slow clients hold on for ~25 s).
+        // Node checks both timeouts on this interval (30 s by default: slow clients held on for ~25 s).
         connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(this.headersTimeoutMs / 4))),
       },
       (req, res) => this.handle(req, res),
@@ -163,10 +151,7 @@ export class ReferenceGuardian {
       clearTimeout(timer);
       if (tooLong) return refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
       this.answer(Buffer.concat(chunks).toString("utf8"), caller).then(
-        (answer) => {
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify(answer));
-        },
+        (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)),
         () => refuse(req, res, 500, "internal error"),
       );
     };
@@ -185,14 +170,11 @@ export class ReferenceGuardian {
       socket.destroy();
       return;
     }
-    const [status, message] =
-      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        ? [408, `headers not received within ${this.headersTimeoutMs} ms`]
-        : [400, "malformed HTTP request"];
-    const reason = status === 408 ? "Request Timeout" : "Bad Request";
-    const body = `${message}\n`;
+    const timeout = error.code === "ERR_HTTP_REQUEST_TIMEOUT";
+    const status = timeout ? "408 Request Timeout" : "400 Bad Request";
+    const body = `${timeout ? `headers not received within ${this.headersTimeoutMs} ms` : "malformed HTTP request"}\n`;
     socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+      `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
     setTimeout(() => socket.destroy(), DRAIN_MS).unref();
@@ -226,24 +208,13 @@ export class ReferenceGuardian {
     }
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
-    const verdict = await this.book.decide(caller.agent === undefined ? facts : { ...facts, agent: caller.agent });
-    this.decisions++;
+    const asked = caller.agent === undefined ? facts : { ...facts, agent: caller.agent };
+    const { decision, rule, message: said, reasonCode } = await this.book.decide(asked);
     this.options.log?.({
-      at: new Date().toISOString(),
-      requestId: rpcId,
-      method: "tasks/cancel",
-      ...facts,
-      client: caller.client,
-      ...(reasoning !== undefined ? { reasoning } : {}),
-      decision: verdict.decision,
-      rule: verdict.rule,
-      message: verdict.message,
+      at: new Date().toISOString(), requestId: rpcId, method: "tasks/cancel", ...facts, client: caller.client,
+      ...(reasoning !== undefined ? { reasoning } : {}), decision, rule, message: said,
     });
-    return {
-      jsonrpc: "2.0",
-      id: rpcId,
-      result: { decision: verdict.decision, message: verdict.message, reasonCode: verdict.reasonCode },
-    };
+    return { jsonrpc: "2.0", id: rpcId, result: { decision, message: said, reasonCode } };
   }
 }
 
@@ -261,8 +232,7 @@ function refuse(
   if (req.readableEnded) return;
   // Let the client finish sending so it reads the status, but not for long.
   req.resume();
-  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS);
-  cut.unref();
+  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS).unref();
   req.once("end", () => clearTimeout(cut));
   req.once("close", () => clearTimeout(cut));
 }

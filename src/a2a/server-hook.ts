@@ -1,13 +1,13 @@
 import type { AgentCard, CancelTaskRequest, Task } from "@a2a-js/sdk";
 import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, JsonRpcTaskNotCancelableError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
-import { aosAgent } from "./agent-ref.js";
+import { aosAgent, toAosAgent } from "./agent-ref.js";
 import type { AosAgent } from "./aos.js";
 import { a2aVersion, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
 import { taskKey } from "./cancellable-executor.js";
 import type { GuardDecision } from "./guard-decision.js";
 import type { GuardianClient } from "./guardian-client.js";
-import { isFinalState, TASK_STATE } from "./task-states.js";
+import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
 export interface CancelGuardHandlerOptions {
   guardian: GuardianClient;
@@ -17,41 +17,31 @@ export interface CancelGuardHandlerOptions {
   caller?: (context: ServerCallContext) => AosAgent;
 }
 
-/** The `guard` named in the data of a denied cancel's error. */
-export const GUARD_NAME = "aos";
+const GUARD_NAME = "aos";
 
 /**
- * The AOS server hook: wraps an `A2ARequestHandler` so every cancel, whatever transport the SDK
- * received it on (JSON-RPC, REST, gRPC, the v0.3 compat layer), is put to the guardian before
- * the executor hears of it. Every other method passes through untouched.
- *
- * A missing task and a task already in a final state are not put to the guardian: the inner
- * handler answers them (TaskNotFound, TaskNotCancelable, or the canceled task) unchanged.
- * On deny the task keeps running and the caller gets TaskNotCancelable (-32002) whose data
- * names the guard and carries the decision.
+ * The AOS server hook: wraps an `A2ARequestHandler` so every cancel, on any transport, is put to
+ * the guardian before the executor hears of it (a missing or final task is answered by the inner
+ * handler unchanged). On deny the task keeps running and the caller gets TaskNotCancelable (-32002)
+ * whose data names the guard and carries the decision.
  */
 export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuardHandlerOptions): A2ARequestHandler {
   let self: Promise<AosAgent> | undefined;
   const selfCard = () => {
+    // A failed getAgentCard is asked again next time rather than kept.
     self ??= options.self !== undefined
-      ? Promise.resolve(toAos(options.self))
-      : handler.getAgentCard().then(
-          (card) => aosAgent(card, true),
-          (error: unknown) => {
-            self = undefined; // ask again next time rather than keep a failure
-            throw error;
-          },
-        );
+      ? Promise.resolve(toAosAgent(options.self))
+      : handler.getAgentCard().then((card) => aosAgent(card, true), (error: unknown) => {
+          self = undefined;
+          throw error;
+        });
     return self;
   };
   const caller = options.caller ?? defaultCaller;
   let nextId = 0;
 
   async function cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    const problem = cancelInputProblem(params);
-    if (problem !== undefined) {
-      throw new JsonRpcRequestMalformedError({ message: problem, envelopeCode: A2A_ERROR_CODE.INVALID_PARAMS });
-    }
+    checkParams(params);
     // TaskNotFound from here passes through as the inner handler threw it.
     const task = await handler.getTask({ tenant: params.tenant, id: params.id, historyLength: 0 }, context);
     if (isFinalState(task.status?.state)) return handler.cancelTask(params, context);
@@ -69,10 +59,7 @@ export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuar
 }
 
 /** `handler` with its `cancelTask` replaced; every other member is `handler`'s own, bound to it. */
-export function withCancelTask(
-  handler: A2ARequestHandler,
-  cancelTask: A2ARequestHandler["cancelTask"],
-): A2ARequestHandler {
+export function withCancelTask(handler: A2ARequestHandler, cancelTask: A2ARequestHandler["cancelTask"]): A2ARequestHandler {
   return new Proxy(handler, {
     get(target, property, receiver) {
       if (property === "cancelTask") return cancelTask;
@@ -82,28 +69,21 @@ export function withCancelTask(
   });
 }
 
+function checkParams(params: CancelTaskRequest): void {
+  const problem = cancelInputProblem(params);
+  const envelopeCode = A2A_ERROR_CODE.INVALID_PARAMS;
+  if (problem !== undefined) throw new JsonRpcRequestMalformedError({ message: problem, envelopeCode });
+}
+
 /** The A2A error a denied cancel gets: TaskNotCancelable, with the guard's decision as data. */
 function deniedError(decision: GuardDecision): Error {
-  const data = {
-    guard: GUARD_NAME,
-    decision: decision.decision,
-    source: decision.source,
-    message: decision.message,
-    reasonCode: decision.reasonCode,
-    requestId: decision.requestId,
-    ...(decision.failure !== undefined ? { failure: decision.failure } : {}),
-  };
+  const { message, reasonCode, requestId, failure } = decision;
+  const named = { guard: GUARD_NAME, decision: decision.decision, source: decision.source };
   return new JsonRpcTaskNotCancelableError({
-    message: `Task not cancelable: the AOS guard denied the cancel of ${decision.taskId} (${decision.message})`,
+    message: `Task not cancelable: the AOS guard denied the cancel of ${decision.taskId} (${message})`,
     // ErrorInfo metadata (the v1.0 wire) holds strings only.
-    metadata: {
-      guard: GUARD_NAME,
-      decision: decision.decision,
-      source: decision.source,
-      reasonCode: decision.reasonCode.join(","),
-      requestId: decision.requestId,
-    },
-    data,
+    metadata: { ...named, reasonCode: reasonCode.join(","), requestId },
+    data: { ...named, message, reasonCode, requestId, ...(failure !== undefined ? { failure } : {}) },
   });
 }
 
@@ -112,15 +92,7 @@ function defaultCaller(context: ServerCallContext): AosAgent {
   return { name: name !== "" ? name : "anonymous" };
 }
 
-function toAos(card: AosAgent | AgentCard): AosAgent {
-  return Array.isArray((card as AgentCard).supportedInterfaces) ? aosAgent(card as AgentCard, true) : (card as AosAgent);
-}
-
-/**
- * The other side of a cross-replica cancel, as the routing hook needs it: deliver a cancel to
- * whichever replica claimed the key (e.g. a cancel bus from acp-cancel/replicas). Rejects when
- * it cannot be delivered.
- */
+/** Delivers a cancel to whichever replica claimed the key (a cancel bus); rejects when it cannot. */
 export interface ReplicaCancels {
   cancel(key: string, options?: { waitMs?: number; reason?: string }): Promise<ReplicaVerdict>;
 }
@@ -145,21 +117,16 @@ export interface CancelRoutingOptions {
 export type ReplicaFailure = "bus-unavailable" | "unconfirmed" | "owner-gone" | "owner-unknown" | "not-final";
 
 /**
- * The replica hook: wraps an `A2ARequestHandler` so a cancel for a task that runs on another
- * replica goes over the cancel bus to the replica that runs it, instead of the SDK writing
- * CANCELED into the shared store while the work goes on. The answer is `canceled` only when
- * the owner confirmed it stopped the work and the store shows the state it wrote; otherwise
- * TaskNotCancelable whose metadata `replicas` names what failed. Put `guardCancelTasks`
- * outside it, so the guard decides once, at the replica the cancel reached.
+ * The replica hook: a cancel for a task on another replica goes over the cancel bus to it, instead of
+ * the SDK writing CANCELED into the shared store while the work goes on. `canceled` only once the
+ * owner confirmed and the store shows it; otherwise TaskNotCancelable whose metadata `replicas` names
+ * what failed. Put `guardCancelTasks` outside it, so the guard decides once (docs/scale-out.md).
  */
 export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelRoutingOptions): A2ARequestHandler {
   const confirmMs = options.confirmMs ?? 2000;
 
   async function cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    const problem = cancelInputProblem(params);
-    if (problem !== undefined) {
-      throw new JsonRpcRequestMalformedError({ message: problem, envelopeCode: A2A_ERROR_CODE.INVALID_PARAMS });
-    }
+    checkParams(params);
     if (options.executor.runs(params.id)) return handler.cancelTask(params, context);
     const task = await handler.getTask({ tenant: params.tenant, id: params.id, historyLength: 0 }, context);
     if (isFinalState(task.status?.state)) return handler.cancelTask(params, context);
@@ -232,11 +199,6 @@ function orphaned(task: Task): Task {
       timestamp: new Date().toISOString(),
     },
   } as Task;
-}
-
-/** input-required (6) and auth-required (8): the work returned and waits for the caller. */
-function isInterrupted(state: number | undefined): boolean {
-  return state === 6 || state === 8;
 }
 
 function messageOf(error: unknown): string {

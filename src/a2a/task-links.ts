@@ -4,6 +4,7 @@ import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
 import { type AnyJob, type CancelReason, type Job, jobObserver } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
 import { CancelDeniedError } from "./guard-errors.js";
+import { TASK_STATE } from "./task-states.js";
 
 /** The payload of the job that stands for one remote A2A task. */
 export interface A2aTaskPayload {
@@ -45,14 +46,10 @@ const DEFAULT_TASK_GRACE_MS = 5000;
 
 type TaskCall = Call<A2aTaskPayload, void>;
 
-/** A2A v1.0 TaskState.TASK_STATE_CANCELED (the SDK's enum is a value we do not load). */
-const TASK_STATE_CANCELED = 5;
-
 /**
- * Links remote A2A tasks to the work that started them, on the core call lifecycle. Each task
- * is a call (a child of `parent` when given); cancelling the parent or aborting the signal
- * sends a guarded cancel for every task still running, and the grace bounds the wait for its
- * answer. Tell it when a task finishes on its own with `finished(taskId)`.
+ * Links remote A2A tasks to the work that started them, on the core call lifecycle: cancelling the
+ * parent or aborting the signal sends a guarded cancel for every task still running, the grace
+ * bounding the wait for its answer. Tell it when a task finishes on its own with `finished(taskId)`.
  */
 export class A2aTaskLinks {
   private readonly calls: Calls<A2aTaskPayload, void, string>;
@@ -87,9 +84,8 @@ export class A2aTaskLinks {
     const existing = this.calls.get(taskId);
     if (existing !== undefined) return existing.job;
     // A parent already cancelling cancels the task at once, with the parent's cause.
-    const call = this.calls.start({ kind: "a2a-task", taskId }, { parent: this.options.parent }, this.protocol, taskId);
-    const { signal } = this.options;
-    if (call === undefined) throw new Error(`task ${taskId} is already linked`);
+    const { parent, signal } = this.options;
+    const call = this.calls.start({ kind: "a2a-task", taskId }, { parent }, this.protocol, taskId) as TaskCall;
     if (signal?.aborted === true) call.cancel(reasonOf(signal.reason));
     return call.job;
   }
@@ -129,14 +125,14 @@ export class A2aTaskLinks {
         reasoning !== undefined ? { ...traced, context: cancelReasoning(reasoning) } : traced,
       )
       .then(
-        (task) =>
-          this.report(call, {
-            taskId,
-            outcome: Number(task.status?.state) === TASK_STATE_CANCELED ? "canceled" : "failed",
-            task,
-          }),
-        (error: unknown) =>
-          this.report(call, { taskId, outcome: error instanceof CancelDeniedError ? "denied" : "failed", error }),
+        (task) => {
+          const canceled = Number(task.status?.state) === TASK_STATE.canceled;
+          this.report(call, { taskId, outcome: canceled ? "canceled" : "failed", task });
+        },
+        (error: unknown) => {
+          const denied = error instanceof CancelDeniedError;
+          this.report(call, { taskId, outcome: denied ? "denied" : "failed", error });
+        },
       );
   }
 

@@ -1,8 +1,5 @@
-/**
- * Call ids: random (version 4) UUIDs, as the spec asks for a call without one. Bytes come from
- * `crypto.getRandomValues` in pools of 128 ids: Chromium's `crypto.randomUUID()` asks the
- * browser's generator once per id, a few µs each, a visible share of a postMessage call.
- */
+// Version 4 UUIDs from pooled `crypto.getRandomValues`: Chromium's `randomUUID()` costs a few µs per id,
+// a visible share of a postMessage call.
 const IDS_PER_POOL = 128;
 const pool = new Uint8Array(16 * IDS_PER_POOL);
 let used = IDS_PER_POOL;

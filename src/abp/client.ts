@@ -75,10 +75,7 @@ const ORIGIN_CAUSE: Record<CancelOrigin, CancelCause> = {
 export class AbpClient {
   /** Calls in flight, keyed by callId. Empty at quiescence. */
   readonly calls: Calls<AbpCall, AbpCallResult, string>;
-  /**
-   * Cancels waiting for the app's acknowledgement: each is given up (and the transport forgets
-   * it) when the grace ends, whether or not its call settled first.
-   */
+  /** Cancels waiting for the app's acknowledgement, each given up (and forgotten) when the grace ends. */
   private readonly acks: GraceTimers<AbortController>;
   private closedWith: AbpClosedError | undefined = undefined;
   private shuttingDown = false;
@@ -165,10 +162,7 @@ export class AbpClient {
     return this.transport.cancel(reason === undefined ? { callId } : { callId, reason });
   }
 
-  /**
-   * Ends the session: every pending call is settled at once as cancelled by "shutdown" (the app
-   * cancels its side of each when it gets `shutdown`), and their late answers are dropped.
-   */
+  /** Ends the session: pending calls settle at once as cancelled by "shutdown" (the app cancels its side); late answers drop. */
   async shutdown(reason?: string): Promise<void> {
     this.shuttingDown = true;
     try {

@@ -1,11 +1,9 @@
 /**
- * ABP through Playwright: every request is a `page.evaluate` into `window.abp`, and a cancel is a
- * second evaluate that runs while the first is still waiting. Closing the page or navigating away
- * rejects every pending request with an error that says which.
- *
- * Progress does not cross `page.evaluate`; use postMessage or WebSocket when you need it.
+ * ABP through Playwright: each request is a `page.evaluate` into `window.abp` (a cancel one that runs
+ * while the call's still waits). Progress does not cross `page.evaluate`: use postMessage or WebSocket.
  */
 import type { Page } from "playwright-core";
+import type { z } from "zod";
 import type {
   CallRequest,
   CallResult,
@@ -26,10 +24,7 @@ export interface PlaywrightTransportOptions {
 
 type AbpMethod = "initialize" | "call" | "cancel" | "shutdown";
 
-/**
- * What runs in the page. It is serialized into the page by `page.evaluate`, so it must not use
- * anything of this module.
- */
+/** What runs in the page: serialized by `page.evaluate`, so it must use nothing of this module. */
 const invoke = ({ method, args }: { method: AbpMethod; args: unknown[] }): unknown => {
   const abp = (globalThis as { abp?: Record<AbpMethod, (...a: unknown[]) => unknown> }).abp;
   if (abp === undefined) throw new Error("window.abp is missing");
@@ -43,10 +38,7 @@ export class PlaywrightTransport implements AbpTransport {
   private markClosed!: (error: AbpClosedError) => void;
   private readonly onPageClose = () => this.fail("the page was closed");
 
-  constructor(
-    private readonly page: Page,
-    private readonly options: PlaywrightTransportOptions = {},
-  ) {
+  constructor(private readonly page: Page, private readonly options: PlaywrightTransportOptions = {}) {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
     });
@@ -88,10 +80,7 @@ export class PlaywrightTransport implements AbpTransport {
     this.fail("the agent closed the transport");
   }
 
-  /**
-   * Runs `fn` in the page; rejects at once (with why) if the page closes or navigates first, or
-   * when `signal` aborts (the evaluate cannot be stopped, but nothing of it stays here).
-   */
+  /** Runs `method` in the page; rejects at once if the page closes or navigates, or `signal` aborts (nothing stays here). */
   private evaluate(what: string, method: AbpMethod, args: unknown[], signal?: AbortSignal): Promise<unknown> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
     if (signal?.aborted === true) return Promise.reject(signal.reason);
@@ -115,7 +104,7 @@ export class PlaywrightTransport implements AbpTransport {
     });
   }
 
-  private check(what: string, schema: { safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: import("zod").ZodError } }, value: unknown): unknown {
+  private check(what: string, schema: z.ZodType, value: unknown): unknown {
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
     if (messageSize(value, max) > max) {
       throw new AbpProtocolError("MESSAGE_TOO_LARGE", `${what} answer from the page is over the size limit of ${max} bytes`);

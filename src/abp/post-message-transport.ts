@@ -1,18 +1,16 @@
 /**
- * ABP over postMessage, from an agent running in a browser (a parent window, an extension page, a
- * worker's owner) to an app in another window, iframe or worker. Envelopes travel as structured
- * clones (an app also accepts them as JSON text, and answers in the form it was spoken to). Only messages from the app's
- * window and exact origin are heard; requests are posted with that origin as the target, never "*".
+ * ABP over postMessage, from an agent in a browser to an app in another window, iframe or worker, as
+ * structured clones. Only the app's window and exact origin are heard, and posted to, never "*".
  */
 import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
 import { LIMITS, MESSAGE_TYPES } from "./app/protocol.js";
 import { AbpProtocolError } from "./errors.js";
 
-export interface PostMessageTarget {
+interface PostMessageTarget {
   postMessage(message: unknown, targetOrigin: string): void;
 }
 
-export interface WorkerTarget {
+interface WorkerTarget {
   postMessage(message: unknown): void;
   addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
   removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;

@@ -16,18 +16,12 @@ export interface TransportRequestOptions {
 }
 
 /**
- * One way of reaching an app: postMessage, WebSocket, Playwright. A transport only carries
- * requests and answers; the call and cancel logic lives once, in AbpClient.
- *
- * Every promise it returns settles exactly once; when the channel goes away, each pending one
- * rejects with an AbpClosedError naming why. A request whose signal aborts leaves nothing behind.
+ * One way of reaching an app (postMessage, WebSocket, Playwright): it only carries requests and answers.
+ * Each promise settles once; when the channel goes away, each pending one rejects with an AbpClosedError.
  */
 export interface AbpTransport {
   initialize(params: InitializeParams): Promise<InitializeResult>;
-  /**
-   * Sends a call. A call over the transport's size limit is refused at once with an
-   * AbpProtocolError `MESSAGE_TOO_LARGE` naming the limit; nothing is sent.
-   */
+  /** Sends a call; one over the size limit is refused at once (AbpProtocolError `MESSAGE_TOO_LARGE`), unsent. */
   call(
     request: CallRequest,
     onProgress?: (progress: ProgressPayload) => void,

@@ -1,7 +1,4 @@
-/**
- * ABP over a WebSocket: `ws` in Node or the browser's own WebSocket (both have this shape).
- * Envelopes travel as JSON text frames. The socket closing rejects every pending request.
- */
+/** ABP over a WebSocket (`ws` or the browser's), as JSON text frames; its closing rejects everything pending. */
 import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
 import { AbpProtocolError } from "./errors.js";
 

@@ -4,10 +4,7 @@ import { openPrivateFile, RefusedFileError } from "../bridge/private-file.js";
 
 /** A mistake in what the user gave the CLI, reported as one line and a documented exit status. */
 export class CliInputError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
+  constructor(message: string, readonly exitCode: number) {
     super(message);
   }
 }
@@ -39,11 +36,7 @@ export function readInputFile(what: string, file: string): string {
   }
 }
 
-/**
- * Opens an output file as the bridge will (private, never through a link; see `openPrivateFile`:
- * `--trace` replaces, `--log-file` appends), before anything starts: exit status 73 naming the
- * flag, the file and why otherwise.
- */
+/** Opens an output file as the bridge will (`openPrivateFile`) before anything starts; else exit 73 naming flag, file and why. */
 export function checkPrivateFile(flag: "--trace" | "--log-file", file: string): void {
   try {
     closeSync(openPrivateFile(file, flag === "--log-file" ? "append" : "replace"));

@@ -2,18 +2,11 @@ import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { parseGuardianRules, RulesError } from "../a2a/guardian-rules.js";
-import { startGuardian } from "../a2a/reference-guardian.js";
+import { type GuardianLogEntry, startGuardian } from "../a2a/reference-guardian.js";
 import { UsageError } from "./parse-bridge-args.js";
 
 /** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h). */
-export const GuardianExit = {
-  /** The rules file is not valid rules. */
-  invalidRules: 65,
-  /** The rules file is missing or unreadable. */
-  unreadableRules: 66,
-  /** The port cannot be listened on (in use, not permitted). */
-  cannotListen: 69,
-} as const;
+const GuardianExit = { invalidRules: 65, unreadableRules: 66, cannotListen: 69 } as const;
 
 export interface GuardianArgs {
   rulesFile: string;
@@ -65,10 +58,7 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
-/**
- * Runs the reference guardian until SIGINT or SIGTERM: every decision is a JSON line on stdout,
- * the listening address and problems go to stderr.
- */
+/** Runs the reference guardian until SIGINT or SIGTERM: decisions as JSON lines on stdout, the rest on stderr. */
 export async function runGuardianCommand(argv: readonly string[]): Promise<number> {
   const args = parseGuardianArgs(argv);
   const fail = (status: number, message: string) => {
@@ -121,13 +111,9 @@ async function serve(
   const counter = args.redis === undefined ? undefined : await (await import("../replicas/index.js")).redisRateCounter(args.redis);
   let guardian;
   try {
-    guardian = await startGuardian({
-      rules,
-      port: args.port,
-      host: args.host,
-      log: (entry) => process.stdout.write(`${JSON.stringify(entry)}\n`),
-      ...(counter === undefined ? {} : { counter }),
-    });
+    const log = (entry: GuardianLogEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+    const shared = counter === undefined ? {} : { counter };
+    guardian = await startGuardian({ rules, port: args.port, host: args.host, log, ...shared });
   } catch (error) {
     await counter?.close();
     const { code, message } = error as NodeJS.ErrnoException;

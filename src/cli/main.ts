@@ -22,9 +22,7 @@ const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
 ]);
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
 }
 
@@ -57,15 +55,10 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === "guardian") return runGuardianCommand(rest);
   if (command === "trace") {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      strict: true,
-      options: { mermaid: { type: "boolean" } },
-    });
+    const options = { mermaid: { type: "boolean" } } as const;
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options });
     const [file, extra] = positionals;
-    if (file === undefined)
-      throw new UsageError("trace needs a file: acp-cancel trace <trace.jsonl> [--mermaid]");
+    if (file === undefined) throw new UsageError("trace needs a file: acp-cancel trace <trace.jsonl> [--mermaid]");
     if (extra !== undefined) throw new UsageError(`trace takes one file, got also '${extra}'`);
     const text = readInputFile("trace", file);
     let entries;
@@ -73,10 +66,7 @@ async function main(argv: readonly string[]): Promise<number> {
       entries = parseTrace(text);
     } catch (error) {
       if (!(error instanceof TraceFormatError)) throw error;
-      throw new CliInputError(
-        `'${file}' is not a trace written by --trace (JSONL): ${error.message}`,
-        ExitCode.dataError,
-      );
+      throw new CliInputError(`'${file}' is not a trace written by --trace (JSONL): ${error.message}`, ExitCode.dataError);
     }
     process.stdout.write(`${values.mermaid === true ? renderMermaid(entries) : renderTimeline(entries)}\n`);
     return ExitCode.ok;
@@ -104,9 +94,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\n${usage}\n`);
       process.exitCode = ExitCode.usage;
     } else {
-      process.stderr.write(
-        `acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
+      process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exitCode = ExitCode.internal;
     }
     process.stdin.destroy();

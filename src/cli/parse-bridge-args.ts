@@ -2,12 +2,11 @@ import { parseArgs } from "node:util";
 import type { CancelSupport } from "../acp/index.js";
 import { type BridgeOptions, ON_STUCK_CHOICES, type OnStuck } from "../bridge/bridge-options.js";
 import { LOG_LEVELS, type LogLevel } from "../bridge/logger.js";
+import { MAX_TIMER_MS } from "../core/timer-limit.js";
 
 /** A command-line mistake, reported with the usage text and exit status 2. */
 export class UsageError extends Error {}
 
-/** The longest delay a Node timer keeps (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_MS = 2_147_483_647;
 /** The longest --timeout, in whole seconds, that fits a timer. */
 export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 

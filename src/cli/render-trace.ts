@@ -1,11 +1,7 @@
 import type { TraceEntry, TraceHop } from "../bridge/trace-writer.js";
 import { escapeControl } from "../wire/index.js";
 
-/**
- * A trace line as read: the bridge's, or one of a cross-protocol trace, whose hops name any two
- * parties ("agent->mcp-server"), whose messages carry a ready `label`, and whose lines say which
- * protocol they belong to (and, for notes, which party made them).
- */
+/** A trace line: the bridge's, or a cross-protocol trace's (hops between any two parties, a ready `label`, its protocol). */
 export type RenderableEntry = Omit<TraceEntry, "hop"> & {
   hop?: string;
   label?: string;
@@ -29,17 +25,9 @@ const HOP_LABEL: Record<TraceHop, string> = {
 /** "session/prompt #3", "answer #3 (error -32800)", "$/cancel_request #3". */
 export function describeMessage(message: unknown): string {
   if (typeof message !== "object" || message === null) return String(message);
-  const m = message as {
-    id?: unknown;
-    method?: unknown;
-    params?: { requestId?: unknown };
-    error?: { code?: unknown };
-  };
-  if (typeof m.method === "string") {
-    if (m.method === "$/cancel_request")
-      return `$/cancel_request for #${JSON.stringify(m.params?.requestId)}`;
-    return m.id === undefined ? m.method : `${m.method} #${JSON.stringify(m.id)}`;
-  }
+  const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown }; error?: { code?: unknown } };
+  if (m.method === "$/cancel_request") return `$/cancel_request for #${JSON.stringify(m.params?.requestId)}`;
+  if (typeof m.method === "string") return m.id === undefined ? m.method : `${m.method} #${JSON.stringify(m.id)}`;
   const outcome = m.error !== undefined ? `error ${String(m.error.code)}` : "result";
   return `answer #${JSON.stringify(m.id)} (${outcome})`;
 }
@@ -48,9 +36,7 @@ function describeNote(note: string): string {
   try {
     const event = JSON.parse(note) as Record<string, unknown>;
     const { type, ...rest } = event;
-    const fields = Object.entries(rest).map(
-      ([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`,
-    );
+    const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
     return `${String(type)} ${fields.join(" ")}`;
   } catch {
     return note;
@@ -71,11 +57,9 @@ function entryProblem(value: unknown): string | undefined {
   if (entry.hop !== undefined) {
     // A bridge hop, or a cross-protocol one naming two parties ("agent->mcp-server").
     const known = typeof entry.hop === "string" && (HOPS.has(entry.hop) || CROSS_HOP.test(entry.hop));
-    if (!known) return `unknown hop ${JSON.stringify(entry.hop)}`;
-    return undefined;
+    return known ? undefined : `unknown hop ${JSON.stringify(entry.hop)}`;
   }
-  if (typeof entry.note !== "string") return "neither a 'hop' nor a 'note'";
-  return undefined;
+  return typeof entry.note === "string" ? undefined : "neither a 'hop' nor a 'note'";
 }
 
 export function parseTrace(text: string): RenderableEntry[] {
@@ -125,11 +109,9 @@ export function renderMermaid(entries: readonly RenderableEntry[]): string {
   for (const entry of entries) {
     if (entry.hop !== undefined) {
       const [from, to] = ARROWS[entry.hop as TraceHop];
-      lines.push(
-        `  ${from}->>${to}: ${describeMessage(entry.message).replaceAll(";", ",")} (${entry.t.toFixed(1)} ms)`,
-      );
+      lines.push(`  ${from}->>${to}: ${describeMessage(entry.message).replaceAll(";", ",")} (${entry.t.toFixed(1)} ms)`);
     } else if (entry.note !== undefined) {
-      lines.push(`  Note over B: ${describeNote(entry.note).replaceAll(";", ",").replaceAll("#", "")}`);
+      lines.push(`  Note over B: ${safe(describeNote(entry.note))}`);
     }
   }
   return lines.map(escapeControl).join("\n");

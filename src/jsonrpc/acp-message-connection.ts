@@ -49,10 +49,7 @@ const REQUEST_PERMISSION = "session/request_permission";
 /** Which incoming request's handler is running: requests it sends nest under it. */
 const handlerScope = new AsyncLocalStorage<Job<Work>>();
 
-/**
- * The job of the request whose handler is running (undefined outside one), to pass on as
- * `parent` to another binding's call: a cancel of the request then reaches that call.
- */
+/** The job of the request whose handler is running (undefined outside one): the `parent` for another binding's call. */
 export function currentJob(): AnyJob | undefined {
   return handlerScope.getStore();
 }
@@ -64,11 +61,9 @@ function cancelledError(reason: CancelReason, detail?: string, original?: { code
 
 /** A handler's error after it was cancelled, answered as a cancellation. */
 function asCancelled(error: unknown, reason: CancelReason): ResponseError<unknown> {
-  if (error instanceof ResponseError) {
-    if (error.code === ErrorCode.RequestCancelled) return error;
-    return cancelledError(reason, undefined, { code: error.code, message: error.message });
-  }
-  return cancelledError(reason, undefined, { code: ErrorCode.InternalError, message: String(error) });
+  if (error instanceof ResponseError && error.code === ErrorCode.RequestCancelled) return error;
+  const { code, message } = error instanceof ResponseError ? error : { code: ErrorCode.InternalError, message: String(error) };
+  return cancelledError(reason, undefined, { code, message });
 }
 
 function methodOf(type: unknown): string {
@@ -76,13 +71,9 @@ function methodOf(type: unknown): string {
 }
 
 /**
- * A vscode-jsonrpc `MessageConnection` that speaks ACP: ndjson framing, `$/cancel_request`
- * both ways, -32800 for cancelled work (before dispatch too), cascade from a cancelled
- * handler to the requests it sent, deadlines, grace, and prompt rejection on close.
- *
- * Requests in both directions run the core call lifecycle; this binding maps it to
- * vscode-jsonrpc's cancellation tokens. The stock connection is decorated, not patched: the
- * object returned forwards to it, with `sendRequest`, `onRequest` and `sendNotification` of its own.
+ * A vscode-jsonrpc `MessageConnection` that speaks ACP: ndjson framing, `$/cancel_request` both ways,
+ * -32800 for cancelled work (before dispatch too), cascade to the requests a cancelled handler sent,
+ * deadlines, grace, and prompt rejection on close; both directions on the core call lifecycle.
  */
 export function createAcpMessageConnection(
   input: Readable,
@@ -119,10 +110,7 @@ export function createAcpMessageConnection(
     },
   };
   if (options.maxParallelism !== undefined) connectionOptions.maxParallelism = options.maxParallelism;
-  const reader = new NdjsonMessageReader(
-    input,
-    options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes },
-  );
+  const reader = new NdjsonMessageReader(input, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
   const connection = createMessageConnection(reader, new NdjsonMessageWriter(output), options.logger, connectionOptions);
   const noAnswer = (call: WorkCall) => cancelledError(call.job.reason ?? "internal", `no answer within ${graceMs} ms`);
   const giveUp = (call: WorkCall) => call.reject(noAnswer(call));
@@ -220,24 +208,12 @@ export function createAcpMessageConnection(
     }
   });
 
+  // vscode-jsonrpc's connection is a plain object of closures: a copy with three members of ours decorates it.
   return {
+    ...connection,
     sendRequest: sendRequest as MessageConnection["sendRequest"],
     onRequest: onRequest as MessageConnection["onRequest"],
     sendNotification: sendNotification as MessageConnection["sendNotification"],
-    hasPendingResponse: () => connection.hasPendingResponse(),
-    onNotification: connection.onNotification.bind(connection),
-    onUnhandledNotification: connection.onUnhandledNotification,
-    onProgress: connection.onProgress.bind(connection),
-    sendProgress: connection.sendProgress.bind(connection),
-    onUnhandledProgress: connection.onUnhandledProgress,
-    trace: connection.trace.bind(connection),
-    onError: connection.onError,
-    onClose: connection.onClose,
-    listen: () => connection.listen(),
-    end: () => connection.end(),
-    onDispose: connection.onDispose,
-    dispose: () => connection.dispose(),
-    inspect: () => connection.inspect(),
     get inFlight() {
       return { outgoing: outgoing.size, incoming: incoming.size };
     },

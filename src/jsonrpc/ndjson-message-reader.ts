@@ -8,16 +8,11 @@ export interface NdjsonMessageReaderOptions {
 }
 
 /**
- * A vscode-jsonrpc reader for ACP's newline-delimited JSON. Bad lines are reported through
- * `onError` and never end the connection. vscode-jsonrpc only recognises LSP's
- * `$/cancelRequest {id}` on the way in, so ACP's `$/cancel_request {requestId}` is
- * translated before the connection sees it.
+ * A vscode-jsonrpc reader for ACP's ndjson; bad lines go to `onError`, never ending the connection. ACP's
+ * `$/cancel_request {requestId}` is translated to LSP's `$/cancelRequest {id}`, the only one vscode-jsonrpc knows.
  */
 export class NdjsonMessageReader extends AbstractMessageReader {
-  constructor(
-    private readonly stream: Readable,
-    private readonly options: NdjsonMessageReaderOptions = {},
-  ) {
+  constructor(private readonly stream: Readable, private readonly options: NdjsonMessageReaderOptions = {}) {
     super();
   }
 
@@ -26,13 +21,8 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       this.stream,
       {
         value: (value) => {
-          if (typeof value !== "object" || value === null || Array.isArray(value)) {
-            this.fireError(
-              new Error(`ignored a line that is not a JSON-RPC object: ${JSON.stringify(value)}`),
-            );
-            return;
-          }
-          callback(translateIncoming(value as Message));
+          if (typeof value === "object" && value !== null && !Array.isArray(value)) callback(translateIncoming(value as Message));
+          else this.fireError(new Error(`ignored a line that is not a JSON-RPC object: ${JSON.stringify(value)}`));
         },
         problem: (problem) => this.fireError(new Error(describeProblem(problem))),
         end: (error) => {

@@ -14,9 +14,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   write(message: Message): Promise<void> {
-    if (this.stream.destroyed || this.stream.writableEnded) {
-      return Promise.reject(new Error("the output stream is closed"));
-    }
+    if (this.stream.destroyed || this.stream.writableEnded) return Promise.reject(new Error("the output stream is closed"));
     return this.writer.write(message) ? Promise.resolve() : this.writer.drained();
   }
 

@@ -4,7 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Call, Calls, doomedBy } from "../core/call.js";
 import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
 import { reportErrors } from "../core/report-errors.js";
-import type { McpEvent } from "./events.js";
+import type { McpEvent, McpOutcome } from "./events.js";
 import { McpCall, NEVER_CANCELLED } from "./mcp-call.js";
 
 /** The SDK's request options, plus the two every acp-cancel binding takes. */
@@ -16,10 +16,7 @@ export type McpCallOptions = Omit<RequestOptions, "signal"> & {
 };
 
 export interface CancellableMcpClientOptions {
-  /**
-   * How long a cancelled call may keep its job open when the SDK does not stop waiting by
-   * itself (`initialize`, which is never cancelled, or a `send` that ignores its signal). Default 2000 ms.
-   */
+  /** How long a cancelled call's job stays open when the SDK does not stop waiting (`initialize`). Default 2000 ms. */
   graceMs?: number;
   /** A name for this client's calls in events and traces (the server's name, say). */
   label?: string;
@@ -39,15 +36,11 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
   callTool(params: CallToolParams, options?: McpCallOptions): Promise<CallToolResult>;
   /** Any request, as the SDK's `client.request(request, resultSchema, options)`. */
   request<T>(request: RequestArgs[0], resultSchema: RequestArgs[1], options?: McpCallOptions): Promise<T>;
-  /**
-   * Connects (the `initialize` handshake) under a job. `initialize` is never cancelled: after a
-   * cancel the call waits out the grace, then gives up and closes the client.
-   */
+  /** Connects under a job. `initialize` is never cancelled: after a cancel it waits out the grace, then closes the client. */
   connect(transport: Transport, options?: McpCallOptions): Promise<void>;
   /**
-   * The general form: runs `send` (any MCP SDK call given the options it should pass on) as
-   * one request of `method` under a job. `traceMeta`, set while tracing (acp-cancel/otel), is
-   * the call's W3C trace context for the request's `params._meta` (SEP-414 keys).
+   * The general form: runs `send` (an SDK call given the options to pass on) as one request of `method`
+   * under a job; `traceMeta`, while tracing, is the W3C trace context for its `params._meta` (SEP-414).
    */
   call<R>(
     method: string,
@@ -60,14 +53,10 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
 
 const clock = performance;
 
-type Outcome = "answered" | "failed" | "cancelled" | "gave-up";
-
 /**
- * Makes the requests an MCP SDK client sends children of the job tree, on the core call
- * lifecycle. A cancel of the parent (an ACP prompt turn, say) aborts the signal the call gave
- * the SDK, and the SDK sends MCP's own `notifications/cancelled`, stops waiting and ignores the
- * late response: the binding re-implements none of that. It only never cancels `initialize`,
- * and maps a cancelled call's answer to the cancelled error.
+ * Makes an MCP SDK client's requests children of the job tree, on the core call lifecycle. A cancel
+ * aborts the signal given to the SDK, which sends MCP's `notifications/cancelled` and drops the late
+ * response itself; this binding only never cancels `initialize`, and maps a cancelled answer to the error.
  */
 export function cancellableMcpClient<C extends McpClientLike>(
   client: C,
@@ -75,18 +64,14 @@ export function cancellableMcpClient<C extends McpClientLike>(
 ): CancellableMcpClient<C> {
   const { label, onEvent } = options;
   const calls = new Calls<McpCall, unknown>(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
-  // A throwing listener must not break the lifecycle (a call never sent, a cancel cut short):
-  // its error is reported as the core reports a hook's, and the call goes on.
-  const emit =
-    onEvent === undefined
-      ? undefined
-      : (event: McpEvent) => {
-          try {
-            onEvent(event);
-          } catch (error) {
-            reportErrors([error], `in the MCP onEvent listener (${event.type})`);
-          }
-        };
+  // A throwing listener must not break the lifecycle: its error is reported as the core reports a hook's.
+  const emit = onEvent && ((event: McpEvent) => {
+    try {
+      onEvent(event);
+    } catch (error) {
+      reportErrors([error], `in the MCP onEvent listener (${event.type})`);
+    }
+  });
 
   function call<R>(
     method: string,
@@ -100,7 +85,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
     // Nothing is sent under work that is already being cancelled.
     if (doomed !== undefined) return Promise.reject(new JobCancelledError(doomed));
     const cancellable = !NEVER_CANCELLED.has(method);
-    let outcome: Outcome = "gave-up";
+    let outcome: McpOutcome = "gave-up";
     const cancelledError = (c: Call<McpCall, unknown>) => new JobCancelledError(c.cause ?? "internal");
     const mcpCall = calls.start(new McpCall(method, label), links, {
       // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
@@ -117,7 +102,6 @@ export function cancellableMcpClient<C extends McpClientLike>(
     } catch (error) {
       pending = Promise.reject(error);
     }
-    // A late answer after giving up is dropped by the lifecycle (settled exactly once).
     pending.then(
       (value) => {
         outcome = mcpCall.job.reason === undefined ? "answered" : "cancelled";
@@ -163,7 +147,6 @@ export function cancellableMcpClient<C extends McpClientLike>(
   };
 }
 
-/** The call's trace context as `_meta` keys, merged over none. */
 function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   jobObserver?.inject(call.job, meta);

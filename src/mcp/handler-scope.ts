@@ -3,7 +3,7 @@ import { bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/ind
 import type { McpEvent } from "./events.js";
 import { McpHandling } from "./mcp-call.js";
 
-/** What the scope needs of a handler's `extra`: the per-request signal the SDK aborts (and the id, for traces). */
+/** What the scope needs of a handler's `extra`: the signal the SDK aborts (and the id, for traces). */
 type HandlerExtra = Pick<RequestHandlerExtra<never, never>, "signal"> & Partial<Pick<RequestHandlerExtra<never, never>, "requestId">>;
 type McpRequest = { method: string; params?: { name?: unknown; _meta?: Record<string, unknown> } };
 type Handler = (request: McpRequest, extra: HandlerExtra) => unknown;
@@ -33,10 +33,8 @@ export interface McpHandlerScope {
 const CONNECTION_CLOSED = -32000;
 
 /**
- * Knows whether the connection has closed. MCP SDK 1.32 aborts every handler's signal without a
- * reason when its transport closes, which looks just like a `notifications/cancelled` without
- * one, so the scope watches the transport's `onclose` itself. The SDK calls the callback a
- * transport had before `connect` first, and aborts the handlers after it.
+ * Whether the connection has closed: MCP SDK 1.32 aborts handlers without a reason on close, like a reasonless
+ * `notifications/cancelled`, so the transport's `onclose` is watched (the SDK calls it before aborting them).
  */
 class ConnectionWatch {
   closed = false;
@@ -67,12 +65,9 @@ class ConnectionWatch {
 }
 
 /**
- * Makes each request handler registered on an MCP SDK server (or client) from now on run as
- * a job of the tree: `jobOf(extra)` returns it, to pass on as `parent` to any binding's call,
- * and the SDK's abort of `extra.signal` cancels that job and its whole subtree: with reason
- * `external` for the peer's `notifications/cancelled`, `shutdown` when the connection closes.
- * An MCP server that is itself an ACP client, or calls other MCP servers, cascades that way.
- * Call it before registering tools; for an `McpServer`, the scope goes on its inner `server`.
+ * Runs each request handler registered from now on (on an MCP SDK server or client; an `McpServer`'s
+ * inner `server`) as a job: `jobOf(extra)` is its parent for any binding's call, and the SDK's abort of
+ * `extra.signal` cancels its subtree (`external` for the peer's cancel, `shutdown` when the connection closes).
  */
 export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeOptions = {}): McpHandlerScope {
   const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
@@ -114,10 +109,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
 function traceHandling(job: Job<McpHandling>, request: McpRequest, extra: HandlerExtra): void {
   const tool = request.method === "tools/call" ? request.params?.name : undefined;
   jobObserver?.onStart(job, {
-    protocol: "mcp",
-    method: request.method,
-    id: extra.requestId,
-    kind: "server",
+    protocol: "mcp", method: request.method, id: extra.requestId, kind: "server",
     carrier: request.params?._meta,
     attributes: typeof tool === "string" ? { "gen_ai.tool.name": tool } : undefined,
   });

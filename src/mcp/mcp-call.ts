@@ -1,11 +1,6 @@
-/** What the MCP binding keeps per request in flight. A class, so a visitor can tell it apart. */
+/** What the MCP binding keeps per request in flight (a class, so a visitor can tell it apart); `label` names the peer. */
 export class McpCall {
-  constructor(
-    /** The MCP method (`tools/call`, `resources/read`, ...). */
-    readonly method: string,
-    /** The side that sent it: this process as `client` of a server, or as `server` asking its client. */
-    readonly label: string | undefined,
-  ) {}
+  constructor(readonly method: string, readonly label: string | undefined) {}
 }
 
 /** A request a handler of this process is answering. */

@@ -1,8 +1,6 @@
 /**
- * `{base}/cancel_tool_call`, relative to the tool server's base URL (the one discovery
- * uses), never to the toolset's `endpoint`. A base with a path prefix keeps it, and a
- * trailing slash or none gives the same URL: `https://h/tools` and `https://h/tools/`
- * both give `https://h/tools/cancel_tool_call`. Query and fragment are dropped.
+ * `{base}/cancel_tool_call` under the tool server's base URL (never the toolset's `endpoint`): `https://h/tools`
+ * and `https://h/tools/` both give `https://h/tools/cancel_tool_call`; query and fragment are dropped.
  */
 export function cancelUrl(base: string | URL): URL {
   const url = new URL(base);

@@ -10,10 +10,7 @@ export interface ServerCallPayload {
   readonly toolCallId: string;
 }
 
-/**
- * Who sent a notice or an invocation, as the server's `authenticate` names it. Everyone whose
- * check answers just `true` is the same principal, {@link ANONYMOUS}.
- */
+/** Who sent a notice or an invocation, as `authenticate` names it; a plain `true` is {@link ANONYMOUS}. */
 export type Principal = string;
 export const ANONYMOUS: Principal = "";
 
@@ -29,10 +26,7 @@ export interface TrackedCall {
   done(): void;
 }
 
-/**
- * What a notice did. Every one of these is answered 200: the runtime is told nothing
- * (RAP: no call state in the response), the effect is for the server's own logs.
- */
+/** What a notice did, for the server's logs: each is answered 200 (RAP: no call state in the response). */
 export type NoticeEffect =
   | "cancelled"
   /** A second notice for a call already cancelling. */
@@ -49,10 +43,7 @@ export interface CallRegistryOptions {
   readonly rememberMs?: number;
   /** At most this many of each per principal, oldest forgotten first. Default {@link DEFAULT_REMEMBER_MAX}. */
   readonly rememberMax?: number;
-  /**
-   * At most this many principals' memories, the one used longest ago forgotten first.
-   * Default {@link DEFAULT_REMEMBER_PRINCIPALS}.
-   */
+  /** At most this many principals' memories, least recently used forgotten first. Default {@link DEFAULT_REMEMBER_PRINCIPALS}. */
   readonly rememberPrincipals?: number;
 }
 
@@ -70,10 +61,7 @@ interface Memory {
 /** `track` of ids in flight for another principal: the second invocation must be refused. */
 export class CallOwnedError extends Error {
   override readonly name = "CallOwnedError";
-  constructor(
-    readonly threadId: string,
-    readonly toolCallId: string,
-  ) {
+  constructor(readonly threadId: string, readonly toolCallId: string) {
     super(`tool call ${JSON.stringify(toolCallId)} of thread ${JSON.stringify(threadId)} is in flight for another principal`);
   }
 }
@@ -88,37 +76,27 @@ export interface TrackOptions {
 }
 
 /**
- * A tool server's calls in flight, keyed by (thread_id, tool_call_id), as jobs of the shared
- * tree, each owned by the principal that invoked it: a notice cancels (or pre-cancels) only its
- * own principal's calls. Memory is bounded: a call leaves when it is done, and the finished
- * calls and early cancels it remembers are capped in both time and number.
+ * A tool server's calls in flight by (thread_id, tool_call_id), as jobs of the tree, each owned by the
+ * principal that invoked it, whose notices alone cancel (or pre-cancel) it. Its memories are bounded.
  */
 export class CallRegistry {
   private readonly calls = new Map<string, TrackedCall>();
   /** Per principal, most recently used last: one principal's memory never answers for, or evicts, another's. */
   private readonly memories = new Map<Principal, Memory>();
-  private readonly windowMs: number;
-  private readonly max: number;
-  private readonly maxPrincipals: number;
 
-  constructor(options: CallRegistryOptions = {}) {
-    this.windowMs = options.rememberMs ?? DEFAULT_REMEMBER_MS;
-    this.max = options.rememberMax ?? DEFAULT_REMEMBER_MAX;
-    this.maxPrincipals = options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS;
-  }
-
-  private newKeys(): RecentKeys<string> {
-    return new RecentKeys(this.max, this.windowMs);
-  }
+  constructor(private readonly options: CallRegistryOptions = {}) {}
 
   /** `principal`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
   private memoryOf(principal: Principal, create: boolean): Memory | undefined {
+    const { rememberMs = DEFAULT_REMEMBER_MS, rememberMax = DEFAULT_REMEMBER_MAX } = this.options;
+    const keys = () => new RecentKeys<string>(rememberMax, rememberMs);
     let memory = this.memories.get(principal);
     if (memory !== undefined) this.memories.delete(principal);
-    else if (create) memory = { finished: this.newKeys(), early: this.newKeys() };
+    else if (create) memory = { finished: keys(), early: keys() };
     if (memory === undefined) return undefined;
     this.memories.set(principal, memory);
-    if (this.memories.size > this.maxPrincipals) this.memories.delete(this.memories.keys().next().value as Principal);
+    const maxPrincipals = this.options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS;
+    if (this.memories.size > maxPrincipals) this.memories.delete(this.memories.keys().next().value as Principal);
     return memory;
   }
 
@@ -135,10 +113,8 @@ export class CallRegistry {
   }
 
   /**
-   * Starts tracking a call, or returns the call its owner already tracks under the same ids. A
-   * call whose cancel arrived first starts with its signal aborted. Throws {@link CallOwnedError}
-   * when the ids are in flight for another principal: a second principal must not get (and
-   * settle) the first one's call.
+   * Starts tracking a call (or returns its owner's call of the same ids), aborted already when its cancel
+   * came first. Throws {@link CallOwnedError} when the ids are in flight for another principal.
    */
   track(threadId: string, toolCallId: string, options: TrackOptions = {}): TrackedCall {
     assertRapId("thread_id", threadId);

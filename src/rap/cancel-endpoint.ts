@@ -8,9 +8,8 @@ export interface RequestInfo {
 export type CancelHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
 
 /**
- * `POST /cancel_tool_call` as a Web-standard handler, `(Request) => Promise<Response>`:
- * mount it at that path in Hono, Deno, Bun, or any fetch-style server. Every authentic,
- * well-formed notice gets 200 with an empty body, found or not.
+ * `POST /cancel_tool_call` as a Web-standard handler, for Hono, Deno, Bun or any fetch-style server.
+ * Every authentic, well-formed notice gets 200 with an empty body, found or not.
  */
 export function createCancelHandler(options: CancelEndpointOptions): CancelHandler {
   const core = new CancelEndpointCore(options);

@@ -12,7 +12,7 @@ export interface ToolServer {
 }
 
 /** How one cancel POST to one server ended. */
-export type NoticeResult = "ok" | "http-error" | "timeout" | "network-error" | "signer-error";
+type NoticeResult = "ok" | "http-error" | "timeout" | "network-error" | "signer-error";
 
 /** One event per POST, for logs and metrics: the runtime itself never acts on it. */
 export interface CancelNoticeOutcome {
@@ -37,10 +37,7 @@ export interface CancelFanoutOptions {
   readonly timeoutMs?: number;
   /** POSTs in flight at once, across all servers and calls. Default {@link DEFAULT_NOTICE_CONCURRENCY}. */
   readonly concurrency?: number;
-  /**
-   * A fetch with a custom dispatcher (mTLS, a proxy). By default notices go out through
-   * node's own HTTP client, which costs far less CPU per POST than the global fetch.
-   */
+  /** A fetch with a custom dispatcher (mTLS, a proxy); by default node's own HTTP client, far cheaper per POST. */
   readonly fetch?: typeof fetch;
   readonly onOutcome?: (outcome: CancelNoticeOutcome) => void;
 }
@@ -58,7 +55,7 @@ interface Notice {
   readonly body: string;
   /** Node's headers, shared by every POST of this notice, when neither a signer nor a fetch needs its own Headers. */
   readonly headers: OutgoingHttpHeaders | undefined;
-  /** The cancelled call's W3C trace context, as headers (only while tracing). */
+  /** The W3C trace context (while tracing). */
   readonly trace: Readonly<Record<string, string>> | undefined;
   readonly threadId: string;
   readonly toolCallId: string;
@@ -79,10 +76,8 @@ interface Delivery {
 }
 
 /**
- * Sends each cancel notice to every configured tool server, concurrently and at most once:
- * RAP forbids retries and a failing server must not hold up the others. `notify` only
- * queues, so the caller's cancellation never waits on the network; the POSTs start on the
- * next turns of the event loop, a few per turn.
+ * Sends each cancel notice to every tool server, concurrently and at most once (RAP forbids retries).
+ * `notify` only queues, so a cancel never waits on the network; the POSTs start a few per turn.
  */
 export class CancelFanout {
   private readonly servers: readonly ResolvedServer[];
@@ -92,7 +87,7 @@ export class CancelFanout {
   private head = 0;
   private running = 0;
   private scheduled = false;
-  private waiters: (() => void)[] = [];
+  private readonly waiters: (() => void)[] = [];
   /** Every POST has the same time limit: one timer for all of them, not one per POST. */
   private readonly deadlines: GraceTimers<Delivery>;
 
@@ -137,8 +132,7 @@ export class CancelFanout {
 
   private readonly pumpNow = (): void => {
     this.scheduled = false;
-    // A batch per turn: its requests are written at the end of this turn, so the servers
-    // start on them while the next batch is built (on 2 cores, in parallel).
+    // A batch per turn: the servers start on it while the next batch is built (on 2 cores, in parallel).
     for (let batch = 0; batch < SEND_BATCH && this.running < this.concurrency && this.head < this.queue.length; batch++) {
       const notice = this.queue[this.head] as Notice;
       this.queue[this.head++] = undefined;
@@ -153,10 +147,7 @@ export class CancelFanout {
   };
 
   private wakeWaiters(): void {
-    if (this.pending !== 0 || this.waiters.length === 0) return;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
+    if (this.pending === 0) for (const resolve of this.waiters.splice(0)) resolve();
   }
 
   private send(notice: Notice): void {
@@ -207,8 +198,7 @@ export class CancelFanout {
   }
 
   private answered(delivery: Delivery, status: number): void {
-    if (status === 200) this.end(delivery, "ok", { status: 200 });
-    else this.end(delivery, "http-error", { status });
+    this.end(delivery, status === 200 ? "ok" : "http-error", { status });
   }
 
   private failed(delivery: Delivery, error: unknown): void {
@@ -233,11 +223,7 @@ export class CancelFanout {
     this.schedule();
     const { notice } = delivery;
     const outcome: CancelNoticeOutcome = {
-      type: "cancel-notice",
-      server: notice.server.name,
-      threadId: notice.threadId,
-      toolCallId: notice.toolCallId,
-      result,
+      type: "cancel-notice", server: notice.server.name, threadId: notice.threadId, toolCallId: notice.toolCallId, result,
       ...extra,
       ms: performance.now() - delivery.started,
     };

@@ -17,36 +17,24 @@ export interface AuthRequest extends NoticeRequest {
   readonly body: string;
 }
 
-/**
- * What `authenticate` decided: false refuses (401); a string names the principal the notice
- * comes from (a notice cancels only that principal's calls); true accepts it as
- * {@link ANONYMOUS}, one principal shared by everyone the check accepts.
- */
-export type AuthVerdict = boolean | Principal;
+/** False refuses (401); a string names the notice's principal; true accepts it as {@link ANONYMOUS}. */
+type AuthVerdict = boolean | Principal;
 
 export interface CancelEndpointOptions {
   /** The server's own calls; a notice cancels through it. */
   readonly registry: CallRegistry;
   /**
-   * The same check the server applies to invocations (RAP: "exactly like invocations").
-   * False (or a throw, a rejected promise, anything but true or a string) answers 401 and
-   * changes nothing. Return the principal's name to have notices cancel only its own calls
-   * (pass the same name as `owner` to `registry.track`).
+   * The server's check for invocations (RAP: "exactly like invocations"). Anything but true or a string
+   * (a throw too) answers 401. A principal's name makes notices cancel only its calls (`owner` in `track`).
    */
   readonly authenticate: (request: AuthRequest) => AuthVerdict | Promise<AuthVerdict>;
-  /** Largest body accepted, in bytes. Default {@link DEFAULT_BODY_LIMIT}. */
+  /** Largest body accepted, in bytes (default 4096). */
   readonly bodyLimit?: number;
-  /** Time allowed to receive the whole body. Default {@link DEFAULT_BODY_TIMEOUT_MS}. */
+  /** Time allowed to receive the whole body (default 5000 ms). */
   readonly bodyTimeoutMs?: number;
-  /**
-   * Token bucket per principal, checked once a notice is authenticated (per client address for
-   * the anonymous principal), or false to leave rate limiting to a proxy in front.
-   */
+  /** Token bucket per principal once authenticated (per address for the anonymous one); false: none (a proxy's). */
   readonly rateLimit?: RateLimit | false;
-  /**
-   * Token bucket per client address, checked before anything else: it only stops floods, so
-   * it is far above what an authentic runtime sends. False turns it off.
-   */
+  /** Token bucket per client address before anything else, far above an authentic runtime's rate; false: none. */
   readonly floodLimit?: RateLimit | false;
   /** The client's key for the flood limit (and the anonymous principal's rate); the peer's address by default. */
   readonly clientKey?: (request: NoticeRequest) => string;
@@ -55,16 +43,16 @@ export interface CancelEndpointOptions {
 }
 
 /** Two ids of at most 256 characters need about 600 bytes of JSON; 4 KiB leaves room for whitespace. */
-export const DEFAULT_BODY_LIMIT = 4096;
+const DEFAULT_BODY_LIMIT = 4096;
 /** A notice is one small packet; a body still incomplete after 5 s is a slow-body attack or a broken client. */
-export const DEFAULT_BODY_TIMEOUT_MS = 5_000;
+const DEFAULT_BODY_TIMEOUT_MS = 5_000;
 
 export type BodyRead =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly problem: "too-large" | "timeout" | "not-utf8" | "aborted" };
 
 /** Reads the whole body as UTF-8 text, stopping at `limit` bytes or after `timeoutMs`. */
-export type BodyReader = (limit: number, timeoutMs: number) => Promise<BodyRead>;
+type BodyReader = (limit: number, timeoutMs: number) => Promise<BodyRead>;
 
 /** The answer, for an adapter to write. `close`: the connection must not be reused (unread body). */
 export interface Answer {
@@ -89,16 +77,12 @@ export interface NoticeEvent {
 
 const OK: Answer = { status: 200, message: "", headers: {}, close: false };
 
-/**
- * The checks of `POST /cancel_tool_call`, in order, independent of the server framework.
- * The first check that fails decides the status; only a request that passes every one
- * reaches the registry. See docs/rap.md for the status table.
- */
+/** The checks of `POST /cancel_tool_call` in order, for any server framework; the first to fail decides (docs/rap.md). */
 export class CancelEndpointCore {
   private readonly limiter: RateLimiter | undefined;
   private readonly flood: RateLimiter | undefined;
-  private readonly bodyLimit: number;
-  private readonly bodyTimeoutMs: number;
+  readonly bodyLimit: number;
+  readonly bodyTimeoutMs: number;
 
   constructor(private readonly options: CancelEndpointOptions) {
     const rate = options.rateLimit ?? DEFAULT_RATE_LIMIT;
@@ -107,14 +91,6 @@ export class CancelEndpointCore {
     this.flood = flood === false ? undefined : new RateLimiter(flood);
     this.bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
-  }
-
-  get bodyLimitBytes(): number {
-    return this.bodyLimit;
-  }
-
-  get bodyTimeout(): number {
-    return this.bodyTimeoutMs;
   }
 
   /** All the checks, for a server that hands over a body reader (the Web handler). */
@@ -138,22 +114,16 @@ export class CancelEndpointCore {
     return undefined;
   }
 
-  /**
-   * The checks on the body, then the registry. Synchronous unless the verify function
-   * returns a promise: the common case costs no promise at all.
-   */
+  /** The checks on the body, then the registry; synchronous unless the verify function returns a promise. */
   complete(request: NoticeRequest, body: BodyRead): Answer | Promise<Answer> {
     if (!body.ok) {
-      switch (body.problem) {
-        case "too-large":
-          return this.reject(request, 413, `body over ${this.bodyLimit} bytes`, {}, true);
-        case "timeout":
-          return this.reject(request, 408, `body not received within ${this.bodyTimeoutMs} ms`, {}, true);
-        case "not-utf8":
-          return this.reject(request, 400, "body is not UTF-8");
-        case "aborted":
-          return this.reject(request, 400, "body aborted", {}, true);
-      }
+      const [status, problem, close] = ({
+        "too-large": [413, `body over ${this.bodyLimit} bytes`, true],
+        "timeout": [408, `body not received within ${this.bodyTimeoutMs} ms`, true],
+        "not-utf8": [400, "body is not UTF-8", false],
+        "aborted": [400, "body aborted", true],
+      } as const)[body.problem];
+      return this.reject(request, status, problem, {}, close);
     }
     let verdict: AuthVerdict | Promise<AuthVerdict>;
     try {

@@ -1,11 +1,6 @@
 import { z } from "zod";
 
-/**
- * Both ids of a cancel notice are untrusted input (RAP: "MUST validate them"). An id is a
- * non-empty string of at most {@link MAX_ID_LENGTH} characters with no control characters:
- * ids end up in logs, map keys and process names, where a control character or a megabyte
- * string does harm.
- */
+// Ids are untrusted (RAP: "MUST validate them") and end up in logs, map keys and process names: bounded, no controls.
 export const MAX_ID_LENGTH = 256;
 
 // C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators.
@@ -24,8 +19,6 @@ export const cancelNoticeSchema = z.strictObject(
   { error: (issue) => (issue.code === "unrecognized_keys" ? "unknown field" : "must be a JSON object") },
 );
 
-export type CancelNotice = z.infer<typeof cancelNoticeSchema>;
-
 /** The first problem with a parsed body, as one line naming the field ("tool_call_id: must be a string"). */
 export function noticeProblem(body: unknown): string | undefined {
   const parsed = cancelNoticeSchema.safeParse(body);
@@ -43,10 +36,7 @@ export function assertRapId(name: string, id: unknown): asserts id is string {
   if (!parsed.success) throw new TypeError(`${name} ${parsed.error.issues[0]?.message ?? "is invalid"}`);
 }
 
-/**
- * One map key for a (thread_id, tool_call_id) pair. Valid ids hold no control characters,
- * so a NUL between them keeps distinct pairs distinct.
- */
+/** One map key for a (thread_id, tool_call_id) pair: valid ids hold no NUL, so pairs stay distinct. */
 export function callKey(threadId: string, toolCallId: string): string {
   return `${threadId}\u0000${toolCallId}`;
 }

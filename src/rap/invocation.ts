@@ -1,19 +1,15 @@
 import type { Invocation } from "./messages.js";
 import type { RequestSigner } from "./signer.js";
 
-export interface PostInvocationOptions {
-  readonly signer?: RequestSigner;
-  readonly fetch?: typeof fetch;
-  readonly signal?: AbortSignal;
+interface PostInvocationOptions {
+  readonly signer?: RequestSigner | undefined;
+  readonly fetch?: typeof fetch | undefined;
+  readonly signal?: AbortSignal | undefined;
   /** Extra headers (the W3C trace context), set before the signer runs so a signature covers them. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
-/**
- * POSTs an invocation to a toolset's `endpoint`, signed like every request to the server.
- * A tool answers 200 at once and works asynchronously; anything else is an error whose
- * message names the status.
- */
+/** POSTs an invocation to a toolset's `endpoint`, signed; a tool answers 200 at once (else an error naming the status). */
 export async function postInvocation(
   endpoint: string | URL,
   invocation: Invocation,
@@ -23,13 +19,8 @@ export async function postInvocation(
   const body = JSON.stringify(invocation);
   const headers = new Headers({ ...options.headers, "content-type": "application/json" });
   await options.signer?.({ url, method: "POST", headers, body });
-  const response = await (options.fetch ?? fetch)(url, {
-    method: "POST",
-    headers,
-    body,
-    redirect: "manual",
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const signal = options.signal ?? null;
+  const response = await (options.fetch ?? fetch)(url, { method: "POST", headers, body, redirect: "manual", signal });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`tool server answered the invocation with HTTP ${response.status}`);
 }

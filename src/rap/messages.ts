@@ -1,11 +1,7 @@
 import { z } from "zod";
 import { rapIdSchema } from "./ids.js";
 
-/**
- * The RAP messages the runtime side builds or reads, as the spec describes them (RAP
- * publishes no JSON Schema): the invocation it POSTs to a toolset's `endpoint`, and the
- * `tool_result` a tool POSTs back to `callback_url`.
- */
+/** The invocation POSTed to a toolset's `endpoint`, as the spec describes it (RAP publishes no JSON Schema). */
 export const invocationSchema = z.object({
   operation: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()),
@@ -22,6 +18,7 @@ export type Invocation = z.infer<typeof invocationSchema>;
 
 const contentPartSchema = z.looseObject({ type: z.string() });
 
+/** The `tool_result` a tool POSTs back to `callback_url`. */
 export const toolResultSchema = z
   .looseObject({
     type: z.literal("tool_result"),

@@ -9,9 +9,8 @@ const DRAIN_MS = 1_000;
 const OK_HEADERS = ["cache-control", "no-store", "content-length", "0"];
 
 /**
- * The same endpoint for `node:http` (and Express and Fastify, which hand out the same
- * objects). It reads the body straight from the socket, without building a Web Request,
- * and answers without a promise when the verify function is synchronous.
+ * The same endpoint for `node:http` (Express, Fastify): the body read straight from the socket, no Web
+ * Request built, and no promise when the verify function is synchronous.
  */
 export function createNodeCancelHandler(options: CancelEndpointOptions): NodeCancelHandler {
   const core = new CancelEndpointCore(options);
@@ -19,7 +18,7 @@ export function createNodeCancelHandler(options: CancelEndpointOptions): NodeCan
     const notice = new NodeNoticeRequest(request);
     const early = core.precheck(notice);
     if (early !== undefined) return write(request, response, early);
-    readNodeBody(request, core.bodyLimitBytes, core.bodyTimeout, (body) => {
+    readNodeBody(request, core.bodyLimit, core.bodyTimeoutMs, (body) => {
       const answer = core.complete(notice, body);
       if (!(answer instanceof Promise)) return write(request, response, answer);
       answer.then(

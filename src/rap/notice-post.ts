@@ -15,15 +15,13 @@ export function noticeTarget(url: URL): NoticeTarget {
   return { url, options, send: url.protocol === "https:" ? httpsRequest : httpRequest };
 }
 
-/** Called exactly once: with the status once the response has ended, or with the error. */
-export type NoticeDone = (error: Error | undefined, status: number) => void;
+/** Called once: with the status once the response has ended, or with the error. */
+type NoticeDone = (error: Error | undefined, status: number) => void;
 
 /**
- * POSTs one cancel notice with node's own HTTP client (the global keep-alive agent). Used
- * when no `fetch` is configured: per POST it costs a fraction of the global fetch's CPU,
- * which is what bounds a fan-out to a hundred servers (docs/rap.md). Like
- * `redirect: "manual"`, a redirect is not followed: its status is the outcome. The caller
- * bounds the time: `destroy(error)` on the returned request ends it with that error.
+ * POSTs one cancel notice with node's own HTTP client, a fraction of the global fetch's CPU per POST
+ * (what bounds a fan-out to a hundred servers, docs/rap.md). A redirect is not followed: its status is
+ * the outcome. `destroy(error)` on the returned request ends it with that error.
  */
 export function postNotice(target: NoticeTarget, headers: OutgoingHttpHeaders, body: string, done: NoticeDone): ClientRequest {
   let settled = false;

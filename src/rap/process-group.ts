@@ -44,12 +44,9 @@ export const RUN_MARKER = "ACP_CANCEL_RUN";
 const KILL_WAIT_MS = 5_000;
 
 /**
- * Runs a command in its own process group, in a fresh temp dir (its cwd and TMPDIR). When
- * the signal aborts, everything the run started gets SIGTERM, then SIGKILL after the grace:
- * the group, descendants that left it with setsid, and orphans that carry the run's
- * environment marker ({@link RUN_MARKER}; on Linux, read from /proc). A grandchild that
- * ignores SIGTERM dies too. Whether stopped or finished, nothing of the run is left running
- * and the temp dir is removed before the promise settles. Without /proc, only the group.
+ * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR). When the signal
+ * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `membersOf`;
+ * without /proc, only the group). Nothing of the run is left running, nor its temp dir, when it settles.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -66,14 +63,12 @@ export async function runInProcessGroup(command: string, args: readonly string[]
       env: { ...process.env, ...options.env, TMPDIR: tempDir, [RUN_MARKER]: marker },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (stdout.length < maxOutput) stdout += chunk.toString().slice(0, maxOutput - stdout.length);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < maxOutput) stderr += chunk.toString().slice(0, maxOutput - stderr.length);
-    });
+    const output = { stdout: "", stderr: "" };
+    for (const name of ["stdout", "stderr"] as const) {
+      child[name].on("data", (chunk: Buffer) => {
+        if (output[name].length < maxOutput) output[name] += chunk.toString().slice(0, maxOutput - output[name].length);
+      });
+    }
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
       child.once("error", reject);
@@ -86,11 +81,8 @@ export async function runInProcessGroup(command: string, args: readonly string[]
     const run: RunIdentity = { pid, startTicks: bornAfter, marker };
     options.onSpawn?.({ pid, tempDir });
     let stopped = false;
-    const stop = () => {
-      stopped = true;
-    };
     const aborted = new Promise<"aborted">((resolve) => {
-      options.signal?.addEventListener("abort", () => (stop(), resolve("aborted")), { once: true });
+      options.signal?.addEventListener("abort", () => ((stopped = true), resolve("aborted")), { once: true });
     });
     const first = await Promise.race([exited, aborted]);
     // Stopped, or finished with stragglers left behind: either way all of the run goes.
@@ -98,29 +90,21 @@ export async function runInProcessGroup(command: string, args: readonly string[]
     const exit = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
-    return { ...exit, stdout, stderr, stopped };
+    return { ...exit, ...output, stopped };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
 }
 
 /**
- * Everything a run started: its process group, its descendants by parent pid (a grandchild
- * that called setsid left the group but not the tree), and whatever carries the run's
- * environment marker (an orphan re-parented away from the tree). Only processes born no
- * earlier than the run itself count, so a pid reused by someone else is never taken.
+ * Everything a run started: its group, its descendants (a setsid'd grandchild left the group, not the
+ * tree) and whatever carries its {@link RUN_MARKER} (an orphan). Only processes born since the run count.
  */
 function membersOf(run: RunIdentity): ProcessEntry[] {
   const all = readProcesses();
-  const found = new Map<number, ProcessEntry>();
-  for (const entry of [
-    ...all.filter((p) => p.pgrp === run.pid),
-    ...descendantsOf(run.pid, all),
-    ...processesWithEnv(RUN_MARKER, run.marker, all),
-  ]) {
-    if (entry.startTicks >= run.startTicks) found.set(entry.pid, entry);
-  }
-  return [...found.values()];
+  const group = all.filter((p) => p.pgrp === run.pid);
+  const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
+  return [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
 }
 
 interface RunIdentity {
@@ -142,7 +126,7 @@ async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
 }
 
 /** SIGTERM to the group, SIGKILL after the grace, then waits until no member is running. */
-export async function stopGroup(pgid: number, graceMs: number): Promise<void> {
+async function stopGroup(pgid: number, graceMs: number): Promise<void> {
   if (!groupRunning(pgid)) return;
   signalGroup(pgid, "SIGTERM");
   const killAt = Date.now() + graceMs;
@@ -161,10 +145,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/**
- * Whether any process of the group still runs. A zombie does not count: it runs nothing,
- * and an orphan's zombie belongs to whoever reaps orphans (not every container's PID 1 does).
- */
+/** Whether any process of the group still runs; a zombie runs nothing, so it does not count. */
 export function groupRunning(pgid: number): boolean {
   if (!hasProcTable()) return signalZero(-pgid);
   return readProcesses().some((entry) => entry.pgrp === pgid);

@@ -6,16 +6,10 @@ export interface RateLimit {
   readonly maxClients?: number;
 }
 
-/**
- * Default: 100 notices a second per principal, bursts of 200. A runtime cancelling a busy
- * thread sends one notice per call at once, so the burst is generous; a flood is not.
- */
+/** Per principal: a runtime cancelling a busy thread sends a notice per call at once, so the burst is generous. */
 export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200, maxClients: 10_000 };
 
-/**
- * Default per address, before authentication: 1,000 requests a second, bursts of 2,000. Ten
- * times an authentic runtime's allowance, so it stops only floods.
- */
+/** Per address, before authentication: ten times an authentic runtime's allowance, so it stops only floods. */
 export const DEFAULT_FLOOD_LIMIT: RateLimit = { perSecond: 1000, burst: 2000, maxClients: 10_000 };
 
 interface Bucket {

@@ -72,11 +72,9 @@ export type DeliveryEffect = "accepted" | "late-ignored" | "unknown";
 type RapCall = Call<RapToolCallPayload, ToolCallOutcome>;
 
 /**
- * The runtime side of RAP cancellation, on the core call lifecycle. Each dispatched tool call
- * is a call keyed by (thread_id, tool_call_id). However a call is cancelled (by id, by thread,
- * by a cancel of any job above it, by an aborted signal), RAP's cancel is: the synthetic
- * "interrupted" result at once (no grace: RAP answers for the tool), and a cancel notice
- * queued for every tool server.
+ * The runtime side of RAP cancellation, on the core call lifecycle, a call per (thread_id, tool_call_id).
+ * However a call is cancelled, RAP's cancel is the synthetic "interrupted" result at once (no grace:
+ * RAP answers for the tool) and a cancel notice queued for every tool server.
  */
 export class RapRuntime {
   readonly fanout: CancelFanout;
@@ -109,11 +107,7 @@ export class RapRuntime {
     return { threadId, toolCallId, job: call.job, signal: call.job.signal, outcome: call.promise };
   }
 
-  /**
-   * Dispatches a call and POSTs its invocation to the toolset's `endpoint`, signed with the
-   * runtime's signer. Returns at once; if the invocation fails, the call's outcome is an
-   * "Error: ..." result (RAP's convention for tool errors).
-   */
+  /** Dispatches a call and POSTs its invocation, signed; if that fails, its outcome is an "Error: ..." result (RAP's way). */
   invoke(endpoint: string | URL, options: InvokeOptions): ToolCall {
     const toolCall = this.dispatch(options);
     const call = this.calls.get(callKey(options.threadId, options.toolCallId)) as RapCall;
@@ -128,13 +122,7 @@ export class RapRuntime {
       user_id: options.userId ?? "",
     };
     const { signer, fetch } = this.options;
-    const headers = traceHeaders(toolCall.job);
-    const post = {
-      ...(signer ? { signer } : {}),
-      ...(fetch ? { fetch } : {}),
-      ...(headers ? { headers } : {}),
-      signal: toolCall.signal,
-    };
+    const post = { signer, fetch, headers: traceHeaders(toolCall.job), signal: toolCall.signal };
     postInvocation(endpoint, invocation, post).catch((error: unknown) => {
       if (toolCall.signal.aborted) return;
       const text = `Error: ${error instanceof Error ? error.message : String(error)}`;
@@ -144,9 +132,8 @@ export class RapRuntime {
   }
 
   /**
-   * Hands over a `tool_result` that arrived at the callback URL. A result for a call
-   * already interrupted is accepted and ignored (RAP: the runtime must be ready for it);
-   * the event says so. Throws a TypeError naming the field for a malformed result.
+   * Hands over a `tool_result` from the callback URL; one for an interrupted call is accepted and ignored
+   * (RAP: the runtime must be ready for it). Throws a TypeError naming the field for a malformed result.
    */
   deliver(message: unknown): DeliveryEffect {
     const parsed = toolResultSchema.safeParse(message);
@@ -158,12 +145,9 @@ export class RapRuntime {
     const key = callKey(result.group_id, result.id);
     const call = this.calls.get(key);
     if (call === undefined) {
+      const ids = { threadId: result.group_id, toolCallId: result.id };
       const late = this.calls.wasSettled(key);
-      this.options.onEvent?.(
-        late
-          ? { type: "late-result", threadId: result.group_id, toolCallId: result.id, ignored: true }
-          : { type: "unknown-result", threadId: result.group_id, toolCallId: result.id },
-      );
+      this.options.onEvent?.(late ? { type: "late-result", ...ids, ignored: true } : { type: "unknown-result", ...ids });
       return late ? "late-ignored" : "unknown";
     }
     call.resolve({ result, interrupted: false });

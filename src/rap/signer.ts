@@ -1,8 +1,4 @@
-/**
- * How the runtime authenticates what it sends to a tool server. One signer serves both the
- * invocations and the cancel notices, because RAP requires a server to authenticate a
- * cancel "exactly like invocations".
- */
+/** What a signer sees of a request: one signer serves invocations and notices (RAP: "exactly like invocations"). */
 export interface OutgoingRequest {
   readonly url: URL;
   readonly method: "POST";

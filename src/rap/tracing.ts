@@ -1,11 +1,6 @@
 import { type AnyJob, type JobInfo, jobObserver } from "../core/index.js";
 
-/**
- * RAP's part of tracing (acp-cancel/otel): what a tool call's job is, and the W3C trace
- * context its invocation and cancel notices carry as HTTP headers. All of it only while a
- * job observer is installed.
- */
-
+/** What a tool call's job is, for tracing (acp-cancel/otel). */
 export function rapCallInfo(threadId: string, toolCallId: string, kind: JobInfo["kind"], carrier?: Readonly<Record<string, unknown>>): JobInfo {
   return { protocol: "rap", method: "tool_call", id: toolCallId, kind, carrier, attributes: { "rap.thread.id": threadId } };
 }

@@ -1,7 +1,4 @@
-/**
- * `fetch` for work done on behalf of a call: the upstream request is aborted when the
- * call's signal aborts (and by the request's own signal, if it has one).
- */
+/** `fetch` for work done on behalf of a call: aborted by the call's signal (and the request's own, if any). */
 export function fetchForCall(callSignal: AbortSignal, input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   const signal = init.signal ? AbortSignal.any([callSignal, init.signal]) : callSignal;
   return fetch(input, { ...init, signal });

@@ -1,8 +1,4 @@
-/**
- * The app side of ABP: `window.abp` initialize / call / cancel / shutdown over an app's capability
- * handlers, following the spec's cancellation edge-case table. One AbortController per running
- * call, handed to its handler. Runs in the page; imports nothing but its own folder.
- */
+/** The app side of ABP over an app's capability handlers, per the spec's edge-case table. Runs in the page: no imports. */
 import {
   type AbpError,
   CANCEL_REASONS_TEXT,
@@ -17,7 +13,6 @@ import {
   type ShutdownPayload,
   TRACE_KEYS,
 } from "./protocol.js";
-import { RememberedCalls } from "./remembered-calls.js";
 
 export interface CapabilityContext {
   /** Aborts when the call is cancelled, times out, or the session shuts down. */
@@ -46,7 +41,7 @@ export interface AbpAppOptions {
 }
 
 /** The call options `window.abp.call` accepts (an AbortSignal cannot cross into the page). */
-export interface AppCallOptions extends CallOptions {
+interface AppCallOptions extends CallOptions {
   callId?: string;
 }
 
@@ -67,6 +62,7 @@ export interface AppStats {
 }
 
 type State = "queued" | "running" | "cancelled";
+type Ending = "completed" | "cancelled";
 
 interface CallRecord {
   callId: string;
@@ -86,7 +82,8 @@ export class AbpApp {
   private sessionId: string | undefined = undefined;
   private readonly records = new Map<string, CallRecord>();
   private readonly queue: CallRecord[] = [];
-  private readonly remembered: RememberedCalls;
+  /** Finished and cancelled call ids, so a later cancel still gets its answer; past `rememberIds`, the oldest goes. */
+  private readonly remembered = new Map<string, Ending>();
   private running = 0;
   private controllers = 0;
   private timers = 0;
@@ -95,12 +92,10 @@ export class AbpApp {
   private sessions = 0;
   private localIds = 0;
   private pumping = false;
-  /** One function for every call's context: its signal, made when the handler asks for it. */
+  /** One function for every call's context (its signal is made when the handler asks). */
   private readonly controllerOf = (record: CallRecord) => this.controllerFor(record);
 
-  constructor(private readonly options: AbpAppOptions) {
-    this.remembered = new RememberedCalls(options.rememberIds ?? 1024);
-  }
+  constructor(private readonly options: AbpAppOptions) {}
 
   get initialized(): boolean {
     return this.sessionId !== undefined;
@@ -129,11 +124,7 @@ export class AbpApp {
     return new Promise((answer) => this.dispatch(capability, params, options, onProgress, answer));
   }
 
-  /**
-   * The same call, answered exactly once through `answer` instead of a promise: at once when the
-   * handler returns a plain value (or throws), when the handler's promise settles otherwise. The
-   * envelope hosts use it, so a quick capability answers in the task that brought the call.
-   */
+  /** The same call, answered once through `answer`: at once for a plain value (quick capabilities answer in the same task). */
   dispatch(
     capability: string,
     params: Record<string, unknown>,
@@ -147,7 +138,7 @@ export class AbpApp {
       return answer(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
     }
     const callId = options.callId ?? `local-${++this.localIds}`;
-    if (this.records.has(callId) || this.remembered.get(callId) !== undefined) {
+    if (this.records.has(callId) || this.remembered.has(callId)) {
       return answer(failure({ code: ERROR_CODES.duplicateCallId, message: `callId "${callId}" was already used`, retryable: false }));
     }
     const record: CallRecord = {
@@ -194,14 +185,8 @@ export class AbpApp {
 
   stats(): AppStats {
     return {
-      records: this.records.size,
-      queued: this.queue.length,
-      running: this.running,
-      controllers: this.controllers,
-      timers: this.timers,
-      remembered: this.remembered.size,
-      started: this.started,
-      skipped: this.skipped,
+      records: this.records.size, queued: this.queue.length, running: this.running, controllers: this.controllers,
+      timers: this.timers, remembered: this.remembered.size, started: this.started, skipped: this.skipped,
     };
   }
 
@@ -209,22 +194,17 @@ export class AbpApp {
     record.state = "running";
     this.running++;
     this.started++;
+    const succeed = (data: unknown) => this.finish(record, data === undefined ? { success: true } : { success: true, data });
+    const fail = (error: unknown) => this.finish(record, failure(handlerError(error)));
     let outcome: unknown;
     try {
       outcome = record.handler(record.params, new CallContext(this.controllerOf, record));
     } catch (error) {
-      this.finish(record, failure(handlerError(error)));
-      return;
+      return fail(error);
     }
-    if (!isThenable(outcome)) {
-      // A plain value needs no turn of the event loop: answer now.
-      this.finish(record, outcome === undefined ? { success: true } : { success: true, data: outcome });
-      return;
-    }
-    Promise.resolve(outcome).then(
-      (data) => this.finish(record, data === undefined ? { success: true } : { success: true, data }),
-      (error: unknown) => this.finish(record, failure(handlerError(error))),
-    );
+    // A plain value needs no turn of the event loop: answer now.
+    if (isThenable(outcome)) Promise.resolve(outcome).then(succeed, fail);
+    else succeed(outcome);
   }
 
   private controllerFor(record: CallRecord): AbortController {
@@ -246,7 +226,7 @@ export class AbpApp {
     this.records.delete(record.callId);
     if (record.state === "running") {
       this.clearTimer(record);
-      this.remembered.remember(record.callId, "completed");
+      this.remember(record.callId, "completed");
       record.answer(result);
     }
     this.pump();
@@ -262,7 +242,7 @@ export class AbpApp {
       this.skipped++;
     }
     record.state = "cancelled";
-    this.remembered.remember(record.callId, "cancelled");
+    this.remember(record.callId, "cancelled");
     // Answered in a microtask, after what the caller answers now: a cancel's acknowledgement goes
     // out before the call's own answer, and a page going away says "closing" first.
     const { answer } = record;
@@ -272,8 +252,7 @@ export class AbpApp {
   }
 
   private pump(): void {
-    // A handler that answers at once finishes inside start(), which pumps again: the outer loop
-    // carries on instead, so a long queue of quick calls never deepens the stack.
+    // A quick handler finishes inside start(), which pumps again: the outer loop carries on, so the stack stays flat.
     if (this.pumping) return;
     this.pumping = true;
     try {
@@ -288,6 +267,14 @@ export class AbpApp {
     }
   }
 
+  private remember(callId: string, ending: Ending): void {
+    const capacity = this.options.rememberIds ?? 1024;
+    if (capacity <= 0) return;
+    this.remembered.delete(callId);
+    this.remembered.set(callId, ending);
+    if (this.remembered.size > capacity) this.remembered.delete(this.remembered.keys().next().value as string);
+  }
+
   private clearTimer(record: CallRecord): void {
     if (record.timer === undefined) return;
     clearTimeout(record.timer);
@@ -296,18 +283,12 @@ export class AbpApp {
   }
 }
 
-/**
- * What a handler gets. Its signal (an AbortController) and its progress function are made only
- * when the handler asks for them; both survive destructuring (`{ signal, progress }`).
- */
+/** What a handler gets; its signal and progress function are made when asked, and survive destructuring. */
 class CallContext implements CapabilityContext {
   readonly callId: string;
   private report: CapabilityContext["progress"] | undefined = undefined;
 
-  constructor(
-    private readonly controllerOf: (record: CallRecord) => AbortController,
-    private readonly record: CallRecord,
-  ) {
+  constructor(private readonly controllerOf: (record: CallRecord) => AbortController, private readonly record: CallRecord) {
     this.callId = record.callId;
   }
 

@@ -1,13 +1,12 @@
 /**
- * Serves an AbpApp over any envelope channel (postMessage, WebSocket): checks each message,
- * dispatches it, and sends the `-result` with the request's envelope id. Bad input is answered
- * with a `notification` `{event: "error", error, inReplyTo?}` and changes nothing.
+ * Serves an AbpApp over an envelope channel: checks each message, dispatches it, answers with the
+ * request's envelope id. Bad input gets a `notification` `{event: "error", error, inReplyTo?}`, nothing else.
  */
 import type { AbpApp } from "./abp-app.js";
 import { type Envelope, LIMITS, type MessageType, type NotificationPayload, type ProgressPayload } from "./protocol.js";
 import { checkAgentMessage } from "./validate.js";
 
-export type Reply = (envelope: Envelope) => void;
+type Reply = (envelope: Envelope) => void;
 
 export interface Rejection {
   code: string;
@@ -24,10 +23,7 @@ export class EnvelopeHost {
   /** Messages refused so far. */
   rejected = 0;
 
-  constructor(
-    private readonly app: AbpApp,
-    private readonly options: EnvelopeHostOptions = {},
-  ) {}
+  constructor(private readonly app: AbpApp, private readonly options: EnvelopeHostOptions = {}) {}
 
   receive(data: unknown, reply: Reply): void {
     const checked = checkAgentMessage(data, this.options.maxMessageBytes ?? LIMITS.maxMessageBytes);

@@ -27,10 +27,7 @@ export { serveWebSocket, type WebSocketHostOptions } from "./websocket-host.js";
 /** What `window.abp` offers: the spec's API, with `callId` in the call options. */
 export type WindowAbp = Pick<AbpApp, "initialize" | "call" | "cancel" | "shutdown" | "stats">;
 
-/**
- * Installs `window.abp` (or `globalThis.abp` in a worker) for agents that drive the page. Its
- * arguments are checked exactly as envelopes are: an agent's evaluate is untrusted input too.
- */
+/** Installs `window.abp` (`globalThis.abp` in a worker); its arguments are checked as envelopes are (untrusted too). */
 export function exposeAbp(app: AbpApp, target: object = globalThis): WindowAbp {
   const check = (type: string, payload: unknown) => checkAgentMessage({ type, id: "evaluate", timestamp: 0, payload });
   const abp: WindowAbp = {

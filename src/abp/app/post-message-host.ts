@@ -1,13 +1,9 @@
-/**
- * Serves an AbpApp to agents in other windows, iframes or workers over postMessage. Only the
- * listed origins are heard, and each answer is posted to its sender's window with its exact
- * origin as the target, never "*".
- */
+/** Serves an AbpApp over postMessage: only the listed origins are heard, each answer posted to its sender's exact origin. */
 import type { AbpApp } from "./abp-app.js";
 import { envelope, EnvelopeHost, type EnvelopeHostOptions } from "./envelope-host.js";
 
 /** A window, a worker's global scope, a MessagePort: anything that receives `message` events. */
-export interface MessageReceiver {
+interface MessageReceiver {
   addEventListener(type: "message" | "pagehide", listener: (event: MessageEvent) => void): void;
   removeEventListener(type: "message" | "pagehide", listener: (event: MessageEvent) => void): void;
   postMessage?: (message: unknown) => void;
@@ -31,10 +27,7 @@ type Source = { postMessage(message: unknown, targetOrigin: string): void };
 export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): ServedApp {
   const receiver = options.receiver ?? (globalThis as unknown as MessageReceiver);
   const host = new EnvelopeHost(app, options);
-  /**
-   * Agents heard from (told when this page goes away: postMessage has no close of its own), each
-   * with the reply it was first given, reused while it keeps its origin and form.
-   */
+  // Agents heard from (told when the page goes away: postMessage has no close), each with its reply while its form holds.
   const agents = new Map<unknown, { origin: string; text: boolean; reply: (envelope: unknown) => void }>();
   const replyTo = (source: Source | null, origin: string, text: boolean) =>
     source !== null && origin !== ""

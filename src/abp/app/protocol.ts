@@ -163,11 +163,9 @@ export const RESULT_TYPE = {
 export type RequestType = keyof typeof RESULT_TYPE;
 
 /**
- * The size a message counts for against the limits, in UTF-8 bytes of its JSON text, the same
- * on both sides (the agent and the app, which runs in a page): a string message is JSON text
- * already, so its UTF-8 length; a structured-clone object counts its strings and keys as
- * JSON.stringify would write them (quotes, escapes, UTF-8), plus 8 per other value, without
- * serializing it. Stops counting once over `limit`; nesting deeper than 64 counts as infinite.
+ * A message's size against the limits, the same on both sides: UTF-8 bytes of its JSON text, counted
+ * for an object as JSON.stringify would write its strings and keys (plus 8 per other value) without
+ * serializing it. Stops once over `limit`; nesting deeper than 64 counts as infinite.
  */
 export function messageSize(data: unknown, limit: number = Number.POSITIVE_INFINITY): number {
   return typeof data === "string" ? utf8Size(data, 0, limit, false) : sizeOf(data, 0, 0, limit);
@@ -189,11 +187,7 @@ function sizeOf(value: unknown, size: number, depth: number, limit: number): num
   return size;
 }
 
-/**
- * `size` plus the UTF-8 bytes of `text`, written as a JSON string's contents when `escaped`
- * (`"` and `\` take 2, control characters 2 or 6, a lone surrogate 6, as JSON.stringify writes
- * them); a lone surrogate in plain text counts 3, as U+FFFD. Stops once over `limit`.
- */
+/** `size` plus the UTF-8 bytes of `text`, as a JSON string's contents when `escaped`; a lone surrogate counts as U+FFFD. */
 function utf8Size(text: string, size: number, limit: number, escaped: boolean): number {
   // Most text is printable ASCII with nothing to escape: one byte a character, found by one regex.
   if (PLAIN_ASCII.test(text)) return size + text.length;

@@ -1,7 +1,4 @@
-/**
- * Serves an AbpApp over the browser's own WebSocket: the page dials the agent (a page cannot
- * listen), and envelopes travel as JSON text frames.
- */
+/** Serves an AbpApp over the browser's WebSocket, as JSON text frames: the page dials the agent (a page cannot listen). */
 import type { AbpApp } from "./abp-app.js";
 import { EnvelopeHost, type EnvelopeHostOptions } from "./envelope-host.js";
 import type { ServedApp } from "./post-message-host.js";
