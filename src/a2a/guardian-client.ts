@@ -42,6 +42,8 @@ export interface GuardQuestion {
 }
 
 type DecisionBase = Pick<GuardDecision, "hook" | "taskId" | "requestId">;
+/** A decision before its timing is known. */
+type Verdict = Omit<GuardDecision, "durationMs" | "at">;
 
 class GuardianFailure extends Error {
   constructor(readonly failure: GuardFailure, message: string) {
@@ -96,28 +98,25 @@ export class GuardianClient {
   async check(question: GuardQuestion): Promise<GuardDecision> {
     const problem = questionProblem(question);
     if (problem !== undefined) throw new GuardInputError(problem);
-    // Field by field in the wire order: spreading optional fields cost more than the rest of the question.
-    const params = { payload: question.payload } as AosGuardParams;
-    if (question.reasoning !== undefined) params.reasoning = question.reasoning;
-    params.context = { from: { agent: question.from, role: "client" }, to: { agent: question.to, role: "server" } };
+    const reasoning = question.reasoning === undefined ? {} : { reasoning: question.reasoning };
+    const context = { from: { agent: question.from, role: "client" as const }, to: { agent: question.to, role: "server" as const } };
+    const params: AosGuardParams = { payload: question.payload, ...reasoning, context };
     const request: AosGuardRequest = { jsonrpc: "2.0", id: randomUUID(), method: "tasks/cancel", params };
     const started = performance.now();
     const base = { hook: question.hook, taskId: question.payload.params.id, requestId: request.id };
-    let decision: GuardDecision;
+    let verdict: Verdict;
     try {
       const result = aosResult(await this.call(request));
       if (result === undefined) throw new GuardianFailure("invalid-answer", "the result is not an AOS decision");
-      decision = this.fromResult(base, result);
+      verdict = this.fromResult(base, result);
     } catch (error) {
       const { failure, message } = error instanceof GuardianFailure ? error : new GuardianFailure("unreachable", String(error));
-      decision = {
+      verdict = {
         ...base, decision: this.failPolicy, source: "policy", failure,
-        message: `guardian ${failure} (${message}); fail policy ${this.failPolicy}`,
-        reasonCode: [`guardian-${failure}`], durationMs: 0, at: "",
+        message: `guardian ${failure} (${message}); fail policy ${this.failPolicy}`, reasonCode: [`guardian-${failure}`],
       };
     }
-    decision.durationMs = performance.now() - started;
-    decision.at = new Date().toISOString();
+    const decision: GuardDecision = { ...verdict, durationMs: performance.now() - started, at: new Date().toISOString() };
     for (const listener of this.listeners) {
       try {
         listener(decision);
@@ -141,32 +140,24 @@ export class GuardianClient {
     this.agent.destroy();
   }
 
-  /** The decision an answer gives, its fields in the audit event's order (durationMs and at to fill in). */
-  private fromResult(base: DecisionBase, result: AosResult): GuardDecision {
-    const { hook, taskId, requestId } = base;
+  /** The decision an answer gives, its fields in the audit event's order (a log's lines stay alike). */
+  private fromResult(base: DecisionBase, result: AosResult): Verdict {
+    const reasonCode = (result.reasonCode ?? []).map(String);
+    const reasoning = result.reasoning === undefined ? {} : { reasoning: result.reasoning };
     const verdict = result.decision;
-    let decision: GuardDecision;
     if (verdict === "allow" || verdict === "deny") {
-      const message = result.message ?? verdict;
-      decision = { hook, taskId, requestId, decision: verdict, source: "guardian", message } as GuardDecision;
-    } else if (verdict === "modify") {
+      return { ...base, decision: verdict, source: "guardian", message: result.message ?? verdict, reasonCode, ...reasoning };
+    }
+    if (verdict === "modify") {
       // A cancel has nothing to modify: the guardian did not approve it as sent.
       const message = result.message ?? "the guardian asked to modify the cancel, which is not defined for tasks/cancel";
-      decision = {
-        hook, taskId, requestId, decision: "deny", source: "guardian", guardianDecision: "modify", message,
-      } as GuardDecision;
-    } else {
-      const message = `guardian answered unknown decision '${verdict.slice(0, 64)}'; fail policy ${this.failPolicy}`;
-      return {
-        hook, taskId, requestId, decision: this.failPolicy, source: "policy", failure: "invalid-answer",
-        guardianDecision: verdict, message, reasonCode: ["guardian-invalid-answer"], durationMs: 0, at: "",
-      };
+      return { ...base, decision: "deny", source: "guardian", guardianDecision: "modify", message, reasonCode, ...reasoning };
     }
-    decision.reasonCode = (result.reasonCode ?? []).map(String);
-    if (result.reasoning !== undefined) decision.reasoning = result.reasoning;
-    decision.durationMs = 0;
-    decision.at = "";
-    return decision;
+    return {
+      ...base, decision: this.failPolicy, source: "policy", failure: "invalid-answer", guardianDecision: verdict,
+      message: `guardian answered unknown decision '${verdict.slice(0, 64)}'; fail policy ${this.failPolicy}`,
+      reasonCode: ["guardian-invalid-answer"],
+    };
   }
 
   /** One JSON-RPC round trip; rejects with a GuardianFailure naming what went wrong. */
