@@ -12,6 +12,7 @@ import {
   MESSAGE_TYPES,
   type MessageType,
   messageSize,
+  RESULT_TYPE,
   type ShutdownPayload,
   TRACE_KEYS,
 } from "./protocol.js";
@@ -71,9 +72,9 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
 }
 
 function checkPayload(type: MessageType, p: Fields, id: string | undefined): string | undefined {
+  if (type in RESULT_TYPE && id === undefined) return `${type} needs an envelope id`;
   switch (type) {
     case "initialize": {
-      if (id === undefined) return "initialize needs an envelope id";
       if (!isObject(p.agent) || !isText(p.agent.name) || !isText(p.agent.version)) {
         return "initialize payload.agent must be {name, version} strings";
       }
@@ -86,7 +87,6 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
       return undefined;
     }
     case "capabilities/call":
-      if (id === undefined) return "capabilities/call needs an envelope id";
       if (!isId(p.capability)) return "capabilities/call payload.capability must be a non-empty string";
       if (!isId(p.callId)) return `capabilities/call payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
       if (p.params !== undefined && !isObject(p.params)) return "capabilities/call payload.params must be an object";
@@ -103,7 +103,6 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
       }
       return undefined;
     case "capabilities/cancel":
-      if (id === undefined) return "capabilities/cancel needs an envelope id";
       if (!isId(p.callId)) return `capabilities/cancel payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
       if (p.reason !== undefined && !isText(p.reason)) return "capabilities/cancel payload.reason must be a short string";
       return undefined;
