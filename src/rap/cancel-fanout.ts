@@ -255,14 +255,9 @@ function positive(name: string, value: number): number {
 }
 
 /** The most specific thing an error says: node's code (ECONNREFUSED), which undici hides in `cause`. */
-function describe(error: unknown): string {
+function describe(error: unknown, inCause = false): string {
   if (!(error instanceof Error)) return String(error);
-  const own = (error as { code?: unknown }).code;
-  if (typeof own === "string") return own;
-  const cause: unknown = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === "string" ? code : cause.message;
-  }
-  return error.message;
+  const { code } = error as { code?: unknown };
+  if (typeof code === "string") return code;
+  return !inCause && error.cause instanceof Error ? describe(error.cause, true) : error.message;
 }
