@@ -16,6 +16,8 @@ import {
   LIMITS,
   type MessageType,
   messageSize,
+  messageValue,
+  NOT_JSON,
   type ProgressPayload,
   RESULT_TYPE,
   type RequestType,
@@ -117,14 +119,8 @@ export class EnvelopeChannel implements AbpTransport {
     if (this.closedWith !== undefined) return;
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
     if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
-    let value = data;
-    if (typeof data === "string") {
-      try {
-        value = JSON.parse(data);
-      } catch {
-        return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
-      }
-    }
+    const value = messageValue(data);
+    if (value === NOT_JSON) return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
     let envelope: z.infer<typeof EnvelopeSchema>;
     if (isExactEnvelope(value)) envelope = value;
     else {

@@ -12,6 +12,8 @@ import {
   MESSAGE_TYPES,
   type MessageType,
   messageSize,
+  messageValue,
+  NOT_JSON,
   RESULT_TYPE,
   type ShutdownPayload,
   TRACE_KEYS,
@@ -45,14 +47,8 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
     // Answered with the envelope's id when it can be read, so the agent's call settles on it.
     return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`, idOfOversized(data));
   }
-  let value = data;
-  if (typeof data === "string") {
-    try {
-      value = JSON.parse(data);
-    } catch {
-      return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
-    }
-  }
+  const value = messageValue(data);
+  if (value === NOT_JSON) return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
   if (!isObject(value)) return fail(ERROR_CODES.invalidMessage, "envelope must be an object");
   const id = isId(value.id) ? value.id : undefined;
   if (value.id !== undefined && id === undefined) {
