@@ -6,7 +6,7 @@
  */
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { CallInterceptor } from "@a2a-js/sdk/client";
-import { withCancelTask } from "../../src/a2a/server-hook.js";
+import { overriding } from "../../src/a2a/overriding.js";
 
 /** A bare guardian round trip, timed: `spent` gets its milliseconds. */
 export type TimedCall = () => Promise<void>;
@@ -35,5 +35,5 @@ export function plainCancelHandler(handler: A2ARequestHandler, call: TimedCall):
     await call();
     return handler.cancelTask(params, context);
   };
-  return withCancelTask(handler, cancelTask);
+  return overriding(handler, "cancelTask", cancelTask);
 }

@@ -1,6 +1,7 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
 import { Job, jobObserver, RecentKeys } from "../core/index.js";
+import { overriding } from "./overriding.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
 
 /** Executor work that stops when its signal aborts. */
@@ -158,21 +159,13 @@ function publishCanceled(
 
 /** The work's bus: notes a final state the work publishes, drops what it publishes after the task was answered. */
 function watchFinal(eventBus: ExecutionEventBus, running: Running): ExecutionEventBus {
-  return new Proxy(eventBus, {
-    get(target, property, receiver) {
-      if (property === "publish") {
-        return (event: AgentExecutionEvent) => {
-          if (running.answered) return;
-          const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
-          if (isFinalState(state)) {
-            running.answered = true;
-            running.finalState = state;
-          }
-          target.publish(event);
-        };
-      }
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  return overriding(eventBus, "publish", (event: AgentExecutionEvent) => {
+    if (running.answered) return;
+    const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
+    if (isFinalState(state)) {
+      running.answered = true;
+      running.finalState = state;
+    }
+    eventBus.publish(event);
   });
 }

@@ -55,7 +55,5 @@ export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterce
 }
 
 function headerOf(headers: Record<string, string> | undefined, name: string): string | undefined {
-  if (headers === undefined) return undefined;
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return undefined;
+  return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }

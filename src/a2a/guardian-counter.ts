@@ -23,17 +23,10 @@ export class MemoryRateCounter implements RateCounter {
   constructor(private readonly maxKeys = 10_000) {}
 
   hit(key: string, windowMs: number, now: number): number {
-    let log = this.logs.get(key);
-    if (log === undefined) {
-      log = { times: [], head: 0 };
-      if (this.logs.size >= this.maxKeys) {
-        const oldest = this.logs.keys().next();
-        if (!oldest.done) this.logs.delete(oldest.value);
-      }
-    } else {
-      // Re-inserting keeps the Map in least-recently-hit order.
-      this.logs.delete(key);
-    }
+    const log = this.logs.get(key) ?? { times: [], head: 0 };
+    // Re-inserting keeps the Map in least-recently-hit order; a new key past the cap pushes out the oldest.
+    this.logs.delete(key);
+    if (this.logs.size >= this.maxKeys) this.logs.delete(this.logs.keys().next().value as string);
     this.logs.set(key, log);
     const since = now - windowMs;
     while (log.head < log.times.length && (log.times[log.head] as number) <= since) log.head++;

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -93,14 +94,10 @@ export class ReferenceGuardian {
   }
 
   /** Starts listening; resolves to the guardian's URL. */
-  listen(): Promise<string> {
-    return new Promise((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(this.options.port ?? 0, this.options.host ?? "127.0.0.1", () => {
-        this.server.off("error", reject);
-        resolve(this.url);
-      });
-    });
+  async listen(): Promise<string> {
+    this.server.listen(this.options.port ?? 0, this.options.host ?? "127.0.0.1");
+    await once(this.server, "listening");
+    return this.url;
   }
 
   get url(): string {

@@ -7,6 +7,7 @@ import { a2aVersion, cancelInputProblem, cancelMessage } from "./cancel-payload.
 import { taskKey } from "./cancellable-executor.js";
 import type { GuardDecision } from "./guard-decision.js";
 import type { GuardianClient } from "./guardian-client.js";
+import { overriding } from "./overriding.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
 export interface CancelGuardHandlerOptions {
@@ -55,18 +56,7 @@ export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuar
     return handler.cancelTask(params, context);
   }
 
-  return withCancelTask(handler, cancelTask);
-}
-
-/** `handler` with its `cancelTask` replaced; every other member is `handler`'s own, bound to it. */
-export function withCancelTask(handler: A2ARequestHandler, cancelTask: A2ARequestHandler["cancelTask"]): A2ARequestHandler {
-  return new Proxy(handler, {
-    get(target, property, receiver) {
-      if (property === "cancelTask") return cancelTask;
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  return overriding(handler, "cancelTask", cancelTask);
 }
 
 function checkParams(params: CancelTaskRequest): void {
@@ -168,7 +158,7 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     }
   }
 
-  return withCancelTask(handler, cancelTask);
+  return overriding(handler, "cancelTask", cancelTask);
 }
 
 function replicaError(taskId: string, failure: ReplicaFailure, why: string): Error {

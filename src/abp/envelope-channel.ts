@@ -16,6 +16,8 @@ import {
   LIMITS,
   type MessageType,
   messageSize,
+  messageValue,
+  NOT_JSON,
   type ProgressPayload,
   RESULT_TYPE,
   type RequestType,
@@ -45,7 +47,7 @@ export interface EnvelopeChannelOptions {
 interface Pending {
   type: RequestType;
   resolve(payload: unknown): void;
-  reject(error: Error): void;
+  reject(error: unknown): void;
   progressToken?: string | number;
   /** Stops listening to the request's signal. */
   unlink?: () => void;
@@ -117,14 +119,8 @@ export class EnvelopeChannel implements AbpTransport {
     if (this.closedWith !== undefined) return;
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
     if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
-    let value = data;
-    if (typeof data === "string") {
-      try {
-        value = JSON.parse(data);
-      } catch {
-        return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
-      }
-    }
+    const value = messageValue(data);
+    if (value === NOT_JSON) return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
     let envelope: z.infer<typeof EnvelopeSchema>;
     if (isExactEnvelope(value)) envelope = value;
     else {
@@ -149,8 +145,7 @@ export class EnvelopeChannel implements AbpTransport {
         const { error, inReplyTo } = note.data;
         const waiting = inReplyTo === undefined ? undefined : this.pending.get(inReplyTo);
         if (error !== undefined && waiting !== undefined && inReplyTo !== undefined) {
-          this.settle(inReplyTo, waiting);
-          waiting.reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
+          this.settle(inReplyTo, waiting).reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
           return;
         }
         // The app's page is going away (postMessage has no close event of its own).
@@ -201,8 +196,7 @@ export class EnvelopeChannel implements AbpTransport {
         // Its caller gave up on it (a settled call's grace ended): nothing of it stays here.
         const forget = () => {
           if (this.pending.get(id) !== waiting) return;
-          this.settle(id, waiting);
-          reject(signal.reason);
+          this.settle(id, waiting).reject(signal.reason);
         };
         signal.addEventListener("abort", forget, { once: true });
         waiting.unlink = () => signal.removeEventListener("abort", forget);
@@ -211,8 +205,7 @@ export class EnvelopeChannel implements AbpTransport {
       try {
         this.send(envelope);
       } catch (error) {
-        this.settle(id, waiting);
-        reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
+        this.settle(id, waiting).reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
       }
     });
   }
@@ -226,20 +219,20 @@ export class EnvelopeChannel implements AbpTransport {
     }
     // A call's usual answer is checked by hand; anything else (and anything wrong) by its schema.
     if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) {
-      this.settle(id, waiting);
-      waiting.resolve(payload);
+      this.settle(id, waiting).resolve(payload);
       return;
     }
     const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
     if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`, id);
-    this.settle(id, waiting);
-    waiting.resolve(parsed.data);
+    this.settle(id, waiting).resolve(parsed.data);
   }
 
-  private settle(id: string, waiting: Pending): void {
+  /** Forgets a pending request; returns it, to be answered. */
+  private settle(id: string, waiting: Pending): Pending {
     this.pending.delete(id);
     waiting.unlink?.();
     if (waiting.progressToken !== undefined) this.progress.delete(waiting.progressToken);
+    return waiting;
   }
 
   /** Bad input from the app: the request it concerns (if any) fails with the reason, the channel survives. */
@@ -247,8 +240,7 @@ export class EnvelopeChannel implements AbpTransport {
     const error = new AbpProtocolError(code, message);
     const waiting = id === undefined ? undefined : this.pending.get(id);
     if (waiting !== undefined && id !== undefined) {
-      this.settle(id, waiting);
-      waiting.reject(error);
+      this.settle(id, waiting).reject(error);
       return;
     }
     this.options.onError?.(error);

@@ -85,20 +85,17 @@ export class PlaywrightTransport implements AbpTransport {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const forget = () => abandon(signal?.reason);
-      const abandon = (error: unknown) => {
+      const settle = (answer: () => void) => {
         if (!this.pending.delete(abandon)) return;
         signal?.removeEventListener("abort", forget);
-        reject(error);
+        answer();
       };
+      const abandon = (error: unknown) => settle(() => reject(error));
+      const forget = () => abandon(signal?.reason);
       this.pending.add(abandon);
       signal?.addEventListener("abort", forget, { once: true });
       this.page.evaluate(invoke, { method, args }).then(
-        (value) => {
-          if (!this.pending.delete(abandon)) return;
-          signal?.removeEventListener("abort", forget);
-          resolve(value);
-        },
+        (value) => settle(() => resolve(value)),
         (error: unknown) => abandon(this.explain(what, error)),
       );
     });

@@ -3,7 +3,7 @@
  * structured clones. Only the app's window and exact origin are heard, and posted to, never "*".
  */
 import { EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
-import { LIMITS, MESSAGE_TYPES } from "./app/protocol.js";
+import { LIMITS, MESSAGE_TYPES, messageValue } from "./app/protocol.js";
 import { AbpProtocolError } from "./errors.js";
 
 interface PostMessageTarget {
@@ -69,14 +69,7 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
 }
 
 function looksLikeAbp(data: unknown): boolean {
-  let value = data;
-  if (typeof data === "string" && data.length <= LIMITS.maxMessageBytes) {
-    try {
-      value = JSON.parse(data);
-    } catch {
-      return false;
-    }
-  }
+  const value = typeof data === "string" && data.length > LIMITS.maxMessageBytes ? undefined : messageValue(data);
   const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
   return typeof type === "string" && (MESSAGE_TYPES as readonly string[]).includes(type);
 }

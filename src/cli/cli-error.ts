@@ -9,22 +9,18 @@ export class CliInputError extends Error {
   }
 }
 
+const FILE_ERRORS: ReadonlyMap<string, string> = new Map([
+  ["ENOENT", "no such file or directory"],
+  ["EISDIR", "is a directory"],
+  ["ENOTDIR", "a part of the path is not a directory"],
+  ["EACCES", "permission denied"],
+  ["EPERM", "permission denied"],
+]);
+
 /** "no such file", "is a directory", ... for the file errors people actually meet. */
 export function describeFileError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case "ENOENT":
-      return "no such file or directory";
-    case "EISDIR":
-      return "is a directory";
-    case "ENOTDIR":
-      return "a part of the path is not a directory";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    default:
-      return error instanceof Error ? error.message : String(error);
-  }
+  return FILE_ERRORS.get(code ?? "") ?? (error instanceof Error ? error.message : String(error));
 }
 
 /** Reads a file the user named, or fails with exit status 66 naming the file and why. */

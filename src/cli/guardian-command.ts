@@ -93,37 +93,28 @@ export async function runGuardianCommand(argv: readonly string[]): Promise<numbe
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
   try {
-    return await serve(args, rules, stopped, fail);
+    // Replicas share their rate counts on Redis (loaded only then: `redis` is an optional peer).
+    // A Redis that is down does not stop the start: each count then fails and is answered 503.
+    const counter = args.redis === undefined ? undefined : await (await import("../replicas/index.js")).redisRateCounter(args.redis);
+    let guardian;
+    try {
+      const log = (entry: GuardianLogEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+      const shared = counter === undefined ? {} : { counter };
+      guardian = await startGuardian({ rules, port: args.port, host: args.host, log, ...shared });
+    } catch (error) {
+      await counter?.close();
+      const { code, message } = error as NodeJS.ErrnoException;
+      return fail(GuardianExit.cannotListen, `cannot listen on ${args.host}:${args.port}: ${code ?? message}`);
+    }
+    process.stderr.write(
+      `acp-cancel guardian: listening on ${guardian.url} (${rules.rules.length} rules, default ${rules.default})\n`,
+    );
+    await stopped;
+    await guardian.close();
+    await counter?.close();
+    return 0;
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
   }
-}
-
-async function serve(
-  args: GuardianArgs,
-  rules: ReturnType<typeof parseGuardianRules>,
-  stopped: Promise<void>,
-  fail: (status: number, message: string) => number,
-): Promise<number> {
-  // Replicas share their rate counts on Redis (loaded only then: `redis` is an optional peer).
-  // A Redis that is down does not stop the start: each count then fails and is answered 503.
-  const counter = args.redis === undefined ? undefined : await (await import("../replicas/index.js")).redisRateCounter(args.redis);
-  let guardian;
-  try {
-    const log = (entry: GuardianLogEntry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
-    const shared = counter === undefined ? {} : { counter };
-    guardian = await startGuardian({ rules, port: args.port, host: args.host, log, ...shared });
-  } catch (error) {
-    await counter?.close();
-    const { code, message } = error as NodeJS.ErrnoException;
-    return fail(GuardianExit.cannotListen, `cannot listen on ${args.host}:${args.port}: ${code ?? message}`);
-  }
-  process.stderr.write(
-    `acp-cancel guardian: listening on ${guardian.url} (${rules.rules.length} rules, default ${rules.default})\n`,
-  );
-  await stopped;
-  await guardian.close();
-  await counter?.close();
-  return 0;
 }

@@ -90,10 +90,9 @@ export class CallRegistry {
   private memoryOf(principal: Principal, create: boolean): Memory | undefined {
     const { rememberMs = DEFAULT_REMEMBER_MS, rememberMax = DEFAULT_REMEMBER_MAX } = this.options;
     const keys = () => new RecentKeys<string>(rememberMax, rememberMs);
-    let memory = this.memories.get(principal);
-    if (memory !== undefined) this.memories.delete(principal);
-    else if (create) memory = { finished: keys(), early: keys() };
+    const memory = this.memories.get(principal) ?? (create ? { finished: keys(), early: keys() } : undefined);
     if (memory === undefined) return undefined;
+    this.memories.delete(principal);
     this.memories.set(principal, memory);
     const maxPrincipals = this.options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS;
     if (this.memories.size > maxPrincipals) this.memories.delete(this.memories.keys().next().value as Principal);

@@ -1,4 +1,4 @@
-import { type Answer, type BodyRead, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
+import { type Answer, answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
 
 /** What a Web-standard server can tell the handler besides the Request. */
 export interface RequestInfo {
@@ -23,11 +23,7 @@ export function createCancelHandler(options: CancelEndpointOptions): CancelHandl
 }
 
 function toResponse(answer: Answer): Response {
-  const headers = new Headers({ "cache-control": "no-store", ...answer.headers });
-  if (answer.close) headers.set("connection", "close");
-  if (answer.status === 200) return new Response(null, { status: 200, headers });
-  headers.set("content-type", "text/plain; charset=utf-8");
-  return new Response(answer.message, { status: answer.status, headers });
+  return new Response(answer.status === 200 ? null : answer.message, { status: answer.status, headers: answerHeaders(answer) });
 }
 
 async function readWebBody(body: ReadableStream<Uint8Array> | null, limit: number, timeoutMs: number): Promise<BodyRead> {

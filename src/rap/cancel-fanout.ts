@@ -1,6 +1,7 @@
 import type { ClientRequest, OutgoingHttpHeaders } from "node:http";
 import { GraceTimers } from "../core/grace-timers.js";
 import { cancelUrl } from "./base-url.js";
+import { postWithFetch } from "./invocation.js";
 import { type NoticeTarget, noticeTarget, postNotice } from "./notice-post.js";
 import type { RequestSigner } from "./signer.js";
 
@@ -177,9 +178,9 @@ export class CancelFanout {
     if (delivery.ended) return;
     const custom = this.options.fetch;
     if (custom === undefined) return this.postNode(delivery, outgoingHeaders(headers, delivery.notice.body));
-    const controller = new AbortController();
-    delivery.controller = controller;
-    postWithFetch(custom, delivery.notice.server.target.url, headers, delivery.notice.body, controller.signal).then(
+    delivery.controller = new AbortController();
+    const { notice, controller } = delivery;
+    postWithFetch(custom, notice.server.target.url, { headers, body: notice.body, signal: controller.signal }).then(
       (status) => this.answered(delivery, status),
       (error: unknown) => this.failed(delivery, error),
     );
@@ -248,28 +249,15 @@ function outgoingHeaders(headers: Headers, body: string): OutgoingHttpHeaders {
   return outgoing;
 }
 
-async function postWithFetch(post: typeof fetch, url: URL, headers: Headers, body: string, signal: AbortSignal): Promise<number> {
-  // A redirect could carry the credentials elsewhere; its status is the outcome.
-  const response = await post(url, { method: "POST", headers, body, redirect: "manual", signal });
-  // The body means nothing (RAP), but reading it lets the connection be reused.
-  await response.arrayBuffer();
-  return response.status;
-}
-
 function positive(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
   return value;
 }
 
 /** The most specific thing an error says: node's code (ECONNREFUSED), which undici hides in `cause`. */
-function describe(error: unknown): string {
+function describe(error: unknown, inCause = false): string {
   if (!(error instanceof Error)) return String(error);
-  const own = (error as { code?: unknown }).code;
-  if (typeof own === "string") return own;
-  const cause: unknown = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === "string" ? code : cause.message;
-  }
-  return error.message;
+  const { code } = error as { code?: unknown };
+  if (typeof code === "string") return code;
+  return !inCause && error.cause instanceof Error ? describe(error.cause, true) : error.message;
 }

@@ -77,6 +77,14 @@ export interface NoticeEvent {
 
 const OK: Answer = { status: 200, message: "", headers: {}, close: false };
 
+/** The HTTP headers of an answer, whichever adapter writes it. */
+export function answerHeaders(answer: Answer): Record<string, string> {
+  const headers: Record<string, string> = { "cache-control": "no-store", ...answer.headers };
+  if (answer.status !== 200) headers["content-type"] = "text/plain; charset=utf-8";
+  if (answer.close) headers.connection = "close";
+  return headers;
+}
+
 /** The checks of `POST /cancel_tool_call` in order, for any server framework; the first to fail decides (docs/rap.md). */
 export class CancelEndpointCore {
   private readonly limiter: RateLimiter | undefined;
@@ -153,7 +161,7 @@ export class CancelEndpointCore {
       return this.reject(request, 400, "body is not JSON");
     }
     const parsed = cancelNoticeSchema.safeParse(json);
-    if (!parsed.success) return this.reject(request, 422, noticeProblem(json) ?? "invalid notice");
+    if (!parsed.success) return this.reject(request, 422, noticeProblem(parsed.error));
     const { thread_id: threadId, tool_call_id: toolCallId } = parsed.data;
     const effect = this.options.registry.cancel(threadId, toolCallId, "external", principal);
     // The same 200 whatever the effect: another principal's call does not show it exists.

@@ -19,11 +19,9 @@ export const cancelNoticeSchema = z.strictObject(
   { error: (issue) => (issue.code === "unrecognized_keys" ? "unknown field" : "must be a JSON object") },
 );
 
-/** The first problem with a parsed body, as one line naming the field ("tool_call_id: must be a string"). */
-export function noticeProblem(body: unknown): string | undefined {
-  const parsed = cancelNoticeSchema.safeParse(body);
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
+/** The first problem the schema found in a notice, as one line naming the field ("tool_call_id: must be a string"). */
+export function noticeProblem(error: z.ZodError): string {
+  const issue = error.issues[0];
   if (issue === undefined) return "invalid notice";
   if (issue.code === "unrecognized_keys") return `unknown field ${JSON.stringify(issue.keys[0] ?? "")}`;
   const field = issue.path.map(String).join(".");

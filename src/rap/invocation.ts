@@ -20,7 +20,14 @@ export async function postInvocation(
   const headers = new Headers({ ...options.headers, "content-type": "application/json" });
   await options.signer?.({ url, method: "POST", headers, body });
   const signal = options.signal ?? null;
-  const response = await (options.fetch ?? fetch)(url, { method: "POST", headers, body, redirect: "manual", signal });
+  const status = await postWithFetch(options.fetch ?? fetch, url, { headers, body, signal });
+  if (status !== 200) throw new Error(`tool server answered the invocation with HTTP ${status}`);
+}
+
+/** One POST through a fetch; resolves to its status once its body is read (so the connection is reused). */
+export async function postWithFetch(post: typeof fetch, url: URL, init: RequestInit): Promise<number> {
+  // A redirect could carry the credentials elsewhere; its status is the outcome.
+  const response = await post(url, { ...init, method: "POST", redirect: "manual" });
   await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`tool server answered the invocation with HTTP ${response.status}`);
+  return response.status;
 }

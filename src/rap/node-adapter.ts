@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { decodeUtf8 } from "./cancel-endpoint.js";
-import { type Answer, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, type NoticeRequest } from "./endpoint-core.js";
+import type { Answer, BodyRead, NoticeRequest } from "./endpoint-core.js";
+import { answerHeaders, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
 
 export type NodeCancelHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -59,14 +60,7 @@ function write(request: IncomingMessage, response: ServerResponse, answer: Answe
     return;
   }
   const body = Buffer.from(answer.message);
-  const headers: Record<string, string> = {
-    "cache-control": "no-store",
-    ...answer.headers,
-    "content-type": "text/plain; charset=utf-8",
-    "content-length": String(body.byteLength),
-  };
-  if (answer.close) headers.connection = "close";
-  response.writeHead(answer.status, headers);
+  response.writeHead(answer.status, { ...answerHeaders(answer), "content-length": String(body.byteLength) });
   response.end(body);
   if (answer.close && !request.readableEnded) {
     // Let the client finish sending so it reads the status, but not for long.

@@ -29,20 +29,14 @@ export class RateLimiter {
   /** Takes one token for `client`; false when its bucket is empty. */
   take(client: string): boolean {
     const now = performance.now();
-    let bucket = this.buckets.get(client);
-    if (bucket === undefined) {
-      bucket = { tokens: this.limit.burst, at: now };
-      if (this.buckets.size >= this.maxClients) {
-        const oldest = this.buckets.keys().next();
-        if (!oldest.done) this.buckets.delete(oldest.value);
-      }
-    } else {
-      // Re-inserting keeps the Map in least-recently-seen order.
-      this.buckets.delete(client);
-      bucket.tokens = Math.min(this.limit.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.limit.perSecond);
-      bucket.at = now;
-    }
+    const { burst, perSecond } = this.limit;
+    const bucket = this.buckets.get(client) ?? { tokens: burst, at: now };
+    // Re-inserting keeps the Map in least-recently-seen order; a new client past the cap pushes out the oldest.
+    this.buckets.delete(client);
+    if (this.buckets.size >= this.maxClients) this.buckets.delete(this.buckets.keys().next().value as string);
     this.buckets.set(client, bucket);
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    bucket.at = now;
     if (bucket.tokens < 1) return false;
     bucket.tokens -= 1;
     return true;

@@ -147,12 +147,8 @@ export class AbpApp {
     this.records.set(callId, record);
     if (options.timeout !== undefined) {
       this.timers++;
-      // A timeout ends the call exactly as a cancel does: the app cannot tell them apart.
-      record.timer = setTimeout(() => {
-        record.timer = undefined;
-        this.timers--;
-        this.abort(record, "timeout");
-      }, options.timeout);
+      // A timeout ends the call exactly as a cancel does: the app cannot tell them apart (abort clears the timer).
+      record.timer = setTimeout(() => this.abort(record, "timeout"), options.timeout);
     }
     if (this.running < (this.options.maxConcurrent ?? Number.POSITIVE_INFINITY)) this.start(record);
     else this.queue.push(record);
@@ -165,14 +161,10 @@ export class AbpApp {
       this.abort(record, reason ?? "cancelled by the agent");
       return { callId, cancelled: true };
     }
-    switch (this.remembered.get(callId)) {
-      case "cancelled":
-        return { callId, cancelled: true };
-      case "completed":
-        return { callId, cancelled: false, reason: CANCEL_REASONS_TEXT.alreadyCompleted };
-      default:
-        return { callId, cancelled: false, reason: CANCEL_REASONS_TEXT.notFound };
-    }
+    const ending = this.remembered.get(callId);
+    if (ending === "cancelled") return { callId, cancelled: true };
+    const { alreadyCompleted, notFound } = CANCEL_REASONS_TEXT;
+    return { callId, cancelled: false, reason: ending === "completed" ? alreadyCompleted : notFound };
   }
 
   /** Ends the session: every call is cancelled (and answered so), and remembered ids are forgotten. */

@@ -162,6 +162,19 @@ export const RESULT_TYPE = {
 } as const satisfies Partial<Record<MessageType, MessageType>>;
 export type RequestType = keyof typeof RESULT_TYPE;
 
+/** What {@link messageValue} gives for a text message that is not JSON. */
+export const NOT_JSON: unique symbol = Symbol("not JSON");
+
+/** A received message as a value: a text message parsed ({@link NOT_JSON} when it is not JSON), a clone as it is. */
+export function messageValue(data: unknown): unknown {
+  if (typeof data !== "string") return data;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 /**
  * A message's size against the limits, the same on both sides: UTF-8 bytes of its JSON text, counted
  * for an object as JSON.stringify would write its strings and keys (plus 8 per other value) without

@@ -12,6 +12,9 @@ import {
   MESSAGE_TYPES,
   type MessageType,
   messageSize,
+  messageValue,
+  NOT_JSON,
+  RESULT_TYPE,
   type ShutdownPayload,
   TRACE_KEYS,
 } from "./protocol.js";
@@ -44,14 +47,8 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
     // Answered with the envelope's id when it can be read, so the agent's call settles on it.
     return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`, idOfOversized(data));
   }
-  let value = data;
-  if (typeof data === "string") {
-    try {
-      value = JSON.parse(data);
-    } catch {
-      return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
-    }
-  }
+  const value = messageValue(data);
+  if (value === NOT_JSON) return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
   if (!isObject(value)) return fail(ERROR_CODES.invalidMessage, "envelope must be an object");
   const id = isId(value.id) ? value.id : undefined;
   if (value.id !== undefined && id === undefined) {
@@ -71,9 +68,9 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
 }
 
 function checkPayload(type: MessageType, p: Fields, id: string | undefined): string | undefined {
+  if (type in RESULT_TYPE && id === undefined) return `${type} needs an envelope id`;
   switch (type) {
     case "initialize": {
-      if (id === undefined) return "initialize needs an envelope id";
       if (!isObject(p.agent) || !isText(p.agent.name) || !isText(p.agent.version)) {
         return "initialize payload.agent must be {name, version} strings";
       }
@@ -86,7 +83,6 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
       return undefined;
     }
     case "capabilities/call":
-      if (id === undefined) return "capabilities/call needs an envelope id";
       if (!isId(p.capability)) return "capabilities/call payload.capability must be a non-empty string";
       if (!isId(p.callId)) return `capabilities/call payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
       if (p.params !== undefined && !isObject(p.params)) return "capabilities/call payload.params must be an object";
@@ -103,7 +99,6 @@ function checkPayload(type: MessageType, p: Fields, id: string | undefined): str
       }
       return undefined;
     case "capabilities/cancel":
-      if (id === undefined) return "capabilities/cancel needs an envelope id";
       if (!isId(p.callId)) return `capabilities/cancel payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
       if (p.reason !== undefined && !isText(p.reason)) return "capabilities/cancel payload.reason must be a short string";
       return undefined;
