@@ -339,16 +339,15 @@ export class CancelEngine {
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {
-    const params = message.params as { requestId?: unknown } | undefined;
-    const requestId = typeof params === "object" && params !== null ? params.requestId : undefined;
+    // `params` is an object or an array, or absent: kindOf checked it.
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (!isJsonRpcId(requestId)) {
       this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });
       return;
     }
     // Only the issuer's own table is consulted: a cancel can never cross direction.
     const job = this.tables[from].get(requestId);
-    if (job === undefined || !job.isRunning) return;
-    this.cancelJob(job, "external");
+    if (job?.isRunning === true) this.cancelJob(job, "external");
   }
 
   // ---- cancellation -----------------------------------------------------------------

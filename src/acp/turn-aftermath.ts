@@ -78,7 +78,6 @@ export class TurnAftermath implements EnginePlugin {
 
   /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
   lateReply(id: JsonRpcId): boolean {
-    if (this.byPrompt.size === 0) return false;
     const sessionId = this.byPrompt.get(id);
     if (sessionId === undefined) return false;
     this.byPrompt.delete(id);
