@@ -35,8 +35,6 @@ export const CancellationDataSchema = z
   })
   .describe("The `data` of a -32800 error produced by acp-cancel.");
 
-export type CancellationData = z.infer<typeof CancellationDataSchema>;
-
 type Meta = Record<string, unknown>;
 
 function metaOf(capabilities: unknown): Meta | undefined {

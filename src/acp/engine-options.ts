@@ -19,17 +19,6 @@ export interface TurnEndOptions {
   onStuck?: (turn: StuckTurn) => StuckVerdict;
 }
 
-/** Counters of the turns followed past their answer (`turnEnd`); zero while no agent ignored a cancel. */
-export interface AftermathStats {
-  /** Turns answered for the agent and then tracked to their real end. */
-  turnsTracked: number;
-  lateUpdatesSuppressed: number;
-  lateRequestsRefused: number;
-  promptsHeld: number;
-  /** Times a window passed with the turn not ended. */
-  stuckEscalations: number;
-}
-
 export interface EngineOptions {
   /** How long a cancelled request may stay unanswered before the engine answers it. Default 2000 ms. */
   graceMs?: number;

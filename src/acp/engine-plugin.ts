@@ -1,6 +1,6 @@
 import type { AnyJob } from "../core/index.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
-import type { AftermathStats } from "./engine-options.js";
+import type { AftermathStats } from "./engine-stats.js";
 import type { EngineEvent } from "./events.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";

@@ -1,18 +1,24 @@
-import type { AftermathStats } from "./engine-options.js";
-
 /** Counters for summaries and benchmarks; plain integers, cheap to keep. */
-export interface EngineStats {
-  requests: number;
-  cancels: number;
-  answeredForPeer: number;
-  cancelledAtBirth: number;
-  lateRepliesDropped: number;
+export class EngineStats {
+  requests = 0;
+  cancels = 0;
+  answeredForPeer = 0;
+  cancelledAtBirth = 0;
+  lateRepliesDropped = 0;
 }
 
-export function newEngineStats(): EngineStats {
-  return { requests: 0, cancels: 0, answeredForPeer: 0, cancelledAtBirth: 0, lateRepliesDropped: 0 };
+/** Counters of the turns followed past their answer (`turnEnd`); zero while no agent ignored a cancel. */
+export interface AftermathStats {
+  /** Turns answered for the agent and then tracked to their real end. */
+  turnsTracked: number;
+  lateUpdatesSuppressed: number;
+  lateRequestsRefused: number;
+  promptsHeld: number;
+  /** Times a window passed with the turn not ended. */
+  stuckEscalations: number;
 }
 
+/** Plain objects (not a class): the counters compare equal to a literal. */
 export function noTurnsFollowed(): AftermathStats {
   return { turnsTracked: 0, lateUpdatesSuppressed: 0, lateRequestsRefused: 0, promptsHeld: 0, stuckEscalations: 0 };
 }

@@ -14,14 +14,14 @@ import {
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
 import { cleanupMethodSet } from "./cleanup-methods.js";
-import { type AftermathStats, DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
+import { DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
-import { type EngineStats, LatencyRing, newEngineStats, NO_TURNS_FOLLOWED } from "./engine-stats.js";
+import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from "./engine-stats.js";
 import type { EngineEvent } from "./events.js";
 import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { pluginFor } from "./plugins.js";
-import { isRequestJob, RecordOfRequest, type RequestJob, type RequestRecord } from "./request-record.js";
+import { isRequestJob, type RequestJob, RequestRecord } from "./request-record.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
@@ -58,7 +58,7 @@ export class CancelEngine {
   /** Behaviour added at named hooks (`turnEnd`: following a cancelled turn to its real end). */
   private readonly plugin: EnginePlugin | undefined;
   private readonly stopping: StopContext;
-  readonly stats: EngineStats = newEngineStats();
+  readonly stats = new EngineStats();
   private readonly latencies = new LatencyRing();
   private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
 
@@ -73,21 +73,19 @@ export class CancelEngine {
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
     this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
-    this.plugin = pluginFor(options, this.host());
+    const host = this.host();
+    this.plugin = pluginFor(options, host);
     this.turns = new SessionTurns({
-      rules: () => this.rules,
-      now: () => this.now(),
+      ...host,
       plugin: this.plugin,
       cancel: (job, reason) => this.cancelJob(job, reason),
       running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
       isCleanup: (method) => this.cleanup.has(method),
     });
     this.stopping = {
+      ...host,
       ports: this.ports,
       agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
-      promptIsTurn: () => this.rules.promptIsTurn,
-      send: (side, message) => this.send(side, message),
-      emit: (event) => this.emit(event),
     };
   }
 
@@ -227,15 +225,14 @@ export class CancelEngine {
     }
     const sessionId = sessionIdOf(request.params);
     const refusal = from === "agent" && sessionId !== undefined ? this.plugin?.refuses(request, sessionId) : undefined;
+    const orphan = refusal !== undefined || this.cleanup.has(method);
+    const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
+    const job = table.create(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
+    if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (refusal !== undefined) {
-      const job = table.create(id, new RecordOfRequest(id, method, sessionId, from)) as RequestJob;
-      if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
       this.refuse(job, "session", refusal);
       return;
     }
-    const parent = this.cleanup.has(method) ? undefined : this.parentFor(from, method, request.params, sessionId);
-    const job = table.create(id, new RecordOfRequest(id, method, sessionId, from), parent) as RequestJob;
-    if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (parent?.isDoomed) {
       this.stats.cancelledAtBirth++;
       this.emit({ type: "cancelled-at-birth", side: from, id, method });
@@ -342,16 +339,15 @@ export class CancelEngine {
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {
-    const params = message.params as { requestId?: unknown } | undefined;
-    const requestId = typeof params === "object" && params !== null ? params.requestId : undefined;
+    // `params` is an object or an array, or absent: kindOf checked it.
+    const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (!isJsonRpcId(requestId)) {
       this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });
       return;
     }
     // Only the issuer's own table is consulted: a cancel can never cross direction.
     const job = this.tables[from].get(requestId);
-    if (job === undefined || !job.isRunning) return;
-    this.cancelJob(job, "external");
+    if (job?.isRunning === true) this.cancelJob(job, "external");
   }
 
   // ---- cancellation -----------------------------------------------------------------

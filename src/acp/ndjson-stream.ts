@@ -56,24 +56,21 @@ export function ndJsonStream(
       cancellation?.engine.close(otherSide(cancellation.role), "writing to the peer failed");
     });
   };
-  const endOfTurn = () => {
-    batching = false;
-    if (pending === "") return;
+  const sendPending = () => {
     const text = pending;
     pending = "";
     send(text);
   };
-  const flush = () => {
-    if (pending !== "") endOfTurn();
+  const endOfTurn = () => {
+    batching = false;
+    if (pending !== "") sendPending();
   };
   const toWire = (message: unknown) => {
     const line = `${JSON.stringify(message)}\n`;
     if (batching) {
       pending += line;
       if (pending.length >= FLUSH_CHARS) {
-        const text = pending;
-        pending = "";
-        send(text);
+        sendPending();
         flushedEarly = true;
       }
       return;
@@ -136,7 +133,7 @@ export function ndJsonStream(
     },
     close() {
       cancellation?.engine.close(cancellation.role, "the local app closed the connection");
-      flush();
+      if (pending !== "") endOfTurn();
       void writer.close().catch(() => {});
     },
     abort(reason) {

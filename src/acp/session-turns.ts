@@ -1,20 +1,18 @@
 import { type AnyJob, type CancelReason, Job } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
-import type { EnginePlugin } from "./engine-plugin.js";
+import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
 import { Method, type Side } from "./methods.js";
 import { isRequestJob, type RequestJob } from "./request-record.js";
 import { SessionWork } from "./session-work.js";
-import type { VersionRules, WorkChange } from "./versions/index.js";
+import type { WorkChange } from "./versions/index.js";
 
 /** What the turns read from their engine. */
-export interface TurnsHost {
-  rules(): VersionRules;
-  now(): number;
+export type TurnsHost = Pick<EngineHost, "rules" | "now"> & {
   readonly plugin: EnginePlugin | undefined;
   cancel(job: AnyJob, reason: CancelReason): void;
   running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
   isCleanup(method: string): boolean;
-}
+};
 
 /**
  * The running turn of each session: its prompt (v1), or its foreground work (v2). A turn is

@@ -1,20 +1,16 @@
 import type { CancelReason } from "../core/index.js";
-import { type JsonRpcId, type JsonRpcNotification, notification } from "../wire/index.js";
+import { notification } from "../wire/index.js";
 import type { CancelSupport, PortOptions } from "./engine-options.js";
-import type { EngineEvent } from "./events.js";
+import type { EngineHost } from "./engine-plugin.js";
 import { Method, type Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
 /** What telling a handler to stop depends on. */
-export interface StopContext {
+export type StopContext = Pick<EngineHost, "rules" | "notify" | "emit"> & {
   readonly ports: Readonly<Record<Side, PortOptions>>;
   /** The agent advertised that it ends turns on `session/cancel` (and is not in this process). */
   agentEndsTurns(): boolean;
-  /** The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt. */
-  promptIsTurn(): boolean;
-  send(side: Side, message: JsonRpcNotification): void;
-  emit(event: EngineEvent): void;
-}
+};
 
 /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
 export function stopHandler(context: StopContext, job: RequestJob, handler: Side, reason: CancelReason): void {
@@ -23,19 +19,20 @@ export function stopHandler(context: StopContext, job: RequestJob, handler: Side
   const speaksCancel = context.ports[handler].cancelSupport !== "no";
   if (method !== Method.prompt) {
     // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
-    if (speaksCancel) context.send(handler, cancelRequestFor(id));
+    if (speaksCancel) context.notify(handler, notification(Method.cancelRequest, { requestId: id }));
     return;
   }
   const agentEndsTurns = context.agentEndsTurns();
   const sendsCancelRequest = speaksCancel && !(reason === "session" && agentEndsTurns);
-  if (sendsCancelRequest) context.send(handler, cancelRequestFor(id));
+  if (sendsCancelRequest) context.notify(handler, notification(Method.cancelRequest, { requestId: id }));
   // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
   const agentHeard = agentEndsTurns && sendsCancelRequest;
-  const emulate = context.promptIsTurn() && reason !== "session";
+  // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
+  const emulate = context.rules().promptIsTurn && reason !== "session";
   if (emulate && sessionId !== undefined && context.ports.agent.inProcess !== true && !agentHeard) {
     // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
     context.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
-    context.send(handler, notification(Method.sessionCancel, { sessionId }));
+    context.notify(handler, notification(Method.sessionCancel, { sessionId }));
   }
 }
 
@@ -44,9 +41,4 @@ export function forcedSupport(port: PortOptions): boolean | undefined {
   const forced: CancelSupport = port.cancelSupport ?? "auto";
   if (forced !== "auto") return forced === "yes";
   return port.inProcess === true ? true : undefined;
-}
-
-/** The `$/cancel_request` for `requestId`, built as one literal (once per job of a cascade). */
-function cancelRequestFor(requestId: JsonRpcId): JsonRpcNotification {
-  return { jsonrpc: "2.0", method: Method.cancelRequest, params: { requestId } };
 }

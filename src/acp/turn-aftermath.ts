@@ -1,12 +1,6 @@
-import type { AnyJob } from "../core/index.js";
+import { type AnyJob, GraceTimers } from "../core/index.js";
 import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/index.js";
-import {
-  type AftermathStats,
-  DEFAULT_GRACE_MS,
-  DEFAULT_TURN_END_WINDOW_MS,
-  TURN_STUCK_ERROR_CODE,
-  type TurnEndOptions,
-} from "./engine-options.js";
+import { DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
 import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
 import { noTurnsFollowed } from "./engine-stats.js";
 import type { StuckTurn } from "./events.js";
@@ -28,7 +22,6 @@ interface Aftermath {
   escalations: number;
   /** The window passed with the verdict `fail`: new prompts are refused at once. */
   failed: boolean;
-  timer: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
@@ -44,16 +37,18 @@ export class TurnAftermath implements EnginePlugin {
   /** When each prompt went to the agent. */
   private readonly started = new WeakMap<RequestJob, number>();
   /** Cancelled foreground work (v2), in its grace. */
-  private readonly workGrace = new Map<WorkJob, ReturnType<typeof setTimeout>>();
-  private readonly windowMs: number;
-  readonly stats: AftermathStats = noTurnsFollowed();
+  private readonly workGrace: GraceTimers<WorkJob>;
+  /** Each followed turn's window. */
+  private readonly windows: GraceTimers<Aftermath>;
+  readonly stats = noTurnsFollowed();
 
   constructor(
     private readonly host: EngineHost,
     private readonly options: TurnEndOptions,
-    private readonly graceMs: number = DEFAULT_GRACE_MS,
+    graceMs: number = DEFAULT_GRACE_MS,
   ) {
-    this.windowMs = options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS;
+    this.workGrace = new GraceTimers(graceMs, (work) => this.workGivenUp(work));
+    this.windows = new GraceTimers(options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS, (aftermath) => this.windowPassed(aftermath));
   }
 
   turnStarted(job: RequestJob): void {
@@ -74,21 +69,15 @@ export class TurnAftermath implements EnginePlugin {
 
   /** v2: cancelled foreground work has no answer to give: a grace of its own bounds it. */
   turnCancelled(turn: AnyJob): void {
-    if (!isWorkJob(turn) || this.workGrace.has(turn)) return;
-    const timer = setTimeout(() => this.workGivenUp(turn), this.graceMs);
-    timer.unref?.();
-    this.workGrace.set(turn, timer);
+    if (isWorkJob(turn)) this.workGrace.start(turn);
   }
 
   turnEnded(turn: AnyJob): void {
-    if (!isWorkJob(turn)) return;
-    clearTimeout(this.workGrace.get(turn));
-    this.workGrace.delete(turn);
+    if (isWorkJob(turn)) this.workGrace.stop(turn);
   }
 
   /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
   lateReply(id: JsonRpcId): boolean {
-    if (this.byPrompt.size === 0) return false;
     const sessionId = this.byPrompt.get(id);
     if (sessionId === undefined) return false;
     this.byPrompt.delete(id);
@@ -101,8 +90,7 @@ export class TurnAftermath implements EnginePlugin {
   /** True drops an update of a turn already answered; the one that ends it (v2 idle) too: the client had ours. */
   suppresses(params: unknown): boolean {
     if (this.sessions.size === 0) return false;
-    const sessionId = sessionIdOf(params);
-    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    const aftermath = this.of(sessionIdOf(params));
     if (aftermath === undefined) return false;
     if (this.host.rules().workChange(params) === "end") {
       this.host.endWork(aftermath.sessionId);
@@ -125,9 +113,7 @@ export class TurnAftermath implements EnginePlugin {
 
   /** A client prompt for `job`'s session: true when it waits (or was refused) instead of going on. */
   holds(job: RequestJob, request: JsonRpcRequest): boolean {
-    if (this.sessions.size === 0) return false;
-    const sessionId = job.payload.sessionId;
-    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
     if (aftermath.failed) {
       this.host.answer(job, this.stuckAnswer(aftermath, job.payload.id));
@@ -141,8 +127,7 @@ export class TurnAftermath implements EnginePlugin {
 
   /** A held prompt was cancelled before it went anywhere. True when it was held here. */
   released(job: RequestJob): boolean {
-    const sessionId = job.payload.sessionId;
-    const aftermath = sessionId === undefined ? undefined : this.sessions.get(sessionId);
+    const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
     const index = aftermath.held.findIndex((held) => held.job === job);
     if (index === -1) return false;
@@ -150,18 +135,20 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
+  private of(sessionId: string | undefined): Aftermath | undefined {
+    return sessionId === undefined ? undefined : this.sessions.get(sessionId);
+  }
+
   /** The agent side is gone or replaced: nothing more will end these turns. */
   sideClosed(): void {
-    for (const timer of this.workGrace.values()) clearTimeout(timer);
     this.workGrace.clear();
-    for (const aftermath of this.sessions.values()) clearTimeout(aftermath.timer);
+    this.windows.clear();
     this.sessions.clear();
     this.byPrompt.clear();
   }
 
   /** v2: the grace after `session/cancel` passed with the work not idle: tell the client, follow the agent's. */
   private workGivenUp(work: WorkJob): void {
-    this.workGrace.delete(work);
     const { sessionId, promptId, startedAt } = work.payload;
     if (work.isSettled || this.host.turnOf(sessionId) !== work) return;
     if (!this.host.isOpen("client") || !this.host.isOpen("agent")) return;
@@ -184,19 +171,18 @@ export class TurnAftermath implements EnginePlugin {
       held: [],
       escalations: 0,
       failed: false,
-      timer: undefined,
     };
     this.sessions.set(sessionId, aftermath);
     this.stats.turnsTracked++;
-    this.arm(aftermath);
-    this.host.emit({ type: "turn-outlives-answer", sessionId, id: promptId, windowMs: this.windowMs });
+    this.windows.start(aftermath);
+    this.host.emit({ type: "turn-outlives-answer", sessionId, id: promptId, windowMs: this.windows.graceMs });
   }
 
   /** The agent's turn in `sessionId` really ended: held prompts go to the agent now, in order. */
   private ended(sessionId: string, how: string): void {
     const aftermath = this.sessions.get(sessionId);
     if (aftermath === undefined) return;
-    clearTimeout(aftermath.timer);
+    this.windows.stop(aftermath);
     this.sessions.delete(sessionId);
     for (const id of aftermath.open) this.byPrompt.delete(id);
     this.host.emit({
@@ -212,13 +198,7 @@ export class TurnAftermath implements EnginePlugin {
     }
   }
 
-  private arm(aftermath: Aftermath): void {
-    aftermath.timer = setTimeout(() => this.windowPassed(aftermath), this.windowMs);
-    aftermath.timer.unref?.();
-  }
-
   private windowPassed(aftermath: Aftermath): void {
-    aftermath.timer = undefined;
     if (this.sessions.get(aftermath.sessionId) !== aftermath) return;
     aftermath.escalations++;
     this.stats.stuckEscalations++;
@@ -228,7 +208,7 @@ export class TurnAftermath implements EnginePlugin {
     // The hook may have ended the turn or replaced the agent (restart).
     if (this.sessions.get(aftermath.sessionId) !== aftermath) return;
     if (verdict === "wait") {
-      this.arm(aftermath);
+      this.windows.start(aftermath);
       return;
     }
     aftermath.failed = true;

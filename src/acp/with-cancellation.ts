@@ -77,14 +77,11 @@ export function withCancellation<App extends object>(app: App, options: WithCanc
   };
   /** Our own ndjson stream gets its built-in engine attached; any other stream is wrapped. */
   const throughEngine = (stream: MessageStream) => {
-    if (hasBuiltInEngine(stream)) {
-      const cancellation = attachEngine(stream, { ...options, role });
-      cancellations.push(cancellation);
-      return { stream: stream as MessageStream, cancellation };
-    }
-    const wrapped = cancellableStream(stream, { ...options, role });
-    cancellations.push(wrapped.cancellation);
-    return wrapped;
+    const routed = hasBuiltInEngine(stream)
+      ? { stream: stream as MessageStream, cancellation: attachEngine(stream, { ...options, role }) }
+      : cancellableStream(stream, { ...options, role });
+    cancellations.push(routed.cancellation);
+    return routed;
   };
   target.connect = ((original: AnyFunction) => (stream: unknown, ...rest: unknown[]) => {
     if (!isMessageStream(stream)) return original(stream, ...rest);

@@ -32,7 +32,7 @@ export class AgentSpawnError extends Error {
 export function spawnAgent(
   command: string,
   args: readonly string[],
-  onWatchdogError: (error: Error) => void = () => {},
+  warn: (text: string) => void,
 ): Promise<AgentProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
@@ -49,7 +49,8 @@ export function spawnAgent(
         reject(new AgentSpawnError(`cannot start agent ${command}: ${error.message}`, ExitCode.internal));
     });
     child.once("spawn", () => {
-      const watchdog = child.pid === undefined ? undefined : new Watchdog(child.pid, onWatchdogError);
+      const watchdogFailed = (error: Error) => warn(`the agent's watchdog did not start: ${error.message}`);
+      const watchdog = child.pid === undefined ? undefined : new Watchdog(child.pid, watchdogFailed);
       resolve({
         child,
         exited,

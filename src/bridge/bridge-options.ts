@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import type { CancelSupport } from "../acp/index.js";
+import { DEFAULT_TURN_END_WINDOW_MS } from "../acp/engine-options.js";
 import { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
 import type { LogLevel } from "./logger.js";
 
@@ -56,7 +57,7 @@ export const DEFAULT_DEADLINES: Readonly<Record<string, number>> = { initialize:
 
 export const BRIDGE_DEFAULTS = {
   graceMs: DEFAULT_GRACE_MS,
-  turnEndWindowMs: 10_000,
+  turnEndWindowMs: DEFAULT_TURN_END_WINDOW_MS,
   onStuck: "fail" as OnStuck,
   maxLineBytes: 64 * 1024 * 1024,
   exitGraceMs: 2000,

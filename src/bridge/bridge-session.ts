@@ -6,7 +6,6 @@ import {
   errorResponse,
   type FramingProblem,
   framingErrorResponse,
-  type JsonRpcId,
   type JsonRpcMessage,
 } from "../wire/index.js";
 import { type AgentExit, type AgentProcess, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
@@ -49,7 +48,7 @@ export class BridgeSession {
   private readonly replay: InitializeReplay | undefined;
   private readonly turns: CancelledTurns | undefined;
   private readonly turnProcesses: TurnProcesses | undefined;
-  private readonly emulated: string[] = [];
+  private emulations = 0;
   private readonly deadlines: DeadlineAnswers;
   /** What the engine sends a restarting agent waits here. */
   private waiting: JsonRpcMessage[] | undefined;
@@ -135,7 +134,7 @@ export class BridgeSession {
     process.off("SIGTERM", this.onSignal);
     this.io.input.pause();
     this.editor.end();
-    if (this.logger.enabled("debug")) this.logger.debug(summarise(this.engine, this.emulated));
+    if (this.logger.enabled("debug")) this.logger.debug(summarise(this.engine, this.emulations));
     if (this.stopSignal !== undefined) return exitStatusFor({ code: null, signal: this.stopSignal });
     if (this.stopping !== undefined) return ExitCode.ok;
     return exitStatusFor(exit);
@@ -178,7 +177,7 @@ export class BridgeSession {
     this.stopGroup(old.process);
     let fresh: AgentProcess;
     try {
-      fresh = await this.spawn();
+      fresh = await spawnAgent(this.settings.command, this.settings.args, this.logger.warn);
     } catch (error) {
       this.logger.error(`restarting the agent: ${error instanceof Error ? error.message : String(error)}`);
       this.waiting = undefined;
@@ -201,11 +200,6 @@ export class BridgeSession {
       agent.signalGroup("SIGKILL");
       agent.release();
     });
-  }
-
-  private spawn(): Promise<AgentProcess> {
-    const { command, args } = this.settings;
-    return spawnAgent(command, args, (error) => this.logger.warn(`the agent's watchdog did not start: ${error.message}`));
   }
 
   private deliver(side: Side, message: JsonRpcMessage): void {
@@ -256,22 +250,12 @@ export class BridgeSession {
   private editorLineProblem(problem: FramingProblem): void {
     this.logger.warn(`editor: ${describeProblem(problem)}`);
     let answer = framingErrorResponse(problem);
-    const id = problem.kind === "oversize" && problem.head !== undefined ? this.headId(problem.head) : undefined;
+    const id = problem.kind === "oversize" && problem.head !== undefined ? idAtLineStart(problem.head) : undefined;
     // An id still in flight is not this line's to answer: that request gets its own answer.
     if (id !== undefined && id !== null && this.engine.job("client", id) === undefined && "error" in answer) {
       answer = errorResponse(id, ErrorCode.InvalidRequest, answer.error.message);
     }
     this.deliver("client", answer);
-  }
-
-  /** The id at an oversized line's start; a head it cannot read has none (one bad line never ends the bridge). */
-  private headId(head: string): JsonRpcId | undefined {
-    try {
-      return idAtLineStart(head);
-    } catch (error) {
-      this.logger.warn(`editor: the start of an oversized line could not be read: ${String(error)}`);
-      return undefined;
-    }
   }
 
   /** The last agent is gone: answer what it owed, stop what it left (its group), stand its watchdog down. */
@@ -295,7 +279,7 @@ export class BridgeSession {
     Promise.race([this.agent.process.exited.then(() => true), sleep(ms).then(() => this.agentExited)]);
 
   private onEvent(event: EngineEvent): void {
-    if (event.type === "emulated") this.emulated.push(event.what);
+    if (event.type === "emulated") this.emulations++;
     if (event.type === "problem") this.logger.warn(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
     if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
     const expired = this.deadlines.event(event);

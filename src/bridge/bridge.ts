@@ -46,9 +46,7 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
   };
   let agent;
   try {
-    agent = await spawnAgent(options.command, options.args, (error) =>
-      logger.warn(`the agent's watchdog did not start: ${error.message}`),
-    );
+    agent = await spawnAgent(options.command, options.args, logger.warn);
   } catch (error) {
     logger.error(error instanceof Error ? error.message : String(error));
     return finish(error instanceof AgentSpawnError ? error.exitCode : ExitCode.internal);

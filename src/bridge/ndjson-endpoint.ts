@@ -59,7 +59,6 @@ export class NdjsonEndpoint {
     maxLineBytes: number,
     private readonly group?: FlushGroup,
   ) {
-    const problem = handlers.problem;
     readNdjson(
       input,
       {
@@ -76,15 +75,12 @@ export class NdjsonEndpoint {
             this.currentBytes = undefined;
           }
         },
-        problem:
-          group === undefined
-            ? problem
-            : (framing) => {
-                group.chunkStart();
-                problem(framing);
-              },
+        problem: (framing) => {
+          group?.chunkStart();
+          handlers.problem(framing);
+        },
         end: handlers.end,
-        ...(group === undefined ? {} : { chunkEnd: () => group.chunkEnd() }),
+        chunkEnd: () => group?.chunkEnd(),
       },
       { maxLineBytes },
     );

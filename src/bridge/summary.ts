@@ -6,13 +6,13 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /** One paragraph for the debug log on exit: what passed through and how fast cancels ended. */
-export function summarise(engine: CancelEngine, emulated: readonly string[]): string {
+export function summarise(engine: CancelEngine, emulations: number): string {
   const { requests, cancels, answeredForPeer, cancelledAtBirth, lateRepliesDropped } = engine.stats;
   const latencies = [...engine.cancelLatencies].sort((a, b) => a - b);
   const ms = (value: number) => `${value.toFixed(1)} ms`;
   return [
     `summary: ${requests} requests, ${cancels} cancelled, ${answeredForPeer} answered by the bridge,`,
-    `${cancelledAtBirth} cancelled at birth, ${lateRepliesDropped} late replies dropped, ${emulated.length} emulations;`,
+    `${cancelledAtBirth} cancelled at birth, ${lateRepliesDropped} late replies dropped, ${emulations} emulations;`,
     latencies.length === 0
       ? "no cancel latencies"
       : `cancel latency p50 ${ms(percentile(latencies, 50))}, p95 ${ms(percentile(latencies, 95))}, max ${ms(latencies.at(-1) ?? 0)}`,

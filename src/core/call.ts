@@ -35,7 +35,7 @@ export interface CallProtocol<P, R> {
 
 export interface CallsOptions {
   /** How long a cancelled call waits for its answer. Default {@link DEFAULT_GRACE_MS}. */
-  graceMs?: number;
+  graceMs?: number | undefined;
   /** How many settled keys to remember, to tell a late answer from an unknown one. Default none. */
   rememberSettled?: number;
 }
@@ -79,9 +79,8 @@ export class Calls<P, R, K = unknown> {
   start(payload: P, links: CallLinks, protocol: CallProtocol<P, R>, key?: K): Call<P, R> | undefined {
     if (key !== undefined && this.live.has(key)) return undefined;
     if (links.timeoutMs !== undefined) checkTimerMs(links.timeoutMs, "timeoutMs");
-    const call = new Call<P, R>(payload, links.parent, protocol, this.release);
+    const call = new Call<P, R>(payload, links.parent, protocol, this.release, key);
     this.live.set(key ?? call, call);
-    call.key = key;
     this.settledKeys?.delete(key);
     if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call.job, protocol.describe(call));
     call.arm(links, this.grace);
@@ -120,8 +119,6 @@ export class Calls<P, R, K = unknown> {
 export class Call<P, R> {
   readonly job: Job<P>;
   readonly promise: Promise<R>;
-  /** The protocol's id of the call, when it has one. */
-  key: unknown = undefined;
   /** Which link cancelled the call; undefined while it was not. */
   origin: CancelOrigin | undefined = undefined;
   private done = false;
@@ -136,6 +133,8 @@ export class Call<P, R> {
     parent: AnyJob | undefined,
     private readonly protocol: CallProtocol<P, R>,
     private readonly release: (call: Call<P, R>) => void,
+    /** The protocol's id of the call, when it has one. */
+    readonly key: unknown = undefined,
   ) {
     this.job = new Job(payload, parent);
     this.promise = new Promise<R>((resolve, reject) => {
@@ -159,8 +158,7 @@ export class Call<P, R> {
 
   /** Cancels the call (and anything started under its job). */
   cancel(reason: CancelReason): CancelEffect {
-    if (this.job.state === "running") this.origin ??= "call";
-    return this.job.cancel(reason, undefined, "call");
+    return this.cancelBy("call", reason);
   }
 
   /** Settles with `value`; false when the call had already settled (a late answer, dropped). */
@@ -190,24 +188,19 @@ export class Call<P, R> {
     const { signal, timeoutMs } = links;
     this.stopHook = this.job.onCancel(this.cancelled);
     if (signal !== undefined) {
-      const onAbort = () => {
-        if (this.job.state === "running") this.origin ??= "signal";
-        this.job.cancel(reasonOf(signal.reason), undefined, "signal");
-      };
+      const onAbort = () => this.cancelBy("signal", reasonOf(signal.reason));
       signal.addEventListener("abort", onAbort, { once: true });
       this.unlink = () => signal.removeEventListener("abort", onAbort);
     }
-    if (timeoutMs !== undefined) {
-      this.job.setDeadline(timeoutMs, () => {
-        this.origin ??= "deadline";
-        this.job.cancel("deadline", undefined, "deadline");
-      });
-    }
+    if (timeoutMs !== undefined) this.job.setDeadline(timeoutMs, () => this.cancelBy("deadline", "deadline"));
     const doomed = doomedBy(links);
-    if (doomed !== undefined && this.job.state === "running") {
-      this.origin ??= signal?.aborted === true ? "signal" : "parent";
-      this.job.cancel(doomed, undefined, this.origin === "signal" ? "signal" : "parent");
-    }
+    if (doomed !== undefined) this.cancelBy(signal?.aborted === true ? "signal" : "parent", doomed);
+  }
+
+  /** Cancels the job, remembering which link did when it is the first. */
+  private cancelBy(origin: CancelOrigin, reason: CancelReason): CancelEffect {
+    if (this.job.state === "running") this.origin ??= origin;
+    return this.job.cancel(reason, undefined, origin);
   }
 
   private readonly cancelled = (): void => {

@@ -43,6 +43,12 @@ export class GraceTimers<T> {
     this.timer.clear();
   }
 
+  /** Stops every period: nothing will end them now. */
+  clear(): void {
+    this.due.clear();
+    this.timer.clear();
+  }
+
   private fire(): void {
     const now = Date.now();
     // `expire` may start and stop periods: the Map's iterator sees both.

@@ -10,7 +10,7 @@ import {
   type MessageConnection,
   ResponseError,
 } from "vscode-jsonrpc/node";
-import { type Call, type CallProtocol, Calls, doomedBy } from "../core/call.js";
+import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
 import type { AnyJob, CancelReason, Job } from "../core/index.js";
 import { PERMISSION_CANCELLED, sessionIdOf } from "../wire/acp-shapes.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
@@ -81,9 +81,8 @@ export function createAcpMessageConnection(
   options: AcpMessageConnectionOptions = {},
 ): AcpMessageConnection {
   const deadlines = new Map(Object.entries(options.deadlines ?? {}));
-  const callsOptions = options.graceMs === undefined ? {} : { graceMs: options.graceMs };
-  const outgoing = new Calls<Work, unknown>(callsOptions);
-  const incoming = new Calls<Work, unknown>(callsOptions);
+  const outgoing = new Calls<Work, unknown>(options);
+  const incoming = new Calls<Work, unknown>(options);
   const graceMs = outgoing.graceMs;
   let closed = false;
   const connectionOptions: ConnectionOptions = {
@@ -110,10 +109,34 @@ export function createAcpMessageConnection(
     },
   };
   if (options.maxParallelism !== undefined) connectionOptions.maxParallelism = options.maxParallelism;
-  const reader = new NdjsonMessageReader(input, options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes });
+  const reader = new NdjsonMessageReader(input, options);
   const connection = createMessageConnection(reader, new NdjsonMessageWriter(output), options.logger, connectionOptions);
-  const noAnswer = (call: WorkCall) => cancelledError(call.job.reason ?? "internal", `no answer within ${graceMs} ms`);
-  const giveUp = (call: WorkCall) => call.reject(noAnswer(call));
+  const giveUp = (call: WorkCall) => call.reject(cancelledError(call.job.reason ?? "internal", `no answer within ${graceMs} ms`));
+  /** Either direction's call: `token` (the peer's or the user's) cancels it; its cancel runs `sendCancel`. */
+  const start = (
+    calls: Calls<Work, unknown>,
+    work: Work,
+    links: CallLinks,
+    source: CancellationTokenSource,
+    token: CancellationToken | undefined,
+    sendCancel: () => void,
+  ): WorkCall => {
+    const cleanup = () => {
+      listener?.dispose();
+      source.dispose();
+    };
+    // The peer (or the handler) ignored the cancel: the grace answers for it.
+    const call = calls.start(work, links, { sendCancel, graceEnded: giveUp, cleanup }) as WorkCall;
+    // Read by the cleanup only, which runs once the call settles: after this line.
+    const listener = token?.onCancellationRequested(() => call.cancel("external"));
+    return call;
+  };
+  // A cancelled call's error is answered as a cancellation.
+  const settleFrom = (call: WorkCall, pending: Promise<unknown>) =>
+    pending.then(
+      (value) => call.resolve(value),
+      (error: unknown) => call.reject(call.job.reason === undefined ? error : asCancelled(error, call.job.reason)),
+    );
 
   const sendRequest = (type: unknown, ...args: unknown[]): Promise<unknown> => {
     const method = methodOf(type);
@@ -125,24 +148,11 @@ export function createAcpMessageConnection(
       return Promise.reject(cancelledError(doomed, "issued under a request that was already being cancelled"));
     }
     const source = new CancellationTokenSource();
-    const protocol: CallProtocol<Work, unknown> = {
-      // vscode-jsonrpc sends $/cancel_request through our strategy (not once the connection is gone).
-      sendCancel: () => {
-        if (!closed) source.cancel();
-      },
-      graceEnded: giveUp,
-      cleanup: () => {
-        listener?.dispose();
-        source.dispose();
-      },
-    };
-    const call = outgoing.start({ method }, links, protocol) as WorkCall;
-    // Read by the cleanup only, which runs once the call settles: after this line.
-    const listener = userToken?.onCancellationRequested(() => call.cancel("external"));
-    (connection.sendRequest as (...a: unknown[]) => Promise<unknown>)(type, ...args, source.token).then(
-      (value) => call.resolve(value),
-      (error: unknown) => call.reject(call.job.reason === undefined ? error : asCancelled(error, call.job.reason)),
-    );
+    // vscode-jsonrpc sends $/cancel_request through our strategy (not once the connection is gone).
+    const call = start(outgoing, { method }, links, source, userToken, () => {
+      if (!closed) source.cancel();
+    });
+    void settleFrom(call, (connection.sendRequest as (...a: unknown[]) => Promise<unknown>)(type, ...args, source.token));
     if (userToken?.isCancellationRequested === true) call.cancel("external");
     return call.promise;
   };
@@ -153,23 +163,9 @@ export function createAcpMessageConnection(
       const ours = new CancellationTokenSource();
       const method = methodOfArgs(args);
       const work: Work = { method, sessionId: args.length > 1 ? sessionIdOf(args[args.length - 2]) : undefined };
-      const call = incoming.start(work, { timeoutMs: deadlines.get(method) }, {
-        sendCancel: () => ours.cancel(),
-        // The handler ignored its token: answer for it.
-        graceEnded: giveUp,
-        cleanup: () => {
-          listener.dispose();
-          ours.dispose();
-        },
-      }) as WorkCall;
-      const listener = theirs.onCancellationRequested(() => call.cancel("external"));
+      const call = start(incoming, work, { timeoutMs: deadlines.get(method) }, ours, theirs, () => ours.cancel());
       args[args.length - 1] = ours.token;
-      handlerScope
-        .run(call.job, async () => handler(...args))
-        .then(
-          (value) => call.resolve(value),
-          (error: unknown) => call.reject(call.job.reason === undefined ? error : asCancelled(error, call.job.reason)),
-        );
+      void settleFrom(call, handlerScope.run(call.job, async () => handler(...args)));
       return call.promise;
     };
   };

@@ -3,16 +3,12 @@ import { AbstractMessageReader, type DataCallback, type Disposable, type Message
 import { describeProblem, isJsonRpcId, readNdjson } from "../wire/index.js";
 import { ACP_CANCEL_METHOD, LSP_CANCEL_METHOD } from "./cancel-methods.js";
 
-export interface NdjsonMessageReaderOptions {
-  maxLineBytes?: number;
-}
-
 /**
  * A vscode-jsonrpc reader for ACP's ndjson; bad lines go to `onError`, never ending the connection. ACP's
  * `$/cancel_request {requestId}` is translated to LSP's `$/cancelRequest {id}`, the only one vscode-jsonrpc knows.
  */
 export class NdjsonMessageReader extends AbstractMessageReader {
-  constructor(private readonly stream: Readable, private readonly options: NdjsonMessageReaderOptions = {}) {
+  constructor(private readonly stream: Readable, private readonly options: { maxLineBytes?: number } = {}) {
     super();
   }
 
@@ -30,7 +26,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
           this.fireClose();
         },
       },
-      this.options.maxLineBytes === undefined ? {} : { maxLineBytes: this.options.maxLineBytes },
+      this.options,
     );
     return { dispose: detach };
   }

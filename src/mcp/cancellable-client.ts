@@ -5,7 +5,7 @@ import { type Call, Calls, doomedBy } from "../core/call.js";
 import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
 import { reportErrors } from "../core/report-errors.js";
 import type { McpEvent, McpOutcome } from "./events.js";
-import { McpCall, NEVER_CANCELLED } from "./mcp-call.js";
+import { McpCall } from "./mcp-call.js";
 
 /** The SDK's request options, plus the two every acp-cancel binding takes. */
 export type McpCallOptions = Omit<RequestOptions, "signal"> & {
@@ -63,7 +63,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
   options: CancellableMcpClientOptions = {},
 ): CancellableMcpClient<C> {
   const { label, onEvent } = options;
-  const calls = new Calls<McpCall, unknown>(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
+  const calls = new Calls<McpCall, unknown>(options);
   // A throwing listener must not break the lifecycle: its error is reported as the core reports a hook's.
   const emit = onEvent && ((event: McpEvent) => {
     try {
@@ -84,7 +84,8 @@ export function cancellableMcpClient<C extends McpClientLike>(
     const doomed = doomedBy(links);
     // Nothing is sent under work that is already being cancelled.
     if (doomed !== undefined) return Promise.reject(new JobCancelledError(doomed));
-    const cancellable = !NEVER_CANCELLED.has(method);
+    // MCP forbids cancelling `initialize`: the client waits for it, or gives up and closes.
+    const cancellable = method !== "initialize";
     let outcome: McpOutcome = "gave-up";
     const cancelledError = (c: Call<McpCall, unknown>) => new JobCancelledError(c.cause ?? "internal");
     const mcpCall = calls.start(new McpCall(method, label), links, {

@@ -7,6 +7,3 @@ export class McpCall {
 export class McpHandling {
   constructor(readonly method: string) {}
 }
-
-/** MCP forbids cancelling `initialize`: the client waits for it, or gives up and closes. */
-export const NEVER_CANCELLED = new Set(["initialize"]);

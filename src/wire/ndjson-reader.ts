@@ -76,22 +76,19 @@ export function readNdjson(
     if (error === undefined) splitter.end();
     handlers.end(error);
   };
-  const onData = (chunk: Buffer | string) => {
-    splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-    handlers.chunkEnd?.();
+  const listeners = {
+    data: (chunk: Buffer | string) => {
+      splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+      handlers.chunkEnd?.();
+    },
+    end: () => finish(),
+    error: (error: Error) => finish(error),
+    // A socket's "close" passes `hadError`, which is no Error.
+    close: () => finish(),
   };
-  const onEnd = () => finish();
-  const onError = (error: Error) => finish(error);
-  const onClose = () => finish();
-  stream.on("data", onData);
-  stream.on("end", onEnd);
-  stream.on("error", onError);
-  stream.on("close", onClose);
+  for (const [event, listener] of Object.entries(listeners)) stream.on(event, listener);
   return () => {
-    stream.off("data", onData);
-    stream.off("end", onEnd);
-    stream.off("error", onError);
-    stream.off("close", onClose);
+    for (const [event, listener] of Object.entries(listeners)) stream.off(event, listener);
   };
 }
 

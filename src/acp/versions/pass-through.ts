@@ -4,7 +4,6 @@ import type { VersionRules } from "./rules.js";
 
 /** A version the engine does not know: nothing rewritten or answered for a peer; only the bookkeeping. */
 export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
-  version: undefined,
   passThrough: true,
   capabilityField: undefined,
   promptIsTurn: false,

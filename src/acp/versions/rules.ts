@@ -10,8 +10,6 @@ export type RealTurnEnd = "prompt-answer" | "idle" | undefined;
 
 /** What the engine decides per ACP version, chosen at `initialize`; a new version is one file and one entry in `index.ts`. */
 export interface VersionRules {
-  /** The protocol version these rules implement; undefined for the pass-through rules. */
-  readonly version: number | undefined;
   /** A version the engine does not know: messages pass untouched, only the `$/cancel_request` bookkeeping stays. */
   readonly passThrough: boolean;
   /** Where our capability goes under `_meta` in `initialize`: the params field and the result field. */

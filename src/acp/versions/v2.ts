@@ -66,7 +66,6 @@ function cancelledWorkEndV2(sessionId: string): JsonRpcNotification {
 
 /** The ACP v2 draft: the prompt answer acknowledges insertion; work runs until the idle `state_update`. */
 export const V2_RULES: VersionRules = Object.freeze({
-  version: 2,
   passThrough: false,
   capabilityField: Object.freeze({ client: "capabilities", agent: "capabilities" }),
   promptIsTurn: false,
