@@ -50,7 +50,11 @@ describe("bridge: a cancelled turn's processes are stopped (an agent that answer
       const tool = await pid("tool 1");
       editor.send(sessionCancel(sessionId));
       assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
-      await gone(tool, "the cancelled turn's tool");
+      // A miss names what the bridge saw (its log and trace notes), to tell a race from a wrong pick.
+      await gone(tool, "the cancelled turn's tool").catch((error: Error) => {
+        const notes = bridge.trace().flatMap((e) => (e.note === undefined ? [] : [e.note]));
+        throw new Error(`${error.message}\nbridge stderr:\n${bridge.stderr().slice(-2000)}\ntrace notes: ${JSON.stringify(notes)}`);
+      });
       const note = await eventually(() => bridge.trace().find((e) => e.note?.startsWith("turn-processes:"))?.note, "the note");
       assert.match(note, new RegExp(`prompt "p1" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
       for (const [what, alive] of [["agent", agent], ["helper started before the turn", helper], ["end_turn turn's process", background]] as const)
