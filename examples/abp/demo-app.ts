@@ -96,7 +96,7 @@ async function render(params: Record<string, unknown>, { signal, progress }: Cap
  * context the agent sent with it. The page has no OpenTelemetry SDK of its own; the
  * cross-protocol demo exports these as the app's spans (examples/cross-protocol/page-spans.ts).
  */
-interface HandledCall {
+export interface HandledCall {
   capability: string;
   callId: string;
   trace: Record<string, string>;

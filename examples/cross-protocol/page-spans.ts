@@ -12,18 +12,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { Page } from "playwright-core";
 import { TRACER_NAME } from "../../src/otel/index.js";
-
-/** What examples/abp/demo-app.ts records per call (`window.demo.handled`). */
-interface HandledCall {
-  capability: string;
-  callId: string;
-  trace: Record<string, string>;
-  start: number;
-  end?: number;
-  abortedAt?: number;
-  reason?: string;
-  error?: string;
-}
+import type { HandledCall } from "../abp/demo-app.js";
 
 /** Exports the calls the page handled as `abp-app` spans; resolves once they are sent. */
 export async function exportPageSpans(page: Page): Promise<number> {

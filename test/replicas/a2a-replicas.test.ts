@@ -8,8 +8,8 @@ import pg from "pg";
 import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
 import { guardTerminalTaskStates } from "../../src/replicas/index.js";
 import { BACKENDS } from "./backends.js";
-import { here, migrateTaskStore, type ReplicaProcess, startReplicaProcess } from "./replica-processes.js";
-import { type Balancer, startHaproxy } from "./haproxy.js";
+import { here, migrateTaskStore, type ReplicaProcess, ReplicaSet } from "./replica-processes.js";
+import { startHaproxy } from "./haproxy.js";
 import { freePort, type RealServer, startPostgres } from "./servers.js";
 import { until } from "./until.js";
 
@@ -81,28 +81,9 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
 
   for (const backend of BACKENDS) {
     describe(`with the ${backend.name} cancel bus`, () => {
-      let bus: RealServer;
-      const replicas: ReplicaProcess[] = [];
-      const start = async (name: string, extra: Record<string, string> = {}) => {
-        const replica = await startReplicaProcess(here("./a2a-replica.js"), name, {
-          BACKEND: backend.name, BUS_URL: bus.url, DB_URL: database.url, ...extra,
-        });
-        replicas.push(replica);
-        return replica;
-      };
+      const replicas = new ReplicaSet(backend, here("./a2a-replica.js"), () => ({ DB_URL: database.url }));
+      const start = (name: string, extra?: Record<string, string>) => replicas.start(name, extra);
       const clientOf = (replica: ReplicaProcess) => new ClientFactory().createFromUrl(replica.baseUrl);
-      before(async () => {
-        bus = await backend.start(); // its own server, so stopping it leaves the task store up
-      });
-      let balancer: Balancer | undefined;
-      afterEach(async () => {
-        await balancer?.close();
-        balancer = undefined;
-        await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
-      });
-      after(async () => {
-        await bus?.close();
-      });
 
       it("a cancel reaching replica B stops the work on A: canceled, no artifact after the stop", async () => {
         const [a, b] = [await start("a"), await start("b")];
@@ -122,8 +103,8 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
         const port = await freePort();
         const publicUrl = { PUBLIC_URL: `http://127.0.0.1:${port}` };
         const three = [await start("a", publicUrl), await start("b", publicUrl), await start("c", publicUrl)];
-        balancer = await startHaproxy(three.map((replica) => replica.port), port);
-        const client = await new ClientFactory().createFromUrl(balancer.url);
+        replicas.balancer = await startHaproxy(three.map((replica) => replica.port), port);
+        const client = await new ClientFactory().createFromUrl(replicas.balancer.url);
         const tasks = await Promise.all(Array.from({ length: 6 }, () => startTask(client, 500)));
         const ownerOf = async (taskId: string) => {
           for (const replica of three) if (((await workOf(replica, taskId))?.steps ?? 0) > 0) return replica;
@@ -195,7 +176,7 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
         const [a, b] = [await start("a"), await start("b")];
         const [first, second] = [await startTask(await clientOf(a), 10_000), await startTask(await clientOf(a), 10_000)];
         await until(async () => ((await workOf(a, second.id))?.steps ?? 0) > 0 || undefined, "the work started");
-        await bus.stop();
+        await replicas.bus.stop();
         try {
           const error = await until(async () => {
             const failure = await cancelError(await clientOf(b), first.id);
@@ -204,7 +185,7 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
           assert.match(error.message, /cancel bus is unavailable/);
           assert.equal((await cancel(await clientOf(a), second.id)).status?.state, 5, "A cancels its own task");
         } finally {
-          await bus.start();
+          await replicas.bus.start();
         }
         assert.equal((await workOf(a, first.id))?.aborted, false, "the task B could not reach still runs");
         const answer = await until(async () => {

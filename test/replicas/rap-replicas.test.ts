@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { BACKENDS } from "./backends.js";
-import { type Balancer, startHaproxy } from "./haproxy.js";
-import { here, type ReplicaProcess, startReplicaProcess } from "./replica-processes.js";
-import { type RealServer } from "./servers.js";
+import { startHaproxy } from "./haproxy.js";
+import { here, type ReplicaProcess, ReplicaSet } from "./replica-processes.js";
 import { until } from "./until.js";
 
 const TOKEN = "Bearer replica-test";
@@ -35,25 +34,8 @@ const forwarded = async (replica: ReplicaProcess) =>
 for (const backend of BACKENDS) {
   describe(`RAP tool servers across replicas on the ${backend.name} bus`, function () {
     this.timeout(60_000);
-    let bus: RealServer;
-    const replicas: ReplicaProcess[] = [];
-    let balancer: Balancer | undefined;
-    const start = async (name: string) => {
-      const replica = await startReplicaProcess(here("./rap-replica.js"), name, { BACKEND: backend.name, BUS_URL: bus.url });
-      replicas.push(replica);
-      return replica;
-    };
-    before(async () => {
-      bus = await backend.start();
-    });
-    afterEach(async () => {
-      await balancer?.close();
-      balancer = undefined;
-      await Promise.allSettled(replicas.splice(0).map((replica) => replica.close()));
-    });
-    after(async () => {
-      await bus?.close();
-    });
+    const replicas = new ReplicaSet(backend, here("./rap-replica.js"));
+    const start = (name: string) => replicas.start(name);
 
     it("a notice reaching replica B stops the call running on A", async () => {
       const [a, b] = [await start("a"), await start("b")];
@@ -97,8 +79,8 @@ for (const backend of BACKENDS) {
 
     it("behind haproxy with 3 replicas, a notice landing on any replica stops each call", async () => {
       const three = [await start("a"), await start("b"), await start("c")];
-      balancer = await startHaproxy(three.map((replica) => replica.port));
-      const url = balancer.url;
+      replicas.balancer = await startHaproxy(three.map((replica) => replica.port));
+      const url = replicas.balancer.url;
       const calls = ["h1", "h2", "h3", "h4", "h5", "h6"];
       const answers = calls.map((call) => invoke(url, "t3", call));
       await until(async () => {
@@ -116,7 +98,7 @@ for (const backend of BACKENDS) {
       const remote = invoke(a.baseUrl, "t4", "remote");
       const local = invoke(a.baseUrl, "t4", "local");
       await until(async () => ((await running(a)) === 2) || undefined, "both calls run on A");
-      await bus.stop();
+      await replicas.bus.stop();
       try {
         assert.equal(await notice(a.baseUrl, "t4", "local"), 200);
         assert.equal((await local).aborted, true, "the local notice stopped its call");
@@ -128,7 +110,7 @@ for (const backend of BACKENDS) {
         assert.match(failed.message ?? "", new RegExp(`the ${backend.name} cancel bus is unavailable`));
         assert.equal(await running(a), 1, "the remote call still runs");
       } finally {
-        await bus.start();
+        await replicas.bus.start();
       }
       const stopped = await until(async () => {
         await notice(b.baseUrl, "t4", "remote");

@@ -3,6 +3,9 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Backend } from "./backends.js";
+import type { Balancer } from "./haproxy.js";
+import type { RealServer } from "./servers.js";
 
 export interface ReplicaProcess {
   readonly name: string;
@@ -57,3 +60,44 @@ export function migrateTaskStore(url: string): void {
 }
 
 export const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+/**
+ * The replicas of one describe block on one cancel bus: the bus runs from the block's start to its
+ * end (a server of its own, so stopping it leaves a task store up); replicas start on demand and
+ * stop after each test, with the balancer when a test started one.
+ */
+export class ReplicaSet {
+  private server: RealServer | undefined;
+  private readonly started: ReplicaProcess[] = [];
+  balancer: Balancer | undefined;
+
+  constructor(
+    private readonly backend: Backend,
+    private readonly script: string,
+    private readonly env: () => Record<string, string> = () => ({}),
+  ) {
+    before(async () => {
+      this.server = await backend.start();
+    });
+    afterEach(async () => {
+      await this.balancer?.close();
+      this.balancer = undefined;
+      await Promise.allSettled(this.started.splice(0).map((replica) => replica.close()));
+    });
+    after(async () => {
+      await this.server?.close();
+    });
+  }
+
+  get bus(): RealServer {
+    if (this.server === undefined) throw new Error("the cancel bus starts in the block's before hook");
+    return this.server;
+  }
+
+  async start(name: string, extra: Record<string, string> = {}): Promise<ReplicaProcess> {
+    const env = { BACKEND: this.backend.name, BUS_URL: this.bus.url, ...this.env(), ...extra };
+    const replica = await startReplicaProcess(this.script, name, env);
+    this.started.push(replica);
+    return replica;
+  }
+}
