@@ -4,22 +4,47 @@
  * cancels it, which sends `capabilities/cancel` and waits for the app's answer, at most `graceMs`.
  * This file only maps ABP: what the cancel is, and what a cancelled call answers.
  */
-import type { AnyJob } from "../core/index.js";
+import { type AnyJob, jobObserver } from "../core/index.js";
 import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
 import { GraceTimers } from "../core/grace-timers.js";
 import {
   type AgentInfo,
   type CallRequest,
   type CallResult,
+  type CancelRequest,
   type CancelResult,
+  type InitializeParams,
   type InitializeResult,
   PROTOCOL_VERSION,
   type ProgressPayload,
+  type ShutdownPayload,
 } from "./app/protocol.js";
 import { randomCallId } from "./call-id.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
-import { traceMeta } from "./tracing.js";
-import type { AbpTransport } from "./transport.js";
+
+/** Per request: aborting `signal` makes the transport forget the request and reject it with the signal's reason. */
+export interface TransportRequestOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * One way of reaching an app (postMessage, WebSocket, Playwright): it only carries requests and answers.
+ * Each promise settles once; when the channel goes away, each pending one rejects with an AbpClosedError.
+ */
+export interface AbpTransport {
+  initialize(params: InitializeParams): Promise<InitializeResult>;
+  /** Sends a call; one over the size limit is refused at once (AbpProtocolError `MESSAGE_TOO_LARGE`), unsent. */
+  call(
+    request: CallRequest,
+    onProgress?: (progress: ProgressPayload) => void,
+    options?: TransportRequestOptions,
+  ): Promise<CallResult>;
+  cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult>;
+  shutdown(payload: ShutdownPayload): Promise<void>;
+  /** Resolves, with the reason, once the channel is gone for good. */
+  readonly closed: Promise<AbpClosedError>;
+  close(): Promise<void>;
+}
 
 /** What ended a call early, as the agent side saw it (the app cannot tell them apart). */
 export type CancelCause = "abort" | "timeout" | "parent" | "cancel" | "shutdown";
@@ -205,4 +230,17 @@ export class AbpClient {
 function withCause(result: CallResult, payload: AbpCall): AbpCallResult {
   const { cause, callId } = payload;
   return result.cancelled === true && cause !== undefined ? { ...result, callId, cancelledBy: cause } : { ...result, callId };
+}
+
+/**
+ * The call's W3C trace context (`traceparent`, and `tracestate`, `baggage`) for its `options._meta`, which
+ * every transport carries (docs/decisions.md, "ABP: the trace context of a call"); undefined while nothing traces.
+ */
+function traceMeta(job: AnyJob): Record<string, string> | undefined {
+  if (jobObserver === undefined) return undefined;
+  const meta: Record<string, unknown> = {};
+  jobObserver.inject(job, meta);
+  // Without a propagator (no SDK registered) nothing is written: the call leaves untouched.
+  for (const _ in meta) return meta as Record<string, string>;
+  return undefined;
 }

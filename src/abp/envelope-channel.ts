@@ -35,7 +35,7 @@ import {
   NotificationSchema,
   ProgressSchema,
 } from "./schemas.js";
-import type { AbpTransport, TransportRequestOptions } from "./transport.js";
+import type { AbpTransport, TransportRequestOptions } from "./client.js";
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;

@@ -16,7 +16,7 @@ import type {
 import { LIMITS, messageSize } from "./app/protocol.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import { CallResultSchema, CancelResultSchema, describeIssue, InitializeResultSchema } from "./schemas.js";
-import type { AbpTransport, TransportRequestOptions } from "./transport.js";
+import type { AbpTransport, TransportRequestOptions } from "./client.js";
 
 export interface PlaywrightTransportOptions {
   maxMessageBytes?: number;
