@@ -23,6 +23,7 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
+import { envelopeIdOf } from "./app/validate.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import {
   CallResultSchema,
@@ -125,7 +126,7 @@ export class EnvelopeChannel implements AbpTransport {
     if (isExactEnvelope(value)) envelope = value;
     else {
       const parsed = EnvelopeSchema.safeParse(value);
-      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, idOf(value));
+      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, envelopeIdOf(value));
       envelope = parsed.data;
     }
     switch (envelope.type) {
@@ -142,11 +143,10 @@ export class EnvelopeChannel implements AbpTransport {
       case "notification": {
         const note = NotificationSchema.safeParse(envelope.payload);
         if (!note.success) return this.refuse("INVALID_MESSAGE", `invalid notification from the app: ${describeIssue(note.error)}`);
-        const { error, inReplyTo } = note.data;
-        const waiting = inReplyTo === undefined ? undefined : this.pending.get(inReplyTo);
-        if (error !== undefined && waiting !== undefined && inReplyTo !== undefined) {
-          this.settle(inReplyTo, waiting).reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
-          return;
+        const { error } = note.data;
+        const waiting = error === undefined ? undefined : this.take(note.data.inReplyTo);
+        if (error !== undefined && waiting !== undefined) {
+          return waiting.reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
         }
         // The app's page is going away (postMessage has no close event of its own).
         if (note.data.event === "closing") return this.fail("the app's page went away (it closed or navigated)");
@@ -163,11 +163,7 @@ export class EnvelopeChannel implements AbpTransport {
     if (this.closedWith !== undefined) return;
     const error = new AbpClosedError(reason);
     this.closedWith = error;
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const waiting of pending) waiting.unlink?.();
-    this.progress.clear();
-    for (const waiting of pending) waiting.reject(error);
+    for (const id of [...this.pending.keys()]) this.take(id)?.reject(error);
     this.markClosed(error);
   }
 
@@ -194,10 +190,7 @@ export class EnvelopeChannel implements AbpTransport {
       }
       if (signal !== undefined) {
         // Its caller gave up on it (a settled call's grace ended): nothing of it stays here.
-        const forget = () => {
-          if (this.pending.get(id) !== waiting) return;
-          this.settle(id, waiting).reject(signal.reason);
-        };
+        const forget = () => this.take(id)?.reject(signal.reason);
         signal.addEventListener("abort", forget, { once: true });
         waiting.unlink = () => signal.removeEventListener("abort", forget);
       }
@@ -205,31 +198,33 @@ export class EnvelopeChannel implements AbpTransport {
       try {
         this.send(envelope);
       } catch (error) {
-        this.settle(id, waiting).reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
+        this.take(id)?.reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
       }
     });
   }
 
   private answer(type: MessageType, id: string | undefined, payload: Record<string, unknown>): void {
-    const waiting = id === undefined ? undefined : this.pending.get(id);
+    // Every answer settles its request, well-formed or not.
+    const waiting = this.take(id);
     // Answers to calls already settled here (after a grace period or a shutdown) are dropped.
-    if (waiting === undefined || id === undefined) return;
+    if (waiting === undefined) return;
     if (RESULT_TYPE[waiting.type] !== type) {
-      return this.refuse("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`, id);
+      return waiting.reject(new AbpProtocolError("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`));
     }
     // A call's usual answer is checked by hand; anything else (and anything wrong) by its schema.
-    if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) {
-      this.settle(id, waiting).resolve(payload);
-      return;
-    }
+    if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) return waiting.resolve(payload);
     const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
-    if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`, id);
-    this.settle(id, waiting).resolve(parsed.data);
+    if (!parsed.success) {
+      return waiting.reject(new AbpProtocolError("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`));
+    }
+    waiting.resolve(parsed.data);
   }
 
-  /** Forgets a pending request; returns it, to be answered. */
-  private settle(id: string, waiting: Pending): Pending {
-    this.pending.delete(id);
+  /** Forgets the request pending under `id`, if any; returns it, to be answered. */
+  private take(id: string | undefined): Pending | undefined {
+    const waiting = id === undefined ? undefined : this.pending.get(id);
+    if (waiting === undefined) return undefined;
+    this.pending.delete(id as string);
     waiting.unlink?.();
     if (waiting.progressToken !== undefined) this.progress.delete(waiting.progressToken);
     return waiting;
@@ -238,16 +233,8 @@ export class EnvelopeChannel implements AbpTransport {
   /** Bad input from the app: the request it concerns (if any) fails with the reason, the channel survives. */
   private refuse(code: string, message: string, id?: string): void {
     const error = new AbpProtocolError(code, message);
-    const waiting = id === undefined ? undefined : this.pending.get(id);
-    if (waiting !== undefined && id !== undefined) {
-      this.settle(id, waiting).reject(error);
-      return;
-    }
-    this.options.onError?.(error);
+    const waiting = this.take(id);
+    if (waiting === undefined) this.options.onError?.(error);
+    else waiting.reject(error);
   }
-}
-
-function idOf(value: unknown): string | undefined {
-  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
-  return typeof id === "string" ? id : undefined;
 }
