@@ -8,7 +8,6 @@ import { type AnyJob, jobObserver } from "../core/index.js";
 import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
 import { GraceTimers } from "../core/grace-timers.js";
 import {
-  type AgentInfo,
   type CallRequest,
   type CallResult,
   type CancelRequest,
@@ -77,12 +76,10 @@ export interface AbpCall {
   capability: string;
   /** Set when the call is cancelled from this side. */
   cause: CancelCause | undefined;
-  /** True once `capabilities/cancel` was sent for it. */
-  cancelSent: boolean;
 }
 
 export interface AbpClientOptions {
-  agent?: AgentInfo;
+  agent?: InitializeParams["agent"];
   /** How long a cancelled call waits for the app's answer before it is settled here. Default 2000 ms. */
   graceMs?: number;
   /** Told of problems that belong to no call (a cancel that could not be sent…). */
@@ -109,7 +106,7 @@ export class AbpClient {
     readonly transport: AbpTransport,
     private readonly options: AbpClientOptions = {},
   ) {
-    this.calls = new Calls(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
+    this.calls = new Calls({ graceMs: options.graceMs });
     this.acks = new GraceTimers(this.calls.graceMs, (waiting) => waiting.abort(new AbpClosedError("no acknowledgement within the grace period")));
     void transport.closed.then((error) => {
       this.closedWith = error;
@@ -144,7 +141,8 @@ export class AbpClient {
       sendCancel: (call) => {
         const payload = call.payload;
         payload.cause ??= ORIGIN_CAUSE[call.origin ?? "parent"];
-        if (!payload.cancelSent && !this.shuttingDown) void this.sendCancel(call, options.onCancelAcknowledged);
+        // `cancel()` sends its own capabilities/cancel (its caller awaits the answer); a shutdown sends none.
+        if (payload.cause !== "cancel" && !this.shuttingDown) void this.sendCancel(call, options.onCancelAcknowledged);
       },
       graceEnded: (call) => {
         const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: call.payload.cause ?? "parent" };
@@ -156,7 +154,7 @@ export class AbpClient {
       },
       describe: () => ({ protocol: "abp", method: capability, id: callId, kind: "client" }),
     };
-    const payload: AbpCall = { callId, capability, cause: undefined, cancelSent: false };
+    const payload: AbpCall = { callId, capability, cause: undefined };
     const call = this.calls.start(payload, links, protocol, callId) as Call<AbpCall, AbpCallResult>;
     const request: CallRequest = { capability, callId };
     if (params !== undefined) request.params = params;
@@ -180,7 +178,6 @@ export class AbpClient {
   async cancel(callId: string, reason?: string): Promise<CancelResult> {
     const call = this.calls.get(callId);
     if (call !== undefined && call.job.isRunning) {
-      call.payload.cancelSent = true;
       call.payload.cause = "cancel";
       call.cancel("external");
     }
@@ -210,7 +207,6 @@ export class AbpClient {
 
   private async sendCancel(call: Call<AbpCall, AbpCallResult>, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {
     const payload = call.payload;
-    payload.cancelSent = true;
     const cause = payload.cause ?? "parent";
     const waiting = new AbortController();
     this.acks.start(waiting);

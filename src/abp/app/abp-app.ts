@@ -41,9 +41,7 @@ export interface AbpAppOptions {
 }
 
 /** The call options `window.abp.call` accepts (an AbortSignal cannot cross into the page). */
-interface AppCallOptions extends CallOptions {
-  callId?: string;
-}
+type AppCallOptions = CallOptions & { callId?: string };
 
 /** What the page holds right now: the leak counters. */
 export interface AppStats {
@@ -114,14 +112,9 @@ export class AbpApp {
     };
   }
 
-  /** `onProgress` is where this call's progress goes (the transport that carried the call). */
-  call(
-    capability: string,
-    params: Record<string, unknown> = {},
-    options: AppCallOptions = {},
-    onProgress?: (payload: ProgressPayload) => void,
-  ): Promise<CallResult> {
-    return new Promise((answer) => this.dispatch(capability, params, options, onProgress, answer));
+  /** A call from the page itself or through `window.abp` (progress does not cross `page.evaluate`). */
+  call(capability: string, params: Record<string, unknown> = {}, options: AppCallOptions = {}): Promise<CallResult> {
+    return new Promise((answer) => this.dispatch(capability, params, options, undefined, answer));
   }
 
   /** The same call, answered once through `answer`: at once for a plain value (quick capabilities answer in the same task). */
