@@ -45,10 +45,6 @@ export class PlaywrightTransport implements AbpTransport {
     page.on("close", this.onPageClose);
   }
 
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
   async initialize(params: InitializeParams): Promise<InitializeResult> {
     const result = await this.evaluate("initialize", "initialize", [params]);
     return this.check("initialize", InitializeResultSchema, result) as InitializeResult;

@@ -95,10 +95,6 @@ export class AbpApp {
 
   constructor(private readonly options: AbpAppOptions) {}
 
-  get initialized(): boolean {
-    return this.sessionId !== undefined;
-  }
-
   initialize(params: InitializeParams): InitializeResult {
     const requested = params.requestedCapabilities;
     this.sessionId ??= `${this.options.app.id}-session-${++this.sessions}`;
@@ -125,7 +121,7 @@ export class AbpApp {
     onProgress: ((payload: ProgressPayload) => void) | undefined,
     answer: (result: CallResult) => void,
   ): void {
-    if (!this.initialized) return answer(failure(notInitialized()));
+    if (this.sessionId === undefined) return answer(failure(notInitialized()));
     const handler = Object.hasOwn(this.options.capabilities, capability) ? this.options.capabilities[capability] : undefined;
     if (handler === undefined) {
       return answer(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
@@ -148,7 +144,7 @@ export class AbpApp {
   }
 
   cancel(callId: string, reason?: string): CancelResult {
-    if (!this.initialized) return { callId, cancelled: false, error: notInitialized() };
+    if (this.sessionId === undefined) return { callId, cancelled: false, error: notInitialized() };
     const record = this.records.get(callId);
     if (record !== undefined) {
       this.abort(record, reason ?? "cancelled by the agent");
@@ -162,7 +158,7 @@ export class AbpApp {
 
   /** Ends the session: every call is cancelled (and answered so), and remembered ids are forgotten. */
   shutdown(_params: ShutdownPayload = {}): void {
-    if (!this.initialized) return;
+    if (this.sessionId === undefined) return;
     for (const record of [...this.records.values()]) this.abort(record, "session shut down");
     this.sessionId = undefined;
     this.remembered.clear();
