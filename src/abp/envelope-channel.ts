@@ -1,8 +1,8 @@
 /**
- * The agent side of an envelope channel (postMessage, WebSocket): sends requests with fresh
- * envelope ids, matches each `-result` to its request by that id, validates everything that comes
- * back, and rejects whatever is pending when the channel goes away. A transport adapter only
- * supplies `send` and feeds `receive` / `fail`.
+ * The agent side of an envelope channel: sends requests with fresh envelope ids, matches each
+ * `-result` to its request by that id, validates everything that comes back, and rejects whatever
+ * is pending when the channel goes away. Its two carriers, postMessage and WebSocket, only supply
+ * `send` and feed `receive` / `fail`.
  */
 import type { z } from "zod";
 import {
@@ -14,6 +14,7 @@ import {
   type InitializeParams,
   type InitializeResult,
   LIMITS,
+  MESSAGE_TYPES,
   type MessageType,
   messageSize,
   messageValue,
@@ -24,19 +25,17 @@ import {
   type ShutdownPayload,
 } from "./app/protocol.js";
 import { envelopeIdOf } from "./app/validate.js";
+import type { AbpTransport, TransportRequestOptions } from "./client.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import {
-  CallResultSchema,
-  CancelResultSchema,
   describeIssue,
   EnvelopeSchema,
-  InitializeResultSchema,
   isExactEnvelope,
   isPlainCallResult,
   NotificationSchema,
   ProgressSchema,
+  RESULT_SCHEMAS,
 } from "./schemas.js";
-import type { AbpTransport, TransportRequestOptions } from "./client.js";
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;
@@ -53,12 +52,6 @@ interface Pending {
   /** Stops listening to the request's signal. */
   unlink?: () => void;
 }
-
-const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
-  "initialize": InitializeResultSchema,
-  "capabilities/call": CallResultSchema,
-  "capabilities/cancel": CancelResultSchema,
-};
 
 let channels = 0;
 
@@ -237,4 +230,109 @@ export class EnvelopeChannel implements AbpTransport {
     if (waiting === undefined) this.options.onError?.(error);
     else waiting.reject(error);
   }
+}
+
+interface PostMessageTarget {
+  postMessage(message: unknown, targetOrigin: string): void;
+}
+
+interface WorkerTarget {
+  postMessage(message: unknown): void;
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+}
+
+export type PostMessageTransportOptions = EnvelopeChannelOptions
+  & (
+    | {
+      /** The app's window (an iframe's contentWindow, a popup). */
+      target: PostMessageTarget;
+      /** The app's exact origin: requests go only there, answers are heard only from there. */
+      targetOrigin: string;
+      /** Where the answers arrive; default this window. */
+      receiver?: Pick<WorkerTarget, "addEventListener" | "removeEventListener">;
+    }
+    | {
+      /** A dedicated worker: its messages carry no origin, the object itself is the check. */
+      worker: WorkerTarget;
+    }
+  );
+
+/**
+ * ABP over postMessage, to an app in another window, iframe or worker, as structured clones. Only
+ * the app's window and exact origin are heard, and posted to, never "*".
+ */
+export function postMessageTransport(options: PostMessageTransportOptions): EnvelopeChannel {
+  if ("worker" in options) {
+    const { worker } = options;
+    const listener = (event: MessageEvent) => channel.receive(event.data);
+    const channel = new EnvelopeChannel((envelope) => worker.postMessage(envelope), options, () =>
+      worker.removeEventListener("message", listener),
+    );
+    worker.addEventListener("message", listener);
+    return channel;
+  }
+  const { target, targetOrigin } = options;
+  if (targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
+  const receiver = options.receiver ?? (globalThis as unknown as WorkerTarget);
+  const listener = (event: MessageEvent) => {
+    // Each of the event's fields is read once: every read crosses into the browser.
+    const { origin } = event;
+    if (origin !== targetOrigin) {
+      // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.
+      if (looksLikeAbp(event.data)) {
+        options.onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${origin}" ignored (expected "${targetOrigin}")`));
+      }
+      return;
+    }
+    // Another frame of the same origin is not ours. A message posted while the app's page unloads
+    // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
+    const { source } = event;
+    if (source !== target && source !== null) return;
+    channel.receive(event.data);
+  };
+  const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
+    receiver.removeEventListener("message", listener),
+  );
+  receiver.addEventListener("message", listener);
+  return channel;
+}
+
+function looksLikeAbp(data: unknown): boolean {
+  const value = typeof data === "string" && data.length > LIMITS.maxMessageBytes ? undefined : messageValue(data);
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
+  return typeof type === "string" && (MESSAGE_TYPES as readonly string[]).includes(type);
+}
+
+/** What both `ws` and the browser's WebSocket offer. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: "close", listener: (event: { code: number; reason: string }) => void): void;
+}
+
+const OPEN = 1;
+
+/** ABP over a WebSocket (`ws` or the browser's), as JSON text frames; its closing rejects everything pending. */
+export function webSocketTransport(socket: WebSocketLike, options: EnvelopeChannelOptions = {}): EnvelopeChannel {
+  const channel = new EnvelopeChannel(
+    (envelope) => {
+      if (socket.readyState !== OPEN) throw new Error("the WebSocket is not open");
+      socket.send(JSON.stringify(envelope));
+    },
+    options,
+    () => socket.close(1000, "ABP client closed"),
+  );
+  socket.addEventListener("message", (event) => {
+    // ws hands binary frames over as Buffers: not an ABP envelope.
+    if (typeof event.data === "string") channel.receive(event.data);
+    else options.onError?.(new AbpProtocolError("INVALID_MESSAGE", "binary frames are not ABP envelopes"));
+  });
+  socket.addEventListener("close", (event) =>
+    channel.fail(`the WebSocket closed (code ${event.code}${event.reason ? `, ${event.reason}` : ""})`),
+  );
+  if (socket.readyState > OPEN) channel.fail("the WebSocket was already closed");
+  return channel;
 }

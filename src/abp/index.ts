@@ -20,5 +20,5 @@ export {
 } from "./client.js";
 export { AbpClosedError, AbpProtocolError } from "./errors.js";
 export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
-export { postMessageTransport, type PostMessageTransportOptions } from "./post-message-transport.js";
-export { type WebSocketLike, webSocketTransport } from "./websocket-transport.js";
+export { postMessageTransport, type PostMessageTransportOptions } from "./envelope-channel.js";
+export { type WebSocketLike, webSocketTransport } from "./envelope-channel.js";

@@ -3,7 +3,7 @@
  * (The page checks what it receives by hand, to stay free of dependencies.)
  */
 import { z } from "zod";
-import { LIMITS, MESSAGE_TYPES } from "./app/protocol.js";
+import { LIMITS, MESSAGE_TYPES, type RequestType } from "./app/protocol.js";
 import { isId, isObject } from "./app/validate.js";
 
 const Id = z.string().min(1).max(LIMITS.maxIdLength);
@@ -56,6 +56,13 @@ export const ProgressSchema = z.object({
   total: z.number().finite().optional(),
   message: Text.optional(),
 });
+
+/** The answer to each request type. */
+export const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
+  "initialize": InitializeResultSchema,
+  "capabilities/call": CallResultSchema,
+  "capabilities/cancel": CancelResultSchema,
+};
 
 export const NotificationSchema = z.object({
   event: Text,

@@ -264,13 +264,23 @@ export class AbpApp {
   }
 }
 
-/** What a handler gets; its signal and progress function are made when asked, and survive destructuring. */
+/** What a handler gets; its signal is made when asked; its fields survive destructuring. */
 class CallContext implements CapabilityContext {
   readonly callId: string;
-  private report: CapabilityContext["progress"] | undefined = undefined;
+  readonly progress: CapabilityContext["progress"];
 
   constructor(private readonly controllerOf: (record: CallRecord) => AbortController, private readonly record: CallRecord) {
     this.callId = record.callId;
+    this.progress = (progress, total, message) => {
+      const { progressToken } = record.options;
+      if (progressToken === undefined || record.state !== "running") return;
+      record.onProgress?.({
+        progressToken,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      });
+    };
   }
 
   get signal(): AbortSignal {
@@ -286,21 +296,6 @@ class CallContext implements CapabilityContext {
       if (typeof value === "string") trace[key] = value;
     }
     return trace;
-  }
-
-  get progress(): CapabilityContext["progress"] {
-    const { record } = this;
-    this.report ??= (progress, total, message) => {
-      const { progressToken } = record.options;
-      if (progressToken === undefined || record.state !== "running") return;
-      record.onProgress?.({
-        progressToken,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      });
-    };
-    return this.report;
   }
 }
 
