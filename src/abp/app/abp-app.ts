@@ -90,8 +90,15 @@ export class AbpApp {
   private sessions = 0;
   private localIds = 0;
   private pumping = false;
-  /** One function for every call's context (its signal is made when the handler asks). */
-  private readonly controllerOf = (record: CallRecord) => this.controllerFor(record);
+  /** A call's controller, made when its handler first asks for the signal; one function for every call's context. */
+  private readonly controllerOf = (record: CallRecord): AbortController => {
+    if (record.controller === undefined) {
+      record.controller = new AbortController();
+      this.controllers++;
+      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
+    }
+    return record.controller;
+  };
 
   constructor(private readonly options: AbpAppOptions) {}
 
@@ -186,15 +193,6 @@ export class AbpApp {
     // A plain value needs no turn of the event loop: answer now.
     if (isThenable(outcome)) Promise.resolve(outcome).then(succeed, fail);
     else succeed(outcome);
-  }
-
-  private controllerFor(record: CallRecord): AbortController {
-    if (record.controller === undefined) {
-      record.controller = new AbortController();
-      this.controllers++;
-      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
-    }
-    return record.controller;
   }
 
   /** The handler has returned: answer (unless it was cancelled meanwhile) and free its record. */

@@ -4,13 +4,10 @@
  * inReplyTo?}`, nothing else.
  */
 import type { AbpApp } from "./abp-app.js";
-import { type Envelope, LIMITS, type MessageType, type NotificationPayload, type ProgressPayload } from "./protocol.js";
+import { type AbpError, type Envelope, LIMITS, type MessageType, type NotificationPayload, type ProgressPayload } from "./protocol.js";
 import { checkAgentMessage } from "./validate.js";
 
-export interface Rejection {
-  code: string;
-  message: string;
-}
+export type Rejection = Pick<AbpError, "code" | "message">;
 
 export interface EnvelopeHostOptions {
   maxMessageBytes?: number;
