@@ -4,22 +4,46 @@
  * cancels it, which sends `capabilities/cancel` and waits for the app's answer, at most `graceMs`.
  * This file only maps ABP: what the cancel is, and what a cancelled call answers.
  */
-import type { AnyJob } from "../core/index.js";
+import { type AnyJob, jobObserver } from "../core/index.js";
 import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
 import { GraceTimers } from "../core/grace-timers.js";
 import {
-  type AgentInfo,
   type CallRequest,
   type CallResult,
+  type CancelRequest,
   type CancelResult,
+  type InitializeParams,
   type InitializeResult,
   PROTOCOL_VERSION,
   type ProgressPayload,
+  type ShutdownPayload,
 } from "./app/protocol.js";
 import { randomCallId } from "./call-id.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
-import { traceMeta } from "./tracing.js";
-import type { AbpTransport } from "./transport.js";
+
+/** Per request: aborting `signal` makes the transport forget the request and reject it with the signal's reason. */
+export interface TransportRequestOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * One way of reaching an app (postMessage, WebSocket, Playwright): it only carries requests and answers.
+ * Each promise settles once; when the channel goes away, each pending one rejects with an AbpClosedError.
+ */
+export interface AbpTransport {
+  initialize(params: InitializeParams): Promise<InitializeResult>;
+  /** Sends a call; one over the size limit is refused at once (AbpProtocolError `MESSAGE_TOO_LARGE`), unsent. */
+  call(
+    request: CallRequest,
+    onProgress?: (progress: ProgressPayload) => void,
+    options?: TransportRequestOptions,
+  ): Promise<CallResult>;
+  cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult>;
+  shutdown(payload: ShutdownPayload): Promise<void>;
+  /** Resolves, with the reason, once the channel is gone for good. */
+  readonly closed: Promise<AbpClosedError>;
+  close(): Promise<void>;
+}
 
 /** What ended a call early, as the agent side saw it (the app cannot tell them apart). */
 export type CancelCause = "abort" | "timeout" | "parent" | "cancel" | "shutdown";
@@ -52,12 +76,10 @@ export interface AbpCall {
   capability: string;
   /** Set when the call is cancelled from this side. */
   cause: CancelCause | undefined;
-  /** True once `capabilities/cancel` was sent for it. */
-  cancelSent: boolean;
 }
 
 export interface AbpClientOptions {
-  agent?: AgentInfo;
+  agent?: InitializeParams["agent"];
   /** How long a cancelled call waits for the app's answer before it is settled here. Default 2000 ms. */
   graceMs?: number;
   /** Told of problems that belong to no call (a cancel that could not be sent…). */
@@ -84,7 +106,7 @@ export class AbpClient {
     readonly transport: AbpTransport,
     private readonly options: AbpClientOptions = {},
   ) {
-    this.calls = new Calls(options.graceMs === undefined ? {} : { graceMs: options.graceMs });
+    this.calls = new Calls({ graceMs: options.graceMs });
     this.acks = new GraceTimers(this.calls.graceMs, (waiting) => waiting.abort(new AbpClosedError("no acknowledgement within the grace period")));
     void transport.closed.then((error) => {
       this.closedWith = error;
@@ -119,7 +141,8 @@ export class AbpClient {
       sendCancel: (call) => {
         const payload = call.payload;
         payload.cause ??= ORIGIN_CAUSE[call.origin ?? "parent"];
-        if (!payload.cancelSent && !this.shuttingDown) void this.sendCancel(call, options.onCancelAcknowledged);
+        // `cancel()` sends its own capabilities/cancel (its caller awaits the answer); a shutdown sends none.
+        if (payload.cause !== "cancel" && !this.shuttingDown) void this.sendCancel(call, options.onCancelAcknowledged);
       },
       graceEnded: (call) => {
         const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: call.payload.cause ?? "parent" };
@@ -131,7 +154,7 @@ export class AbpClient {
       },
       describe: () => ({ protocol: "abp", method: capability, id: callId, kind: "client" }),
     };
-    const payload: AbpCall = { callId, capability, cause: undefined, cancelSent: false };
+    const payload: AbpCall = { callId, capability, cause: undefined };
     const call = this.calls.start(payload, links, protocol, callId) as Call<AbpCall, AbpCallResult>;
     const request: CallRequest = { capability, callId };
     if (params !== undefined) request.params = params;
@@ -155,7 +178,6 @@ export class AbpClient {
   async cancel(callId: string, reason?: string): Promise<CancelResult> {
     const call = this.calls.get(callId);
     if (call !== undefined && call.job.isRunning) {
-      call.payload.cancelSent = true;
       call.payload.cause = "cancel";
       call.cancel("external");
     }
@@ -185,7 +207,6 @@ export class AbpClient {
 
   private async sendCancel(call: Call<AbpCall, AbpCallResult>, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {
     const payload = call.payload;
-    payload.cancelSent = true;
     const cause = payload.cause ?? "parent";
     const waiting = new AbortController();
     this.acks.start(waiting);
@@ -205,4 +226,17 @@ export class AbpClient {
 function withCause(result: CallResult, payload: AbpCall): AbpCallResult {
   const { cause, callId } = payload;
   return result.cancelled === true && cause !== undefined ? { ...result, callId, cancelledBy: cause } : { ...result, callId };
+}
+
+/**
+ * The call's W3C trace context (`traceparent`, and `tracestate`, `baggage`) for its `options._meta`, which
+ * every transport carries (docs/decisions.md, "ABP: the trace context of a call"); undefined while nothing traces.
+ */
+function traceMeta(job: AnyJob): Record<string, string> | undefined {
+  if (jobObserver === undefined) return undefined;
+  const meta: Record<string, unknown> = {};
+  jobObserver.inject(job, meta);
+  // Without a propagator (no SDK registered) nothing is written: the call leaves untouched.
+  for (const _ in meta) return meta as Record<string, string>;
+  return undefined;
 }

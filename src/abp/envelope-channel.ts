@@ -1,8 +1,8 @@
 /**
- * The agent side of an envelope channel (postMessage, WebSocket): sends requests with fresh
- * envelope ids, matches each `-result` to its request by that id, validates everything that comes
- * back, and rejects whatever is pending when the channel goes away. A transport adapter only
- * supplies `send` and feeds `receive` / `fail`.
+ * The agent side of an envelope channel: sends requests with fresh envelope ids, matches each
+ * `-result` to its request by that id, validates everything that comes back, and rejects whatever
+ * is pending when the channel goes away. Its two carriers, postMessage and WebSocket, only supply
+ * `send` and feed `receive` / `fail`.
  */
 import type { z } from "zod";
 import {
@@ -14,6 +14,7 @@ import {
   type InitializeParams,
   type InitializeResult,
   LIMITS,
+  MESSAGE_TYPES,
   type MessageType,
   messageSize,
   messageValue,
@@ -23,19 +24,18 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
+import { envelopeIdOf } from "./app/validate.js";
+import type { AbpTransport, TransportRequestOptions } from "./client.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import {
-  CallResultSchema,
-  CancelResultSchema,
   describeIssue,
   EnvelopeSchema,
-  InitializeResultSchema,
   isExactEnvelope,
   isPlainCallResult,
   NotificationSchema,
   ProgressSchema,
+  RESULT_SCHEMAS,
 } from "./schemas.js";
-import type { AbpTransport, TransportRequestOptions } from "./transport.js";
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;
@@ -52,12 +52,6 @@ interface Pending {
   /** Stops listening to the request's signal. */
   unlink?: () => void;
 }
-
-const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
-  "initialize": InitializeResultSchema,
-  "capabilities/call": CallResultSchema,
-  "capabilities/cancel": CancelResultSchema,
-};
 
 let channels = 0;
 
@@ -125,7 +119,7 @@ export class EnvelopeChannel implements AbpTransport {
     if (isExactEnvelope(value)) envelope = value;
     else {
       const parsed = EnvelopeSchema.safeParse(value);
-      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, idOf(value));
+      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, envelopeIdOf(value));
       envelope = parsed.data;
     }
     switch (envelope.type) {
@@ -142,11 +136,10 @@ export class EnvelopeChannel implements AbpTransport {
       case "notification": {
         const note = NotificationSchema.safeParse(envelope.payload);
         if (!note.success) return this.refuse("INVALID_MESSAGE", `invalid notification from the app: ${describeIssue(note.error)}`);
-        const { error, inReplyTo } = note.data;
-        const waiting = inReplyTo === undefined ? undefined : this.pending.get(inReplyTo);
-        if (error !== undefined && waiting !== undefined && inReplyTo !== undefined) {
-          this.settle(inReplyTo, waiting).reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
-          return;
+        const { error } = note.data;
+        const waiting = error === undefined ? undefined : this.take(note.data.inReplyTo);
+        if (error !== undefined && waiting !== undefined) {
+          return waiting.reject(new AbpProtocolError(error.code, `the app refused the ${waiting.type}: ${error.message}`));
         }
         // The app's page is going away (postMessage has no close event of its own).
         if (note.data.event === "closing") return this.fail("the app's page went away (it closed or navigated)");
@@ -163,11 +156,7 @@ export class EnvelopeChannel implements AbpTransport {
     if (this.closedWith !== undefined) return;
     const error = new AbpClosedError(reason);
     this.closedWith = error;
-    const pending = [...this.pending.values()];
-    this.pending.clear();
-    for (const waiting of pending) waiting.unlink?.();
-    this.progress.clear();
-    for (const waiting of pending) waiting.reject(error);
+    for (const id of [...this.pending.keys()]) this.take(id)?.reject(error);
     this.markClosed(error);
   }
 
@@ -194,10 +183,7 @@ export class EnvelopeChannel implements AbpTransport {
       }
       if (signal !== undefined) {
         // Its caller gave up on it (a settled call's grace ended): nothing of it stays here.
-        const forget = () => {
-          if (this.pending.get(id) !== waiting) return;
-          this.settle(id, waiting).reject(signal.reason);
-        };
+        const forget = () => this.take(id)?.reject(signal.reason);
         signal.addEventListener("abort", forget, { once: true });
         waiting.unlink = () => signal.removeEventListener("abort", forget);
       }
@@ -205,31 +191,33 @@ export class EnvelopeChannel implements AbpTransport {
       try {
         this.send(envelope);
       } catch (error) {
-        this.settle(id, waiting).reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
+        this.take(id)?.reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
       }
     });
   }
 
   private answer(type: MessageType, id: string | undefined, payload: Record<string, unknown>): void {
-    const waiting = id === undefined ? undefined : this.pending.get(id);
+    // Every answer settles its request, well-formed or not.
+    const waiting = this.take(id);
     // Answers to calls already settled here (after a grace period or a shutdown) are dropped.
-    if (waiting === undefined || id === undefined) return;
+    if (waiting === undefined) return;
     if (RESULT_TYPE[waiting.type] !== type) {
-      return this.refuse("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`, id);
+      return waiting.reject(new AbpProtocolError("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`));
     }
     // A call's usual answer is checked by hand; anything else (and anything wrong) by its schema.
-    if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) {
-      this.settle(id, waiting).resolve(payload);
-      return;
-    }
+    if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) return waiting.resolve(payload);
     const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
-    if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`, id);
-    this.settle(id, waiting).resolve(parsed.data);
+    if (!parsed.success) {
+      return waiting.reject(new AbpProtocolError("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`));
+    }
+    waiting.resolve(parsed.data);
   }
 
-  /** Forgets a pending request; returns it, to be answered. */
-  private settle(id: string, waiting: Pending): Pending {
-    this.pending.delete(id);
+  /** Forgets the request pending under `id`, if any; returns it, to be answered. */
+  private take(id: string | undefined): Pending | undefined {
+    const waiting = id === undefined ? undefined : this.pending.get(id);
+    if (waiting === undefined) return undefined;
+    this.pending.delete(id as string);
     waiting.unlink?.();
     if (waiting.progressToken !== undefined) this.progress.delete(waiting.progressToken);
     return waiting;
@@ -238,16 +226,113 @@ export class EnvelopeChannel implements AbpTransport {
   /** Bad input from the app: the request it concerns (if any) fails with the reason, the channel survives. */
   private refuse(code: string, message: string, id?: string): void {
     const error = new AbpProtocolError(code, message);
-    const waiting = id === undefined ? undefined : this.pending.get(id);
-    if (waiting !== undefined && id !== undefined) {
-      this.settle(id, waiting).reject(error);
-      return;
-    }
-    this.options.onError?.(error);
+    const waiting = this.take(id);
+    if (waiting === undefined) this.options.onError?.(error);
+    else waiting.reject(error);
   }
 }
 
-function idOf(value: unknown): string | undefined {
-  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
-  return typeof id === "string" ? id : undefined;
+interface PostMessageTarget {
+  postMessage(message: unknown, targetOrigin: string): void;
+}
+
+interface WorkerTarget {
+  postMessage(message: unknown): void;
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+  removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+}
+
+export type PostMessageTransportOptions = EnvelopeChannelOptions
+  & (
+    | {
+      /** The app's window (an iframe's contentWindow, a popup). */
+      target: PostMessageTarget;
+      /** The app's exact origin: requests go only there, answers are heard only from there. */
+      targetOrigin: string;
+      /** Where the answers arrive; default this window. */
+      receiver?: Pick<WorkerTarget, "addEventListener" | "removeEventListener">;
+    }
+    | {
+      /** A dedicated worker: its messages carry no origin, the object itself is the check. */
+      worker: WorkerTarget;
+    }
+  );
+
+/**
+ * ABP over postMessage, to an app in another window, iframe or worker, as structured clones. Only
+ * the app's window and exact origin are heard, and posted to, never "*".
+ */
+export function postMessageTransport(options: PostMessageTransportOptions): EnvelopeChannel {
+  if ("worker" in options) {
+    const { worker } = options;
+    const listener = (event: MessageEvent) => channel.receive(event.data);
+    const channel = new EnvelopeChannel((envelope) => worker.postMessage(envelope), options, () =>
+      worker.removeEventListener("message", listener),
+    );
+    worker.addEventListener("message", listener);
+    return channel;
+  }
+  const { target, targetOrigin } = options;
+  if (targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
+  const receiver = options.receiver ?? (globalThis as unknown as WorkerTarget);
+  const listener = (event: MessageEvent) => {
+    // Each of the event's fields is read once: every read crosses into the browser.
+    const { origin } = event;
+    if (origin !== targetOrigin) {
+      // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.
+      if (looksLikeAbp(event.data)) {
+        options.onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${origin}" ignored (expected "${targetOrigin}")`));
+      }
+      return;
+    }
+    // Another frame of the same origin is not ours. A message posted while the app's page unloads
+    // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
+    const { source } = event;
+    if (source !== target && source !== null) return;
+    channel.receive(event.data);
+  };
+  const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
+    receiver.removeEventListener("message", listener),
+  );
+  receiver.addEventListener("message", listener);
+  return channel;
+}
+
+function looksLikeAbp(data: unknown): boolean {
+  const value = typeof data === "string" && data.length > LIMITS.maxMessageBytes ? undefined : messageValue(data);
+  const type = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : undefined;
+  return typeof type === "string" && (MESSAGE_TYPES as readonly string[]).includes(type);
+}
+
+/** What both `ws` and the browser's WebSocket offer. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: "close", listener: (event: { code: number; reason: string }) => void): void;
+}
+
+const OPEN = 1;
+
+/** ABP over a WebSocket (`ws` or the browser's), as JSON text frames; its closing rejects everything pending. */
+export function webSocketTransport(socket: WebSocketLike, options: EnvelopeChannelOptions = {}): EnvelopeChannel {
+  const channel = new EnvelopeChannel(
+    (envelope) => {
+      if (socket.readyState !== OPEN) throw new Error("the WebSocket is not open");
+      socket.send(JSON.stringify(envelope));
+    },
+    options,
+    () => socket.close(1000, "ABP client closed"),
+  );
+  socket.addEventListener("message", (event) => {
+    // ws hands binary frames over as Buffers: not an ABP envelope.
+    if (typeof event.data === "string") channel.receive(event.data);
+    else options.onError?.(new AbpProtocolError("INVALID_MESSAGE", "binary frames are not ABP envelopes"));
+  });
+  socket.addEventListener("close", (event) =>
+    channel.fail(`the WebSocket closed (code ${event.code}${event.reason ? `, ${event.reason}` : ""})`),
+  );
+  if (socket.readyState > OPEN) channel.fail("the WebSocket was already closed");
+  return channel;
 }

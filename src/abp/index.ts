@@ -15,10 +15,10 @@ export {
   type AbpCallResult,
   AbpClient,
   type AbpClientOptions,
+  type AbpTransport,
   type CancelCause,
 } from "./client.js";
 export { AbpClosedError, AbpProtocolError } from "./errors.js";
-export type { AbpTransport } from "./transport.js";
 export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
-export { postMessageTransport, type PostMessageTransportOptions } from "./post-message-transport.js";
-export { type WebSocketLike, webSocketTransport } from "./websocket-transport.js";
+export { postMessageTransport, type PostMessageTransportOptions } from "./envelope-channel.js";
+export { type WebSocketLike, webSocketTransport } from "./envelope-channel.js";

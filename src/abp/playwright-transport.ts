@@ -3,20 +3,21 @@
  * while the call's still waits). Progress does not cross `page.evaluate`: use postMessage or WebSocket.
  */
 import type { Page } from "playwright-core";
-import type { z } from "zod";
-import type {
-  CallRequest,
-  CallResult,
-  CancelRequest,
-  CancelResult,
-  InitializeParams,
-  InitializeResult,
-  ShutdownPayload,
+import {
+  type CallRequest,
+  type CallResult,
+  type CancelRequest,
+  type CancelResult,
+  type InitializeParams,
+  type InitializeResult,
+  LIMITS,
+  messageSize,
+  type RequestType,
+  type ShutdownPayload,
 } from "./app/protocol.js";
-import { LIMITS, messageSize } from "./app/protocol.js";
 import { AbpClosedError, AbpProtocolError } from "./errors.js";
-import { CallResultSchema, CancelResultSchema, describeIssue, InitializeResultSchema } from "./schemas.js";
-import type { AbpTransport, TransportRequestOptions } from "./transport.js";
+import { describeIssue, RESULT_SCHEMAS } from "./schemas.js";
+import type { AbpTransport, TransportRequestOptions } from "./client.js";
 
 export interface PlaywrightTransportOptions {
   maxMessageBytes?: number;
@@ -45,13 +46,9 @@ export class PlaywrightTransport implements AbpTransport {
     page.on("close", this.onPageClose);
   }
 
-  get pendingCount(): number {
-    return this.pending.size;
-  }
-
   async initialize(params: InitializeParams): Promise<InitializeResult> {
     const result = await this.evaluate("initialize", "initialize", [params]);
-    return this.check("initialize", InitializeResultSchema, result) as InitializeResult;
+    return this.check("initialize", result) as InitializeResult;
   }
 
   async call(request: CallRequest, _onProgress?: unknown, options?: TransportRequestOptions): Promise<CallResult> {
@@ -63,13 +60,13 @@ export class PlaywrightTransport implements AbpTransport {
       throw new AbpProtocolError("MESSAGE_TOO_LARGE", `capabilities/call is over the size limit of ${max} bytes; nothing was sent`);
     }
     const result = await this.evaluate("capabilities/call", "call", args, options?.signal);
-    return this.check("capabilities/call", CallResultSchema, result) as CallResult;
+    return this.check("capabilities/call", result) as CallResult;
   }
 
   async cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult> {
     const args = request.reason === undefined ? [request.callId] : [request.callId, request.reason];
     const result = await this.evaluate("capabilities/cancel", "cancel", args, options?.signal);
-    return this.check("capabilities/cancel", CancelResultSchema, result) as CancelResult;
+    return this.check("capabilities/cancel", result) as CancelResult;
   }
 
   async shutdown(payload: ShutdownPayload): Promise<void> {
@@ -101,12 +98,12 @@ export class PlaywrightTransport implements AbpTransport {
     });
   }
 
-  private check(what: string, schema: z.ZodType, value: unknown): unknown {
+  private check(what: RequestType, value: unknown): unknown {
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
     if (messageSize(value, max) > max) {
       throw new AbpProtocolError("MESSAGE_TOO_LARGE", `${what} answer from the page is over the size limit of ${max} bytes`);
     }
-    const parsed = schema.safeParse(value);
+    const parsed = RESULT_SCHEMAS[what].safeParse(value);
     if (!parsed.success) throw new AbpProtocolError("INVALID_MESSAGE", `invalid ${what} answer from the page: ${describeIssue(parsed.error)}`);
     return parsed.data;
   }

@@ -3,7 +3,8 @@
  * (The page checks what it receives by hand, to stay free of dependencies.)
  */
 import { z } from "zod";
-import { LIMITS, MESSAGE_TYPES } from "./app/protocol.js";
+import { LIMITS, MESSAGE_TYPES, type RequestType } from "./app/protocol.js";
+import { isId, isObject } from "./app/validate.js";
 
 const Id = z.string().min(1).max(LIMITS.maxIdLength);
 const Text = z.string().max(LIMITS.maxTextLength);
@@ -13,10 +14,7 @@ export const EnvelopeSchema = z.object({
   id: Id.optional(),
   timestamp: z.number().finite(),
   // Checked as a plain object, not copied key by key: each kind of payload has its own schema below.
-  payload: z.custom<Record<string, unknown>>(
-    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-    "expected an object",
-  ),
+  payload: z.custom<Record<string, unknown>>(isObject, "expected an object"),
 });
 
 export const AbpErrorSchema = z.looseObject({
@@ -59,6 +57,13 @@ export const ProgressSchema = z.object({
   message: Text.optional(),
 });
 
+/** The answer to each request type. */
+export const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
+  "initialize": InitializeResultSchema,
+  "capabilities/call": CallResultSchema,
+  "capabilities/cancel": CancelResultSchema,
+};
+
 export const NotificationSchema = z.object({
   event: Text,
   error: AbpErrorSchema.optional(),
@@ -68,9 +73,6 @@ export const NotificationSchema = z.object({
 
 const MESSAGE_TYPE_SET: ReadonlySet<string> = new Set(MESSAGE_TYPES);
 const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["type", "id", "timestamp", "payload"]);
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-const isId = (value: unknown): boolean => typeof value === "string" && value.length >= 1 && value.length <= LIMITS.maxIdLength;
 
 /**
  * The common case of `EnvelopeSchema`, checked by hand without a copy: true only when zod would
@@ -78,13 +80,13 @@ const isId = (value: unknown): boolean => typeof value === "string" && value.len
  * which says what is wrong.
  */
 export function isExactEnvelope(value: unknown): value is z.infer<typeof EnvelopeSchema> {
-  if (!isPlainObject(value)) return false;
+  if (!isObject(value)) return false;
   for (const key in value) if (!ENVELOPE_KEYS.has(key)) return false;
   const { type, id, timestamp } = value;
   return typeof type === "string" && MESSAGE_TYPE_SET.has(type) &&
     (id === undefined || isId(id)) &&
     typeof timestamp === "number" && Number.isFinite(timestamp) &&
-    isPlainObject(value.payload);
+    isObject(value.payload);
 }
 
 /**

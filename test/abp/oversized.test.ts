@@ -10,7 +10,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { AbpApp } from "../../src/abp/app/abp-app.js";
 import { EnvelopeHost } from "../../src/abp/app/envelope-host.js";
 import { LIMITS, messageSize } from "../../src/abp/app/protocol.js";
-import { checkAgentMessage, idOfOversized } from "../../src/abp/app/validate.js";
+import { checkAgentMessage, envelopeIdOf } from "../../src/abp/app/validate.js";
 import { AbpClient, AbpProtocolError, webSocketTransport } from "../../src/abp/index.js";
 
 describe("ABP: a call over the size limit (issue 25 item 16)", () => {
@@ -82,9 +82,9 @@ describe("ABP: a call over the size limit (issue 25 item 16)", () => {
     const checked = checkAgentMessage(text);
     assert.equal(checked.ok, false);
     assert.equal(!checked.ok && checked.id, "c1-7");
-    assert.equal(idOfOversized({ type: "capabilities/call", id: "c1-8", payload: { blob: big } }), "c1-8");
-    assert.equal(idOfOversized(JSON.stringify({ payload: { id: "inner" }, id: "late" })), undefined);
-    assert.equal(idOfOversized(JSON.stringify({ type: "capabilities/call", id: "", payload: {} })), undefined);
-    assert.equal(idOfOversized(`{"type":"capabilities/call","id":"${"i".repeat(LIMITS.maxIdLength + 1)}"}`), undefined);
+    assert.equal(envelopeIdOf({ type: "capabilities/call", id: "c1-8", payload: { blob: big } }), "c1-8");
+    assert.equal(envelopeIdOf(JSON.stringify({ payload: { id: "inner" }, id: "late" })), undefined);
+    assert.equal(envelopeIdOf(JSON.stringify({ type: "capabilities/call", id: "", payload: {} })), undefined);
+    assert.equal(envelopeIdOf(`{"type":"capabilities/call","id":"${"i".repeat(LIMITS.maxIdLength + 1)}"}`), undefined);
   });
 });

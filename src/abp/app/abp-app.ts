@@ -41,9 +41,7 @@ export interface AbpAppOptions {
 }
 
 /** The call options `window.abp.call` accepts (an AbortSignal cannot cross into the page). */
-interface AppCallOptions extends CallOptions {
-  callId?: string;
-}
+type AppCallOptions = CallOptions & { callId?: string };
 
 /** What the page holds right now: the leak counters. */
 export interface AppStats {
@@ -92,14 +90,17 @@ export class AbpApp {
   private sessions = 0;
   private localIds = 0;
   private pumping = false;
-  /** One function for every call's context (its signal is made when the handler asks). */
-  private readonly controllerOf = (record: CallRecord) => this.controllerFor(record);
+  /** A call's controller, made when its handler first asks for the signal; one function for every call's context. */
+  private readonly controllerOf = (record: CallRecord): AbortController => {
+    if (record.controller === undefined) {
+      record.controller = new AbortController();
+      this.controllers++;
+      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
+    }
+    return record.controller;
+  };
 
   constructor(private readonly options: AbpAppOptions) {}
-
-  get initialized(): boolean {
-    return this.sessionId !== undefined;
-  }
 
   initialize(params: InitializeParams): InitializeResult {
     const requested = params.requestedCapabilities;
@@ -114,14 +115,9 @@ export class AbpApp {
     };
   }
 
-  /** `onProgress` is where this call's progress goes (the transport that carried the call). */
-  call(
-    capability: string,
-    params: Record<string, unknown> = {},
-    options: AppCallOptions = {},
-    onProgress?: (payload: ProgressPayload) => void,
-  ): Promise<CallResult> {
-    return new Promise((answer) => this.dispatch(capability, params, options, onProgress, answer));
+  /** A call from the page itself or through `window.abp` (progress does not cross `page.evaluate`). */
+  call(capability: string, params: Record<string, unknown> = {}, options: AppCallOptions = {}): Promise<CallResult> {
+    return new Promise((answer) => this.dispatch(capability, params, options, undefined, answer));
   }
 
   /** The same call, answered once through `answer`: at once for a plain value (quick capabilities answer in the same task). */
@@ -132,7 +128,7 @@ export class AbpApp {
     onProgress: ((payload: ProgressPayload) => void) | undefined,
     answer: (result: CallResult) => void,
   ): void {
-    if (!this.initialized) return answer(failure(notInitialized()));
+    if (this.sessionId === undefined) return answer(failure(notInitialized()));
     const handler = Object.hasOwn(this.options.capabilities, capability) ? this.options.capabilities[capability] : undefined;
     if (handler === undefined) {
       return answer(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
@@ -155,7 +151,7 @@ export class AbpApp {
   }
 
   cancel(callId: string, reason?: string): CancelResult {
-    if (!this.initialized) return { callId, cancelled: false, error: notInitialized() };
+    if (this.sessionId === undefined) return { callId, cancelled: false, error: notInitialized() };
     const record = this.records.get(callId);
     if (record !== undefined) {
       this.abort(record, reason ?? "cancelled by the agent");
@@ -169,7 +165,7 @@ export class AbpApp {
 
   /** Ends the session: every call is cancelled (and answered so), and remembered ids are forgotten. */
   shutdown(_params: ShutdownPayload = {}): void {
-    if (!this.initialized) return;
+    if (this.sessionId === undefined) return;
     for (const record of [...this.records.values()]) this.abort(record, "session shut down");
     this.sessionId = undefined;
     this.remembered.clear();
@@ -197,15 +193,6 @@ export class AbpApp {
     // A plain value needs no turn of the event loop: answer now.
     if (isThenable(outcome)) Promise.resolve(outcome).then(succeed, fail);
     else succeed(outcome);
-  }
-
-  private controllerFor(record: CallRecord): AbortController {
-    if (record.controller === undefined) {
-      record.controller = new AbortController();
-      this.controllers++;
-      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
-    }
-    return record.controller;
   }
 
   /** The handler has returned: answer (unless it was cancelled meanwhile) and free its record. */
@@ -275,13 +262,23 @@ export class AbpApp {
   }
 }
 
-/** What a handler gets; its signal and progress function are made when asked, and survive destructuring. */
+/** What a handler gets; its signal is made when asked; its fields survive destructuring. */
 class CallContext implements CapabilityContext {
   readonly callId: string;
-  private report: CapabilityContext["progress"] | undefined = undefined;
+  readonly progress: CapabilityContext["progress"];
 
   constructor(private readonly controllerOf: (record: CallRecord) => AbortController, private readonly record: CallRecord) {
     this.callId = record.callId;
+    this.progress = (progress, total, message) => {
+      const { progressToken } = record.options;
+      if (progressToken === undefined || record.state !== "running") return;
+      record.onProgress?.({
+        progressToken,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      });
+    };
   }
 
   get signal(): AbortSignal {
@@ -297,21 +294,6 @@ class CallContext implements CapabilityContext {
       if (typeof value === "string") trace[key] = value;
     }
     return trace;
-  }
-
-  get progress(): CapabilityContext["progress"] {
-    const { record } = this;
-    this.report ??= (progress, total, message) => {
-      const { progressToken } = record.options;
-      if (progressToken === undefined || record.state !== "running") return;
-      record.onProgress?.({
-        progressToken,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      });
-    };
-    return this.report;
   }
 }
 

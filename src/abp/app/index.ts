@@ -19,10 +19,9 @@ export {
   type CapabilityContext,
   type CapabilityHandler,
 } from "./abp-app.js";
-export type { Rejection } from "./envelope-host.js";
-export { type PostMessageHostOptions, servePostMessage, type ServedApp } from "./post-message-host.js";
+export { type PostMessageHostOptions, type Rejection, servePostMessage, type ServedApp } from "./envelope-host.js";
+export { serveWebSocket, type WebSocketHostOptions } from "./envelope-host.js";
 export { LIMITS } from "./protocol.js";
-export { serveWebSocket, type WebSocketHostOptions } from "./websocket-host.js";
 
 /** What `window.abp` offers: the spec's API, with `callId` in the call options. */
 export type WindowAbp = Pick<AbpApp, "initialize" | "call" | "cancel" | "shutdown" | "stats">;

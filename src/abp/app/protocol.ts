@@ -63,13 +63,8 @@ export const ERROR_CODES = {
   handlerFailed: "HANDLER_FAILED",
 } as const;
 
-export interface AgentInfo {
-  name: string;
-  version: string;
-}
-
 export interface InitializeParams {
-  agent: AgentInfo;
+  agent: { name: string; version: string };
   protocolVersion: string;
   requestedCapabilities?: string[];
   features?: Record<string, unknown>;

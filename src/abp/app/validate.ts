@@ -32,10 +32,10 @@ export type Checked =
 
 type Fields = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Fields =>
+export const isObject = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-const isId = (value: unknown): value is string =>
+export const isId = (value: unknown): value is string =>
   typeof value === "string" && value.length > 0 && value.length <= LIMITS.maxIdLength;
 
 const isText = (value: unknown): value is string =>
@@ -45,7 +45,7 @@ const isText = (value: unknown): value is string =>
 export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMessageBytes): Checked {
   if (messageSize(data, maxBytes) > maxBytes) {
     // Answered with the envelope's id when it can be read, so the agent's call settles on it.
-    return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`, idOfOversized(data));
+    return fail(ERROR_CODES.messageTooLarge, `message is over the size limit of ${maxBytes} bytes`, envelopeIdOf(data));
   }
   const value = messageValue(data);
   if (value === NOT_JSON) return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
@@ -136,8 +136,8 @@ const LEADING_ID = new RegExp(
   String.raw`^\s*\{\s*(?:${JSON_TEXT}\s*:\s*${JSON_SCALAR}\s*,\s*){0,4}"id"\s*:\s*("(?:[^"\\]|\\.){1,400}")`,
 );
 
-/** The id of an envelope too large to check, when it can be read cheaply; undefined otherwise. */
-export function idOfOversized(data: unknown): string | undefined {
+/** The id of an envelope that cannot be checked (too large, or malformed), when it can be read cheaply; undefined otherwise. */
+export function envelopeIdOf(data: unknown): string | undefined {
   let id: unknown;
   if (typeof data === "string") {
     const quoted = LEADING_ID.exec(data.slice(0, 4096))?.[1];
