@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,6 @@ import {
   hasProcTable,
   type ProcessEntry,
   processesWithEnv,
-  readProcess,
   readProcesses,
   terminate,
   uptimeTicks,
@@ -70,10 +70,8 @@ export async function runInProcessGroup(command: string, args: readonly string[]
         if (output[name].length < maxOutput) output[name] += chunk.toString().slice(0, maxOutput - output[name].length);
       });
     }
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      child.once("exit", (code, signal) => resolve({ code, signal }));
-      child.once("error", reject);
-    });
+    // Rejects with the spawn error (a missing command) instead.
+    const exited = once(child, "exit") as Promise<[code: number | null, signal: NodeJS.Signals | null]>;
     const pid = child.pid;
     if (pid === undefined) {
       await exited;
@@ -88,10 +86,10 @@ export async function runInProcessGroup(command: string, args: readonly string[]
     const first = await Promise.race([exited, aborted]);
     // Stopped, or finished with stragglers left behind: either way all of the run goes.
     await stopRun(run, graceMs);
-    const exit = first === "aborted" ? await exited : first;
+    const [code, signal] = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
-    return { ...exit, ...output, stopped };
+    return { code, signal, ...output, stopped };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
@@ -128,14 +126,12 @@ async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
 
 /** SIGTERM to the group, SIGKILL after the grace, then waits until no member is running. */
 async function stopGroup(pgid: number, graceMs: number): Promise<void> {
-  if (!groupRunning(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const killAt = Date.now() + graceMs;
-  while (groupRunning(pgid) && Date.now() < killAt) await sleep(POLL_MS);
-  if (!groupRunning(pgid)) return;
-  signalGroup(pgid, "SIGKILL");
-  const giveUpAt = Date.now() + KILL_WAIT_MS;
-  while (groupRunning(pgid) && Date.now() < giveUpAt) await sleep(POLL_MS);
+  for (const [signal, waitMs] of [["SIGTERM", graceMs], ["SIGKILL", KILL_WAIT_MS]] as const) {
+    if (!groupRunning(pgid)) return;
+    signalGroup(pgid, signal);
+    const until = Date.now() + waitMs;
+    while (groupRunning(pgid) && Date.now() < until) await sleep(POLL_MS);
+  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -148,19 +144,9 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 
 /** Whether any process of the group still runs; a zombie runs nothing, so it does not count. */
 export function groupRunning(pgid: number): boolean {
-  if (!hasProcTable()) return signalZero(-pgid);
-  return readProcesses().some((entry) => entry.pgrp === pgid);
-}
-
-/** Whether a process runs (exists and is not a zombie). */
-export function processRunning(pid: number): boolean {
-  if (!hasProcTable()) return signalZero(pid);
-  return readProcess(pid) !== undefined;
-}
-
-function signalZero(pid: number): boolean {
+  if (hasProcTable()) return readProcesses().some((entry) => entry.pgrp === pgid);
   try {
-    process.kill(pid, 0);
+    process.kill(-pgid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
