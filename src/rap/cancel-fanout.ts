@@ -1,8 +1,6 @@
 import type { ClientRequest, OutgoingHttpHeaders } from "node:http";
 import { GraceTimers } from "../core/grace-timers.js";
-import { cancelUrl } from "./base-url.js";
-import { postWithFetch } from "./invocation.js";
-import { type NoticeTarget, noticeTarget, postNotice } from "./notice-post.js";
+import { type NoticeTarget, noticeTarget, postNotice, postWithFetch } from "./http-post.js";
 import type { RequestSigner } from "./signer.js";
 
 /** A tool server the runtime is configured to use, named by its base URL. */
@@ -95,7 +93,7 @@ export class CancelFanout {
   constructor(private readonly options: CancelFanoutOptions) {
     this.servers = options.servers.map((s) => {
       const server = typeof s === "string" ? { baseUrl: s } : s;
-      return { name: server.name ?? server.baseUrl, target: noticeTarget(cancelUrl(server.baseUrl)) };
+      return { name: server.name ?? server.baseUrl, target: noticeTarget(server.baseUrl) };
     });
     this.timeoutMs = positive("timeoutMs", options.timeoutMs ?? DEFAULT_NOTICE_TIMEOUT_MS);
     this.concurrency = positive("concurrency", options.concurrency ?? DEFAULT_NOTICE_CONCURRENCY);
@@ -159,14 +157,8 @@ export class CancelFanout {
     const headers = new Headers({ ...notice.trace, "content-type": "application/json" });
     const signer = this.options.signer;
     if (signer === undefined) return this.post(delivery, headers);
-    let signing: void | Promise<void>;
-    try {
-      signing = signer({ url: notice.server.target.url, method: "POST", headers, body: notice.body });
-    } catch (error) {
-      return this.end(delivery, "signer-error", { detail: describe(error) });
-    }
-    if (signing === undefined) return this.post(delivery, headers);
-    Promise.resolve(signing).then(
+    // A signer that throws, as one that rejects, costs only this POST.
+    new Promise<void>((resolve) => resolve(signer({ url: notice.server.target.url, method: "POST", headers, body: notice.body }))).then(
       () => this.post(delivery, headers),
       (error: unknown) => this.end(delivery, "signer-error", { detail: describe(error) }),
     );
