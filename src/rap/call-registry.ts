@@ -1,5 +1,5 @@
 import { type AnyJob, type CancelReason, Job, jobObserver } from "../core/index.js";
-import { assertRapId, callKey } from "./ids.js";
+import { assertRapId, callKey } from "./messages.js";
 import { RecentKeys } from "../core/recent-keys.js";
 import { rapCallInfo } from "./tracing.js";
 

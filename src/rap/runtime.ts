@@ -2,9 +2,8 @@ import { type Call, type CallProtocol, Calls } from "../core/call.js";
 import type { AnyJob, CancelEffect, CancelReason, Job } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { postWithFetch } from "./http-post.js";
-import { assertRapId, callKey } from "./ids.js";
 import { rapCallInfo, traceHeaders } from "./tracing.js";
-import { type Invocation, interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
+import { assertRapId, callKey, firstProblem, type Invocation, interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
 
 /** The payload of a RAP tool call's job, so a visitor of a mixed subtree can tell it apart. */
 export interface RapToolCallPayload {
@@ -135,10 +134,7 @@ export class RapRuntime {
    */
   deliver(message: unknown): DeliveryEffect {
     const parsed = toolResultSchema.safeParse(message);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new TypeError(`invalid tool_result: ${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
-    }
+    if (!parsed.success) throw new TypeError(`invalid tool_result: ${firstProblem(parsed.error)}`);
     const result = parsed.data;
     const key = callKey(result.group_id, result.id);
     const call = this.calls.get(key);
