@@ -5,7 +5,6 @@ import { type Call, Calls, doomedBy } from "../core/call.js";
 import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
 import { reportErrors } from "../core/report-errors.js";
 import type { McpEvent, McpOutcome } from "./events.js";
-import { McpCall } from "./mcp-call.js";
 
 /** The SDK's request options, plus the two every acp-cancel binding takes. */
 export type McpCallOptions = Omit<RequestOptions, "signal"> & {
@@ -53,6 +52,11 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
 
 const clock = performance;
 
+/** What the binding keeps per request in flight (a class, so a visitor can tell it apart); `label` names the peer. */
+export class McpCall {
+  constructor(readonly method: string, readonly label: string | undefined) {}
+}
+
 /**
  * Makes an MCP SDK client's requests children of the job tree, on the core call lifecycle. A cancel
  * aborts the signal given to the SDK, which sends MCP's `notifications/cancelled` and drops the late
@@ -97,22 +101,16 @@ export function cancellableMcpClient<C extends McpClientLike>(
     }) as Call<McpCall, unknown>;
     emit?.({ type: "sent", method, label, at: clock.now() });
     const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: mcpCall.job.signal } : requestOptions;
-    let pending: Promise<R>;
-    try {
-      pending = jobObserver === undefined ? send(sdkOptions) : send(sdkOptions, traceMetaOf(mcpCall));
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    pending.then(
-      (value) => {
-        outcome = mcpCall.job.reason === undefined ? "answered" : "cancelled";
-        if (outcome === "answered") mcpCall.resolve(value);
-        else mcpCall.reject(cancelledError(mcpCall));
-      },
-      (error: unknown) => {
-        outcome = mcpCall.job.reason === undefined ? "failed" : "cancelled";
-        mcpCall.reject(outcome === "failed" ? error : cancelledError(mcpCall));
-      },
+    // An answer after a cancel is the cancel's: the SDK rejects, or a late result slipped through.
+    const settle = (answered: McpOutcome, answer: () => void) => {
+      outcome = mcpCall.job.reason === undefined ? answered : "cancelled";
+      if (outcome === "cancelled") mcpCall.reject(cancelledError(mcpCall));
+      else answer();
+    };
+    // The executor runs `send` now; its synchronous throw rejects like an asynchronous one.
+    new Promise<R>((resolve) => resolve(send(sdkOptions, traceMetaOf(mcpCall)))).then(
+      (value) => settle("answered", () => mcpCall.resolve(value)),
+      (error: unknown) => settle("failed", () => mcpCall.reject(error)),
     );
     return mcpCall.promise as Promise<R>;
   }
@@ -148,9 +146,11 @@ export function cancellableMcpClient<C extends McpClientLike>(
   };
 }
 
-function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> {
+/** While tracing, the W3C trace context for the request's `params._meta`. */
+function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> | undefined {
+  if (jobObserver === undefined) return undefined;
   const meta: Record<string, unknown> = {};
-  jobObserver?.inject(call.job, meta);
+  jobObserver.inject(call.job, meta);
   return meta;
 }
 
