@@ -1,18 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type Call, Calls, doomedBy } from "../core/call.js";
-import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
-import { reportErrors } from "../core/report-errors.js";
+import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
+import { JobCancelledError, jobObserver } from "../core/index.js";
+import { guarded, reportErrors } from "../core/report-errors.js";
 import type { McpEvent, McpOutcome } from "./events.js";
 
-/** The SDK's request options, plus the two every acp-cancel binding takes. */
-export type McpCallOptions = Omit<RequestOptions, "signal"> & {
-  /** The call becomes a child of this job (of any binding): a cancel above reaches it. */
-  parent?: AnyJob | undefined;
-  /** For plain code: aborting it cancels the call. */
-  signal?: AbortSignal | undefined;
-};
+/** The SDK's request options, plus the two links every acp-cancel binding takes (`parent`, `signal`). */
+export type McpCallOptions = Omit<RequestOptions, "signal"> & Pick<CallLinks, "parent" | "signal">;
 
 export interface CancellableMcpClientOptions {
   /** How long a cancelled call's job stays open when the SDK does not stop waiting (`initialize`). Default 2000 ms. */
@@ -25,6 +20,8 @@ export interface CancellableMcpClientOptions {
 type CallToolParams = Parameters<Client["callTool"]>[0];
 type CallToolResult = Awaited<ReturnType<Client["callTool"]>>;
 type RequestArgs = Parameters<Client["request"]>;
+/** An SDK call given the options to pass on and, while tracing, the W3C trace context for `params._meta` (SEP-414). */
+type McpSend<R> = (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>;
 
 /** The part of an MCP SDK `Client` this binding uses. */
 export type McpClientLike = Pick<Client, "callTool" | "request" | "connect" | "close">;
@@ -37,15 +34,8 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
   request<T>(request: RequestArgs[0], resultSchema: RequestArgs[1], options?: McpCallOptions): Promise<T>;
   /** Connects under a job. `initialize` is never cancelled: after a cancel it waits out the grace, then closes the client. */
   connect(transport: Transport, options?: McpCallOptions): Promise<void>;
-  /**
-   * The general form: runs `send` (an SDK call given the options to pass on) as one request of `method`
-   * under a job; `traceMeta`, while tracing, is the W3C trace context for its `params._meta` (SEP-414).
-   */
-  call<R>(
-    method: string,
-    send: (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>,
-    options?: McpCallOptions,
-  ): Promise<R>;
+  /** The general form: runs `send` as one request of `method` under a job. */
+  call<R>(method: string, send: McpSend<R>, options?: McpCallOptions): Promise<R>;
   /** Calls whose job has not settled; zero at quiescence. */
   readonly inFlight: number;
 }
@@ -70,19 +60,12 @@ export function cancellableMcpClient<C extends McpClientLike>(
   const calls = new Calls<McpCall, unknown>(options);
   // A throwing listener must not break the lifecycle: its error is reported as the core reports a hook's.
   const emit = onEvent && ((event: McpEvent) => {
-    try {
-      onEvent(event);
-    } catch (error) {
-      reportErrors([error], `in the MCP onEvent listener (${event.type})`);
-    }
+    const errors: unknown[] = [];
+    guarded(() => onEvent(event), errors);
+    reportErrors(errors, `in the MCP onEvent listener (${event.type})`);
   });
 
-  function call<R>(
-    method: string,
-    send: (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>,
-    callOptions: McpCallOptions = {},
-    tool?: string,
-  ) {
+  function call<R>(method: string, send: McpSend<R>, callOptions: McpCallOptions = {}, tool?: string) {
     const { parent, signal, ...requestOptions } = callOptions;
     const links = { parent, signal };
     const doomed = doomedBy(links);

@@ -149,8 +149,7 @@ export class CancelEndpointCore {
     }
     let verdict: AuthVerdict | Promise<AuthVerdict>;
     try {
-      const { method, url, headers, remoteAddress } = request;
-      verdict = this.options.authenticate({ method, url, headers, remoteAddress, body: body.text });
+      verdict = this.options.authenticate({ ...request, body: body.text });
     } catch {
       verdict = false;
     }

@@ -31,18 +31,15 @@ export function noticeTarget(baseUrl: string): NoticeTarget {
   return { url, options, send: url.protocol === "https:" ? httpsRequest : httpRequest };
 }
 
+type NoticeDone = (error: Error | undefined, status: number) => void;
+
 /**
  * POSTs one cancel notice with node's own HTTP client, a fraction of the global fetch's CPU per POST
  * (what bounds a fan-out to a hundred servers, docs/rap.md). A redirect is not followed: its status is
  * the outcome. `done` gets the status once the response has ended, or an error (maybe a second one
  * after that: the caller keeps the first). `destroy(error)` on the returned request ends it with that error.
  */
-export function postNotice(
-  target: NoticeTarget,
-  headers: OutgoingHttpHeaders,
-  body: string,
-  done: (error: Error | undefined, status: number) => void,
-): ClientRequest {
+export function postNotice(target: NoticeTarget, headers: OutgoingHttpHeaders, body: string, done: NoticeDone): ClientRequest {
   const fail = (error: Error) => done(error, 0);
   const request = target.send({ ...target.options, headers }, (response) => {
     response.on("error", fail);

@@ -54,8 +54,6 @@ export const invocationSchema = z.object({
 });
 export type Invocation = z.infer<typeof invocationSchema>;
 
-const contentPartSchema = z.looseObject({ type: z.string() });
-
 /** The `tool_result` a tool POSTs back to `callback_url`. */
 export const toolResultSchema = z
   .looseObject({
@@ -64,7 +62,7 @@ export const toolResultSchema = z
     id: rapIdSchema,
     call_id: rapIdSchema.optional(),
     text: z.string().optional(),
-    content: z.array(contentPartSchema).optional(),
+    content: z.array(z.looseObject({ type: z.string() })).optional(),
     display_as: z.string().optional(),
     subscription: z.boolean().optional(),
   })

@@ -8,7 +8,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   descendantsOf,
   hasProcTable,
-  type ProcessEntry,
   processesWithEnv,
   readProcesses,
   terminate,
@@ -46,12 +45,11 @@ const KILL_WAIT_MS = 5_000;
 
 /**
  * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR). When the signal
- * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `membersOf`;
+ * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `stopRun`;
  * without /proc, only the group). Nothing of the run is left running, nor its temp dir, when it settles.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
-  const maxOutput = options.maxOutput ?? 1024 * 1024;
+  const { graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
   if (options.signal?.aborted) return { code: null, signal: null, stdout: "", stderr: "", stopped: true };
   const tempDir = await mkdtemp(join(tmpdir(), "rap-call-"));
   const marker = randomUUID();
@@ -95,17 +93,6 @@ export async function runInProcessGroup(command: string, args: readonly string[]
   }
 }
 
-/**
- * Everything a run started: its group, its descendants (a setsid'd grandchild left the group, not the
- * tree) and whatever carries its {@link RUN_MARKER} (an orphan). Only processes born since the run count.
- */
-function membersOf(run: RunIdentity): ProcessEntry[] {
-  const all = readProcesses();
-  const group = all.filter((p) => p.pgrp === run.pid);
-  const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
-  return [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
-}
-
 interface RunIdentity {
   readonly pid: number;
   /** Just before the command started (ticks since boot): nothing of the run is older. */
@@ -113,12 +100,19 @@ interface RunIdentity {
   readonly marker: string;
 }
 
-/** SIGTERM to the run's processes, SIGKILL after the grace, until none of them runs. */
+/**
+ * SIGTERM to everything a run started, SIGKILL after the grace, until none of it runs: its group, its
+ * descendants (a setsid'd grandchild left the group, not the tree) and whatever carries its {@link RUN_MARKER}
+ * (an orphan). Only processes born since the run count.
+ */
 async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
   if (!hasProcTable()) return stopGroup(run.pid, graceMs);
   // A process forked while the first round was signalling is caught by the next.
   for (let round = 0; round < 3; round++) {
-    const members = membersOf(run);
+    const all = readProcesses();
+    const group = all.filter((p) => p.pgrp === run.pid);
+    const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
+    const members = [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
     if (members.length === 0) return;
     await terminate(members, { graceMs: round === 0 ? graceMs : 0, killWaitMs: KILL_WAIT_MS });
   }
@@ -128,17 +122,13 @@ async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
 async function stopGroup(pgid: number, graceMs: number): Promise<void> {
   for (const [signal, waitMs] of [["SIGTERM", graceMs], ["SIGKILL", KILL_WAIT_MS]] as const) {
     if (!groupRunning(pgid)) return;
-    signalGroup(pgid, signal);
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
     const until = Date.now() + waitMs;
     while (groupRunning(pgid) && Date.now() < until) await sleep(POLL_MS);
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
   }
 }
 

@@ -1,4 +1,4 @@
-import { type Call, type CallProtocol, Calls } from "../core/call.js";
+import { type Call, type CallLinks, type CallProtocol, Calls } from "../core/call.js";
 import type { AnyJob, CancelEffect, CancelReason, Job } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { postWithFetch } from "./http-post.js";
@@ -32,15 +32,12 @@ export interface ToolCall {
   readonly outcome: Promise<ToolCallOutcome>;
 }
 
-export interface DispatchOptions {
+/** `parent`: a job of any binding (an ACP prompt turn); `signal`, for plain code: either cancels the call. */
+export interface DispatchOptions extends Pick<CallLinks, "parent" | "signal"> {
   readonly threadId: string;
   readonly toolCallId: string;
   /** The invocation's `call_id`; the tool call id when absent. */
   readonly callId?: string;
-  /** A job of any binding (an ACP prompt turn): cancelling it cancels this call. */
-  readonly parent?: AnyJob;
-  /** For plain code: aborting it cancels this call. */
-  readonly signal?: AbortSignal;
 }
 
 export interface InvokeOptions extends DispatchOptions {
