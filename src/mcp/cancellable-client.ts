@@ -1,19 +1,13 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type Call, Calls, doomedBy } from "../core/call.js";
-import { type AnyJob, JobCancelledError, jobObserver } from "../core/index.js";
-import { reportErrors } from "../core/report-errors.js";
+import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
+import { JobCancelledError, jobObserver } from "../core/index.js";
+import { guarded, reportErrors } from "../core/report-errors.js";
 import type { McpEvent, McpOutcome } from "./events.js";
-import { McpCall } from "./mcp-call.js";
 
-/** The SDK's request options, plus the two every acp-cancel binding takes. */
-export type McpCallOptions = Omit<RequestOptions, "signal"> & {
-  /** The call becomes a child of this job (of any binding): a cancel above reaches it. */
-  parent?: AnyJob | undefined;
-  /** For plain code: aborting it cancels the call. */
-  signal?: AbortSignal | undefined;
-};
+/** The SDK's request options, plus the two links every acp-cancel binding takes (`parent`, `signal`). */
+export type McpCallOptions = Omit<RequestOptions, "signal"> & Pick<CallLinks, "parent" | "signal">;
 
 export interface CancellableMcpClientOptions {
   /** How long a cancelled call's job stays open when the SDK does not stop waiting (`initialize`). Default 2000 ms. */
@@ -26,6 +20,8 @@ export interface CancellableMcpClientOptions {
 type CallToolParams = Parameters<Client["callTool"]>[0];
 type CallToolResult = Awaited<ReturnType<Client["callTool"]>>;
 type RequestArgs = Parameters<Client["request"]>;
+/** An SDK call given the options to pass on and, while tracing, the W3C trace context for `params._meta` (SEP-414). */
+type McpSend<R> = (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>;
 
 /** The part of an MCP SDK `Client` this binding uses. */
 export type McpClientLike = Pick<Client, "callTool" | "request" | "connect" | "close">;
@@ -38,20 +34,18 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
   request<T>(request: RequestArgs[0], resultSchema: RequestArgs[1], options?: McpCallOptions): Promise<T>;
   /** Connects under a job. `initialize` is never cancelled: after a cancel it waits out the grace, then closes the client. */
   connect(transport: Transport, options?: McpCallOptions): Promise<void>;
-  /**
-   * The general form: runs `send` (an SDK call given the options to pass on) as one request of `method`
-   * under a job; `traceMeta`, while tracing, is the W3C trace context for its `params._meta` (SEP-414).
-   */
-  call<R>(
-    method: string,
-    send: (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>,
-    options?: McpCallOptions,
-  ): Promise<R>;
+  /** The general form: runs `send` as one request of `method` under a job. */
+  call<R>(method: string, send: McpSend<R>, options?: McpCallOptions): Promise<R>;
   /** Calls whose job has not settled; zero at quiescence. */
   readonly inFlight: number;
 }
 
 const clock = performance;
+
+/** What the binding keeps per request in flight (a class, so a visitor can tell it apart); `label` names the peer. */
+export class McpCall {
+  constructor(readonly method: string, readonly label: string | undefined) {}
+}
 
 /**
  * Makes an MCP SDK client's requests children of the job tree, on the core call lifecycle. A cancel
@@ -66,19 +60,12 @@ export function cancellableMcpClient<C extends McpClientLike>(
   const calls = new Calls<McpCall, unknown>(options);
   // A throwing listener must not break the lifecycle: its error is reported as the core reports a hook's.
   const emit = onEvent && ((event: McpEvent) => {
-    try {
-      onEvent(event);
-    } catch (error) {
-      reportErrors([error], `in the MCP onEvent listener (${event.type})`);
-    }
+    const errors: unknown[] = [];
+    guarded(() => onEvent(event), errors);
+    reportErrors(errors, `in the MCP onEvent listener (${event.type})`);
   });
 
-  function call<R>(
-    method: string,
-    send: (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>,
-    callOptions: McpCallOptions = {},
-    tool?: string,
-  ) {
+  function call<R>(method: string, send: McpSend<R>, callOptions: McpCallOptions = {}, tool?: string) {
     const { parent, signal, ...requestOptions } = callOptions;
     const links = { parent, signal };
     const doomed = doomedBy(links);
@@ -97,22 +84,16 @@ export function cancellableMcpClient<C extends McpClientLike>(
     }) as Call<McpCall, unknown>;
     emit?.({ type: "sent", method, label, at: clock.now() });
     const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: mcpCall.job.signal } : requestOptions;
-    let pending: Promise<R>;
-    try {
-      pending = jobObserver === undefined ? send(sdkOptions) : send(sdkOptions, traceMetaOf(mcpCall));
-    } catch (error) {
-      pending = Promise.reject(error);
-    }
-    pending.then(
-      (value) => {
-        outcome = mcpCall.job.reason === undefined ? "answered" : "cancelled";
-        if (outcome === "answered") mcpCall.resolve(value);
-        else mcpCall.reject(cancelledError(mcpCall));
-      },
-      (error: unknown) => {
-        outcome = mcpCall.job.reason === undefined ? "failed" : "cancelled";
-        mcpCall.reject(outcome === "failed" ? error : cancelledError(mcpCall));
-      },
+    // An answer after a cancel is the cancel's: the SDK rejects, or a late result slipped through.
+    const settle = (answered: McpOutcome, answer: () => void) => {
+      outcome = mcpCall.job.reason === undefined ? answered : "cancelled";
+      if (outcome === "cancelled") mcpCall.reject(cancelledError(mcpCall));
+      else answer();
+    };
+    // The executor runs `send` now; its synchronous throw rejects like an asynchronous one.
+    new Promise<R>((resolve) => resolve(send(sdkOptions, traceMetaOf(mcpCall)))).then(
+      (value) => settle("answered", () => mcpCall.resolve(value)),
+      (error: unknown) => settle("failed", () => mcpCall.reject(error)),
     );
     return mcpCall.promise as Promise<R>;
   }
@@ -148,9 +129,11 @@ export function cancellableMcpClient<C extends McpClientLike>(
   };
 }
 
-function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> {
+/** While tracing, the W3C trace context for the request's `params._meta`. */
+function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> | undefined {
+  if (jobObserver === undefined) return undefined;
   const meta: Record<string, unknown> = {};
-  jobObserver?.inject(call.job, meta);
+  jobObserver.inject(call.job, meta);
   return meta;
 }
 

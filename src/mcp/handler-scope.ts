@@ -1,7 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/index.js";
 import type { McpEvent } from "./events.js";
-import { McpHandling } from "./mcp-call.js";
 
 /** What the scope needs of a handler's `extra`: the signal the SDK aborts (and the id, for traces). */
 type HandlerExtra = Pick<RequestHandlerExtra<never, never>, "signal"> & Partial<Pick<RequestHandlerExtra<never, never>, "requestId">>;
@@ -32,36 +31,37 @@ export interface McpHandlerScope {
 /** Some SDK versions abort every handler with a ConnectionClosed McpError when the connection goes. */
 const CONNECTION_CLOSED = -32000;
 
-/**
- * Whether the connection has closed: MCP SDK 1.32 aborts handlers without a reason on close, like a reasonless
- * `notifications/cancelled`, so the transport's `onclose` is watched (the SDK calls it before aborting them).
- */
-class ConnectionWatch {
-  closed = false;
+/** A request a handler of this process is answering (a class, so a visitor can tell it apart). */
+export class McpHandling {
+  constructor(readonly method: string) {}
+}
 
-  constructor(target: ScopedProtocol) {
-    if (target.transport !== undefined) this.watch(target.transport);
-    const connect = target.connect?.bind(target);
-    if (connect === undefined) return;
+/**
+ * The cancel reason of a handler's aborted signal. MCP SDK 1.32 aborts handlers without a reason on close, like a
+ * reasonless `notifications/cancelled`, so the transport's `onclose` is watched (the SDK calls it before aborting them).
+ */
+function watchConnection(target: ScopedProtocol): (signal: AbortSignal) => CancelReason {
+  let closed = false;
+  const watch = (transport: ClosingTransport) => {
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      closed = true;
+      previous?.();
+    };
+  };
+  if (target.transport !== undefined) watch(target.transport);
+  const connect = target.connect?.bind(target);
+  if (connect !== undefined) {
     target.connect = (transport, ...rest) => {
-      this.closed = false;
-      this.watch(transport);
+      closed = false;
+      watch(transport);
       return connect(transport, ...rest);
     };
   }
-
-  reasonOf(signal: AbortSignal): CancelReason {
+  return (signal) => {
     const code = (signal.reason as { code?: unknown } | undefined)?.code;
-    return this.closed || code === CONNECTION_CLOSED ? "shutdown" : "external";
-  }
-
-  private watch(transport: ClosingTransport): void {
-    const previous = transport.onclose;
-    transport.onclose = () => {
-      this.closed = true;
-      previous?.();
-    };
-  }
+    return closed || code === CONNECTION_CLOSED ? "shutdown" : "external";
+  };
 }
 
 /**
@@ -72,7 +72,7 @@ class ConnectionWatch {
 export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeOptions = {}): McpHandlerScope {
   const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
   const { onEvent } = options;
-  const connection = new ConnectionWatch(target);
+  const reasonOf = watchConnection(target);
   const running = new Set<Job<McpHandling>>();
   const setRequestHandler = target.setRequestHandler.bind(target);
   target.setRequestHandler = (schema, handler) => {
@@ -83,7 +83,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
       bindHandlerJob(signal, job);
       running.add(job);
       const onAbort = () => {
-        const reason = connection.reasonOf(signal);
+        const reason = reasonOf(signal);
         job.cancel(reason);
         onEvent?.({ type: "handler-cancelled", method: request.method, reason, at: performance.now() });
       };

@@ -1,5 +1,6 @@
-import { type AnyJob, type CancelReason, Job, jobObserver } from "../core/index.js";
-import { assertRapId, callKey } from "./ids.js";
+import type { CallLinks } from "../core/call.js";
+import { type CancelReason, Job, jobObserver } from "../core/index.js";
+import { assertRapId, callKey } from "./messages.js";
 import { RecentKeys } from "../core/recent-keys.js";
 import { rapCallInfo } from "./tracing.js";
 
@@ -66,9 +67,8 @@ export class CallOwnedError extends Error {
   }
 }
 
-export interface TrackOptions {
-  /** Work this call runs under (of any binding). */
-  readonly parent?: AnyJob;
+/** `parent`: work this call runs under (of any binding). */
+export interface TrackOptions extends Pick<CallLinks, "parent"> {
   /** The principal that sent the invocation (what `authenticate` returned for it). Default {@link ANONYMOUS}. */
   readonly owner?: Principal;
   /** The invocation's HTTP headers: their W3C trace context joins the call to the runtime's trace. */
@@ -128,10 +128,9 @@ export class CallRegistry {
     const owned = ownedKey(owner, key);
     const job = new Job<ServerCallPayload>({ protocol: "rap-server", threadId, toolCallId }, options.parent);
     jobObserver?.onStart(job, rapCallInfo(threadId, toolCallId, "server", options.traceHeaders));
-    const signal = job.signal;
     const call: TrackedCall = {
       owner,
-      signal,
+      signal: job.signal,
       job,
       done: () => {
         if (!job.settle()) return;

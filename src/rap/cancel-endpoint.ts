@@ -1,4 +1,4 @@
-import { type Answer, answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
+import { answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, decodeUtf8 } from "./endpoint-core.js";
 
 /** What a Web-standard server can tell the handler besides the Request. */
 export interface RequestInfo {
@@ -14,66 +14,33 @@ export type CancelHandler = (request: Request, info?: RequestInfo) => Promise<Re
 export function createCancelHandler(options: CancelEndpointOptions): CancelHandler {
   const core = new CancelEndpointCore(options);
   return async (request, info) => {
-    const answer = await core.answer(
-      { method: request.method, url: request.url, headers: request.headers, remoteAddress: info?.remoteAddress },
-      (limit, timeoutMs) => readWebBody(request.body, limit, timeoutMs),
-    );
-    return toResponse(answer);
+    const notice = { method: request.method, url: request.url, headers: request.headers, remoteAddress: info?.remoteAddress };
+    const answer = core.precheck(notice) ?? (await core.complete(notice, await readWebBody(request.body, core)));
+    return new Response(answer.status === 200 ? null : answer.message, { status: answer.status, headers: answerHeaders(answer) });
   };
 }
 
-function toResponse(answer: Answer): Response {
-  return new Response(answer.status === 200 ? null : answer.message, { status: answer.status, headers: answerHeaders(answer) });
-}
-
-async function readWebBody(body: ReadableStream<Uint8Array> | null, limit: number, timeoutMs: number): Promise<BodyRead> {
+async function readWebBody(body: ReadableStream<Uint8Array> | null, core: CancelEndpointCore): Promise<BodyRead> {
   if (body === null) return { ok: true, text: "" };
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  const sink = new WritableStream<Uint8Array>({
+    write(chunk) {
+      size += chunk.byteLength;
+      // Failing the sink cancels the body: nothing more is read.
+      if (size > core.bodyLimit) throw new RangeError("body too large");
+      chunks.push(chunk);
+    },
   });
-  const stop = (problem: "too-large" | "timeout"): BodyRead => {
-    reader.cancel().catch(() => undefined);
-    return { ok: false, problem };
-  };
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), core.bodyTimeoutMs);
   try {
-    while (true) {
-      const next = await Promise.race([reader.read(), timeout]);
-      if (next === "timeout") return stop("timeout");
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > limit) return stop("too-large");
-      chunks.push(next.value);
-    }
+    await body.pipeTo(sink, { signal: deadline.signal });
   } catch {
-    return { ok: false, problem: "aborted" };
+    if (size > core.bodyLimit) return { ok: false, problem: "too-large" };
+    return { ok: false, problem: deadline.signal.aborted ? "timeout" : "aborted" };
   } finally {
     clearTimeout(timer);
   }
   return decodeUtf8(chunks, size);
-}
-
-/** Strict UTF-8: a body with invalid bytes is rejected, not repaired into other ids. One decoder serves every request. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-export function decodeUtf8(chunks: readonly Uint8Array[], size: number): BodyRead {
-  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, size);
-  try {
-    return { ok: true, text: UTF8.decode(bytes) };
-  } catch {
-    return { ok: false, problem: "not-utf8" };
-  }
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }

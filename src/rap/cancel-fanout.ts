@@ -1,8 +1,7 @@
-import type { ClientRequest, OutgoingHttpHeaders } from "node:http";
+import type { OutgoingHttpHeaders } from "node:http";
 import { GraceTimers } from "../core/grace-timers.js";
-import { cancelUrl } from "./base-url.js";
-import { postWithFetch } from "./invocation.js";
-import { type NoticeTarget, noticeTarget, postNotice } from "./notice-post.js";
+import { guarded, reportErrors } from "../core/report-errors.js";
+import { type NoticeTarget, noticeTarget, postNotice, postWithFetch } from "./http-post.js";
 import type { RequestSigner } from "./signer.js";
 
 /** A tool server the runtime is configured to use, named by its base URL. */
@@ -51,7 +50,13 @@ export const DEFAULT_NOTICE_CONCURRENCY = 128;
 /** POSTs started per turn of the event loop: the first ones leave while the rest are built. */
 const SEND_BATCH = 8;
 
-interface Notice {
+interface ResolvedServer {
+  readonly name: string;
+  readonly target: NoticeTarget;
+}
+
+/** One POST of a notice to one server; `ended` once its outcome is reported (answer, error or deadline, the first). */
+interface Delivery {
   readonly server: ResolvedServer;
   readonly body: string;
   /** Node's headers, shared by every POST of this notice, when neither a signer nor a fetch needs its own Headers. */
@@ -60,19 +65,10 @@ interface Notice {
   readonly trace: Readonly<Record<string, string>> | undefined;
   readonly threadId: string;
   readonly toolCallId: string;
-}
-
-interface ResolvedServer {
-  readonly name: string;
-  readonly target: NoticeTarget;
-}
-
-/** One POST on its way; `ended` once its outcome is reported, whichever of answer, error or deadline came first. */
-interface Delivery {
-  readonly notice: Notice;
-  readonly started: number;
-  request: ClientRequest | undefined;
-  controller: AbortController | undefined;
+  /** When it left the queue. */
+  started: number;
+  /** Ends the POST on its way with the deadline's error. */
+  abort: ((reason: Error) => void) | undefined;
   ended: boolean;
 }
 
@@ -84,7 +80,7 @@ export class CancelFanout {
   private readonly servers: readonly ResolvedServer[];
   private readonly timeoutMs: number;
   private readonly concurrency: number;
-  private readonly queue: (Notice | undefined)[] = [];
+  private readonly queue: (Delivery | undefined)[] = [];
   private head = 0;
   private running = 0;
   private scheduled = false;
@@ -95,7 +91,7 @@ export class CancelFanout {
   constructor(private readonly options: CancelFanoutOptions) {
     this.servers = options.servers.map((s) => {
       const server = typeof s === "string" ? { baseUrl: s } : s;
-      return { name: server.name ?? server.baseUrl, target: noticeTarget(cancelUrl(server.baseUrl)) };
+      return { name: server.name ?? server.baseUrl, target: noticeTarget(server.baseUrl) };
     });
     this.timeoutMs = positive("timeoutMs", options.timeoutMs ?? DEFAULT_NOTICE_TIMEOUT_MS);
     this.concurrency = positive("concurrency", options.concurrency ?? DEFAULT_NOTICE_CONCURRENCY);
@@ -115,7 +111,9 @@ export class CancelFanout {
       signer === undefined && custom === undefined
         ? { ...trace, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }
         : undefined;
-    for (const server of this.servers) this.queue.push({ server, body, headers, trace, threadId, toolCallId });
+    for (const server of this.servers) {
+      this.queue.push({ server, body, headers, trace, threadId, toolCallId, started: 0, abort: undefined, ended: false });
+    }
     this.schedule();
   }
 
@@ -135,9 +133,9 @@ export class CancelFanout {
     this.scheduled = false;
     // A batch per turn: the servers start on it while the next batch is built (on 2 cores, in parallel).
     for (let batch = 0; batch < SEND_BATCH && this.running < this.concurrency && this.head < this.queue.length; batch++) {
-      const notice = this.queue[this.head] as Notice;
+      const delivery = this.queue[this.head] as Delivery;
       this.queue[this.head++] = undefined;
-      this.send(notice);
+      this.send(delivery);
     }
     if (this.head === this.queue.length) {
       this.queue.length = 0;
@@ -151,22 +149,16 @@ export class CancelFanout {
     if (this.pending === 0) for (const resolve of this.waiters.splice(0)) resolve();
   }
 
-  private send(notice: Notice): void {
-    const delivery: Delivery = { notice, started: performance.now(), request: undefined, controller: undefined, ended: false };
+  private send(delivery: Delivery): void {
+    delivery.started = performance.now();
     this.running++;
     this.deadlines.start(delivery);
-    if (notice.headers !== undefined) return this.postNode(delivery, notice.headers);
-    const headers = new Headers({ ...notice.trace, "content-type": "application/json" });
+    if (delivery.headers !== undefined) return this.postNode(delivery, delivery.headers);
+    const headers = new Headers({ ...delivery.trace, "content-type": "application/json" });
     const signer = this.options.signer;
     if (signer === undefined) return this.post(delivery, headers);
-    let signing: void | Promise<void>;
-    try {
-      signing = signer({ url: notice.server.target.url, method: "POST", headers, body: notice.body });
-    } catch (error) {
-      return this.end(delivery, "signer-error", { detail: describe(error) });
-    }
-    if (signing === undefined) return this.post(delivery, headers);
-    Promise.resolve(signing).then(
+    // A signer that throws, as one that rejects, costs only this POST.
+    new Promise<void>((resolve) => resolve(signer({ url: delivery.server.target.url, method: "POST", headers, body: delivery.body }))).then(
       () => this.post(delivery, headers),
       (error: unknown) => this.end(delivery, "signer-error", { detail: describe(error) }),
     );
@@ -176,34 +168,31 @@ export class CancelFanout {
   private post(delivery: Delivery, headers: Headers): void {
     // Its deadline may have passed while the signer ran.
     if (delivery.ended) return;
+    const { body, server } = delivery;
     const custom = this.options.fetch;
-    if (custom === undefined) return this.postNode(delivery, outgoingHeaders(headers, delivery.notice.body));
-    delivery.controller = new AbortController();
-    const { notice, controller } = delivery;
-    postWithFetch(custom, notice.server.target.url, { headers, body: notice.body, signal: controller.signal }).then(
-      (status) => this.answered(delivery, status),
-      (error: unknown) => this.failed(delivery, error),
+    if (custom === undefined) return this.postNode(delivery, outgoingHeaders(headers, body));
+    const controller = new AbortController();
+    delivery.abort = (reason) => controller.abort(reason);
+    postWithFetch(custom, server.target.url, { headers, body, signal: controller.signal }).then(
+      (status) => this.answered(delivery, undefined, status),
+      (error: unknown) => this.answered(delivery, error, 0),
     );
   }
 
   private postNode(delivery: Delivery, headers: OutgoingHttpHeaders): void {
     try {
-      delivery.request = postNotice(delivery.notice.server.target, headers, delivery.notice.body, (error, status) => {
-        if (error === undefined) this.answered(delivery, status);
-        else this.failed(delivery, error);
-      });
+      const { server, body } = delivery;
+      const request = postNotice(server.target, headers, body, (error, status) => this.answered(delivery, error, status));
+      delivery.abort = (reason) => request.destroy(reason);
     } catch (error) {
       // A header value node refuses (from a signer) throws before anything is sent.
-      this.failed(delivery, error);
+      this.answered(delivery, error, 0);
     }
   }
 
-  private answered(delivery: Delivery, status: number): void {
-    this.end(delivery, status === 200 ? "ok" : "http-error", { status });
-  }
-
-  private failed(delivery: Delivery, error: unknown): void {
-    if (error instanceof Error && error.name === "TimeoutError") this.end(delivery, "timeout", { detail: `no answer within ${this.timeoutMs} ms` });
+  /** The POST's answer, or the error that ended it (an error after the deadline comes too late to count). */
+  private answered(delivery: Delivery, error: unknown, status: number): void {
+    if (error === undefined) this.end(delivery, status === 200 ? "ok" : "http-error", { status });
     else this.end(delivery, "network-error", { detail: describe(error) });
   }
 
@@ -211,8 +200,7 @@ export class CancelFanout {
     if (delivery.ended) return;
     const reason = new DOMException(`no answer within ${this.timeoutMs} ms`, "TimeoutError");
     this.end(delivery, "timeout", { detail: reason.message });
-    delivery.request?.destroy(reason);
-    delivery.controller?.abort(reason);
+    delivery.abort?.(reason);
   }
 
   /** Reports the POST's outcome, once: whatever comes after (an error after the deadline) is ignored. */
@@ -222,20 +210,14 @@ export class CancelFanout {
     this.deadlines.stop(delivery);
     this.running--;
     this.schedule();
-    const { notice } = delivery;
+    const { server, threadId, toolCallId, started } = delivery;
     const outcome: CancelNoticeOutcome = {
-      type: "cancel-notice", server: notice.server.name, threadId: notice.threadId, toolCallId: notice.toolCallId, result,
-      ...extra,
-      ms: performance.now() - delivery.started,
+      type: "cancel-notice", server: server.name, threadId, toolCallId, result, ...extra, ms: performance.now() - started,
     };
-    try {
-      this.options.onOutcome?.(outcome);
-    } catch (error) {
-      // The listener's bug, not a failed POST: it surfaces, and the fan-out's state stays whole.
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
+    // The listener's bug, not a failed POST: it surfaces, and the fan-out's state stays whole.
+    const errors: unknown[] = [];
+    guarded(() => this.options.onOutcome?.(outcome), errors);
+    reportErrors(errors, "in the cancel-notice listener");
     this.wakeWaiters();
   }
 }

@@ -1,6 +1,6 @@
 import { isThenable } from "../core/is-thenable.js";
 import { ANONYMOUS, type CallRegistry, type NoticeEffect, type Principal } from "./call-registry.js";
-import { cancelNoticeSchema, noticeProblem } from "./ids.js";
+import { cancelNoticeSchema, firstProblem } from "./messages.js";
 import { DEFAULT_FLOOD_LIMIT, DEFAULT_RATE_LIMIT, type RateLimit, RateLimiter } from "./rate-limiter.js";
 
 /** What the endpoint sees of a request before reading its body, whatever the server framework. */
@@ -51,8 +51,27 @@ export type BodyRead =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly problem: "too-large" | "timeout" | "not-utf8" | "aborted" };
 
-/** Reads the whole body as UTF-8 text, stopping at `limit` bytes or after `timeoutMs`. */
-type BodyReader = (limit: number, timeoutMs: number) => Promise<BodyRead>;
+/** Strict UTF-8: a body with invalid bytes is rejected, not repaired into other ids. One decoder serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+export function decodeUtf8(chunks: readonly Uint8Array[], size: number): BodyRead {
+  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, size);
+  try {
+    return { ok: true, text: UTF8.decode(bytes) };
+  } catch {
+    return { ok: false, problem: "not-utf8" };
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
 
 /** The answer, for an adapter to write. `close`: the connection must not be reused (unread body). */
 export interface Answer {
@@ -101,11 +120,6 @@ export class CancelEndpointCore {
     this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   }
 
-  /** All the checks, for a server that hands over a body reader (the Web handler). */
-  async answer(request: NoticeRequest, readBody: BodyReader): Promise<Answer> {
-    return this.precheck(request) ?? this.complete(request, await readBody(this.bodyLimit, this.bodyTimeoutMs));
-  }
-
   /** The checks that need no body: method, rate, content type, declared length. Undefined: read the body. */
   precheck(request: NoticeRequest): Answer | undefined {
     if (request.method !== "POST") return this.reject(request, 405, `method ${request.method} not allowed: use POST`, { allow: "POST" });
@@ -135,8 +149,7 @@ export class CancelEndpointCore {
     }
     let verdict: AuthVerdict | Promise<AuthVerdict>;
     try {
-      const { method, url, headers, remoteAddress } = request;
-      verdict = this.options.authenticate({ method, url, headers, remoteAddress, body: body.text });
+      verdict = this.options.authenticate({ ...request, body: body.text });
     } catch {
       verdict = false;
     }
@@ -161,7 +174,7 @@ export class CancelEndpointCore {
       return this.reject(request, 400, "body is not JSON");
     }
     const parsed = cancelNoticeSchema.safeParse(json);
-    if (!parsed.success) return this.reject(request, 422, noticeProblem(parsed.error));
+    if (!parsed.success) return this.reject(request, 422, firstProblem(parsed.error));
     const { thread_id: threadId, tool_call_id: toolCallId } = parsed.data;
     const effect = this.options.registry.cancel(threadId, toolCallId, "external", principal);
     // The same 200 whatever the effect: another principal's call does not show it exists.

@@ -1,5 +1,43 @@
 import { z } from "zod";
-import { rapIdSchema } from "./ids.js";
+
+// Ids are untrusted (RAP: "MUST validate them") and end up in logs, map keys and process names: bounded, no controls.
+export const MAX_ID_LENGTH = 256;
+
+// C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+export const rapIdSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+  .min(1, { error: "must not be empty" })
+  .max(MAX_ID_LENGTH, { error: `must be at most ${MAX_ID_LENGTH} characters` })
+  .refine((id) => !CONTROL.test(id), { error: "must not contain control characters" });
+
+/** The body of `POST {base}/cancel_tool_call`: exactly these two fields. */
+export const cancelNoticeSchema = z.strictObject(
+  { thread_id: rapIdSchema, tool_call_id: rapIdSchema },
+  { error: (issue) => (issue.code === "unrecognized_keys" ? "unknown field" : "must be a JSON object") },
+);
+
+/** The first problem a schema found, as one line naming the field ("tool_call_id: must be a string"). */
+export function firstProblem(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return "invalid";
+  if (issue.code === "unrecognized_keys") return `unknown field ${JSON.stringify(issue.keys[0] ?? "")}`;
+  const field = issue.path.map(String).join(".");
+  return field === "" ? issue.message : `${field}: ${issue.message}`;
+}
+
+/** Throws a TypeError naming the id when it is not a valid RAP id (for APIs called by code). */
+export function assertRapId(name: string, id: unknown): asserts id is string {
+  const parsed = rapIdSchema.safeParse(id);
+  if (!parsed.success) throw new TypeError(`${name} ${parsed.error.issues[0]?.message ?? "is invalid"}`);
+}
+
+/** One map key for a (thread_id, tool_call_id) pair: valid ids hold no NUL, so pairs stay distinct. */
+export function callKey(threadId: string, toolCallId: string): string {
+  return `${threadId}\u0000${toolCallId}`;
+}
 
 /** The invocation POSTed to a toolset's `endpoint`, as the spec describes it (RAP publishes no JSON Schema). */
 export const invocationSchema = z.object({
@@ -16,8 +54,6 @@ export const invocationSchema = z.object({
 });
 export type Invocation = z.infer<typeof invocationSchema>;
 
-const contentPartSchema = z.looseObject({ type: z.string() });
-
 /** The `tool_result` a tool POSTs back to `callback_url`. */
 export const toolResultSchema = z
   .looseObject({
@@ -26,7 +62,7 @@ export const toolResultSchema = z
     id: rapIdSchema,
     call_id: rapIdSchema.optional(),
     text: z.string().optional(),
-    content: z.array(contentPartSchema).optional(),
+    content: z.array(z.looseObject({ type: z.string() })).optional(),
     display_as: z.string().optional(),
     subscription: z.boolean().optional(),
   })

@@ -1,7 +1,5 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { decodeUtf8 } from "./cancel-endpoint.js";
-import type { Answer, BodyRead, NoticeRequest } from "./endpoint-core.js";
-import { answerHeaders, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { type Answer, answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, decodeUtf8, type NoticeRequest } from "./endpoint-core.js";
 
 export type NodeCancelHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -16,7 +14,7 @@ const OK_HEADERS = ["cache-control", "no-store", "content-length", "0"];
 export function createNodeCancelHandler(options: CancelEndpointOptions): NodeCancelHandler {
   const core = new CancelEndpointCore(options);
   return (request, response) => {
-    const notice = new NodeNoticeRequest(request);
+    const notice = noticeRequest(request);
     const early = core.precheck(notice);
     if (early !== undefined) return write(request, response, early);
     readNodeBody(request, core.bodyLimit, core.bodyTimeoutMs, (body) => {
@@ -30,26 +28,13 @@ export function createNodeCancelHandler(options: CancelEndpointOptions): NodeCan
   };
 }
 
-/** The endpoint's view of an IncomingMessage; a class, so a request costs one small object. */
-class NodeNoticeRequest implements NoticeRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: NodeHeaders;
-  readonly remoteAddress: string | undefined;
-  constructor(request: IncomingMessage) {
-    this.method = request.method ?? "";
-    this.url = request.url ?? "/";
-    this.headers = new NodeHeaders(request.headers);
-    this.remoteAddress = request.socket.remoteAddress;
-  }
-}
-
-class NodeHeaders {
-  constructor(private readonly headers: IncomingHttpHeaders) {}
-  get(name: string): string | null {
-    const value = this.headers[name.toLowerCase()];
+/** The endpoint's view of an IncomingMessage. */
+function noticeRequest(request: IncomingMessage): NoticeRequest {
+  const get = (name: string) => {
+    const value = request.headers[name.toLowerCase()];
     return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-  }
+  };
+  return { method: request.method ?? "", url: request.url ?? "/", headers: { get }, remoteAddress: request.socket.remoteAddress };
 }
 
 function write(request: IncomingMessage, response: ServerResponse, answer: Answer): void {

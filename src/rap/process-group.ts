@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,9 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   descendantsOf,
   hasProcTable,
-  type ProcessEntry,
   processesWithEnv,
-  readProcess,
   readProcesses,
   terminate,
   uptimeTicks,
@@ -46,12 +45,11 @@ const KILL_WAIT_MS = 5_000;
 
 /**
  * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR). When the signal
- * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `membersOf`;
+ * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `stopRun`;
  * without /proc, only the group). Nothing of the run is left running, nor its temp dir, when it settles.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
-  const maxOutput = options.maxOutput ?? 1024 * 1024;
+  const { graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
   if (options.signal?.aborted) return { code: null, signal: null, stdout: "", stderr: "", stopped: true };
   const tempDir = await mkdtemp(join(tmpdir(), "rap-call-"));
   const marker = randomUUID();
@@ -70,10 +68,8 @@ export async function runInProcessGroup(command: string, args: readonly string[]
         if (output[name].length < maxOutput) output[name] += chunk.toString().slice(0, maxOutput - output[name].length);
       });
     }
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      child.once("exit", (code, signal) => resolve({ code, signal }));
-      child.once("error", reject);
-    });
+    // Rejects with the spawn error (a missing command) instead.
+    const exited = once(child, "exit") as Promise<[code: number | null, signal: NodeJS.Signals | null]>;
     const pid = child.pid;
     if (pid === undefined) {
       await exited;
@@ -88,24 +84,13 @@ export async function runInProcessGroup(command: string, args: readonly string[]
     const first = await Promise.race([exited, aborted]);
     // Stopped, or finished with stragglers left behind: either way all of the run goes.
     await stopRun(run, graceMs);
-    const exit = first === "aborted" ? await exited : first;
+    const [code, signal] = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
-    return { ...exit, ...output, stopped };
+    return { code, signal, ...output, stopped };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
-}
-
-/**
- * Everything a run started: its group, its descendants (a setsid'd grandchild left the group, not the
- * tree) and whatever carries its {@link RUN_MARKER} (an orphan). Only processes born since the run count.
- */
-function membersOf(run: RunIdentity): ProcessEntry[] {
-  const all = readProcesses();
-  const group = all.filter((p) => p.pgrp === run.pid);
-  const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
-  return [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
 }
 
 interface RunIdentity {
@@ -115,12 +100,19 @@ interface RunIdentity {
   readonly marker: string;
 }
 
-/** SIGTERM to the run's processes, SIGKILL after the grace, until none of them runs. */
+/**
+ * SIGTERM to everything a run started, SIGKILL after the grace, until none of it runs: its group, its
+ * descendants (a setsid'd grandchild left the group, not the tree) and whatever carries its {@link RUN_MARKER}
+ * (an orphan). Only processes born since the run count.
+ */
 async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
   if (!hasProcTable()) return stopGroup(run.pid, graceMs);
   // A process forked while the first round was signalling is caught by the next.
   for (let round = 0; round < 3; round++) {
-    const members = membersOf(run);
+    const all = readProcesses();
+    const group = all.filter((p) => p.pgrp === run.pid);
+    const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
+    const members = [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
     if (members.length === 0) return;
     await terminate(members, { graceMs: round === 0 ? graceMs : 0, killWaitMs: KILL_WAIT_MS });
   }
@@ -128,39 +120,23 @@ async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
 
 /** SIGTERM to the group, SIGKILL after the grace, then waits until no member is running. */
 async function stopGroup(pgid: number, graceMs: number): Promise<void> {
-  if (!groupRunning(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const killAt = Date.now() + graceMs;
-  while (groupRunning(pgid) && Date.now() < killAt) await sleep(POLL_MS);
-  if (!groupRunning(pgid)) return;
-  signalGroup(pgid, "SIGKILL");
-  const giveUpAt = Date.now() + KILL_WAIT_MS;
-  while (groupRunning(pgid) && Date.now() < giveUpAt) await sleep(POLL_MS);
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
+  for (const [signal, waitMs] of [["SIGTERM", graceMs], ["SIGKILL", KILL_WAIT_MS]] as const) {
+    if (!groupRunning(pgid)) return;
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+    const until = Date.now() + waitMs;
+    while (groupRunning(pgid) && Date.now() < until) await sleep(POLL_MS);
   }
 }
 
 /** Whether any process of the group still runs; a zombie runs nothing, so it does not count. */
 export function groupRunning(pgid: number): boolean {
-  if (!hasProcTable()) return signalZero(-pgid);
-  return readProcesses().some((entry) => entry.pgrp === pgid);
-}
-
-/** Whether a process runs (exists and is not a zombie). */
-export function processRunning(pid: number): boolean {
-  if (!hasProcTable()) return signalZero(pid);
-  return readProcess(pid) !== undefined;
-}
-
-function signalZero(pid: number): boolean {
+  if (hasProcTable()) return readProcesses().some((entry) => entry.pgrp === pgid);
   try {
-    process.kill(pid, 0);
+    process.kill(-pgid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";

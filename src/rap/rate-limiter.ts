@@ -12,13 +12,8 @@ export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200, maxCl
 /** Per address, before authentication: ten times an authentic runtime's allowance, so it stops only floods. */
 export const DEFAULT_FLOOD_LIMIT: RateLimit = { perSecond: 1000, burst: 2000, maxClients: 10_000 };
 
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private readonly maxClients: number;
 
   constructor(private readonly limit: RateLimit) {

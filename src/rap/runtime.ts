@@ -1,10 +1,9 @@
-import { type Call, type CallProtocol, Calls } from "../core/call.js";
+import { type Call, type CallLinks, type CallProtocol, Calls } from "../core/call.js";
 import type { AnyJob, CancelEffect, CancelReason, Job } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
-import { assertRapId, callKey } from "./ids.js";
-import { postInvocation } from "./invocation.js";
+import { postWithFetch } from "./http-post.js";
 import { rapCallInfo, traceHeaders } from "./tracing.js";
-import { interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
+import { assertRapId, callKey, firstProblem, type Invocation, interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
 
 /** The payload of a RAP tool call's job, so a visitor of a mixed subtree can tell it apart. */
 export interface RapToolCallPayload {
@@ -33,15 +32,12 @@ export interface ToolCall {
   readonly outcome: Promise<ToolCallOutcome>;
 }
 
-export interface DispatchOptions {
+/** `parent`: a job of any binding (an ACP prompt turn); `signal`, for plain code: either cancels the call. */
+export interface DispatchOptions extends Pick<CallLinks, "parent" | "signal"> {
   readonly threadId: string;
   readonly toolCallId: string;
   /** The invocation's `call_id`; the tool call id when absent. */
   readonly callId?: string;
-  /** A job of any binding (an ACP prompt turn): cancelling it cancels this call. */
-  readonly parent?: AnyJob;
-  /** For plain code: aborting it cancels this call. */
-  readonly signal?: AbortSignal;
 }
 
 export interface InvokeOptions extends DispatchOptions {
@@ -99,8 +95,7 @@ export class RapRuntime {
     const { threadId, toolCallId } = options;
     assertRapId("threadId", threadId);
     assertRapId("toolCallId", toolCallId);
-    const callId = options.callId ?? toolCallId;
-    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId };
+    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId: options.callId ?? toolCallId };
     const links = { parent: options.parent, signal: options.signal };
     const call = this.calls.start(payload, links, this.protocol, callKey(threadId, toolCallId));
     if (call === undefined) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
@@ -109,26 +104,25 @@ export class RapRuntime {
 
   /** Dispatches a call and POSTs its invocation, signed; if that fails, its outcome is an "Error: ..." result (RAP's way). */
   invoke(endpoint: string | URL, options: InvokeOptions): ToolCall {
-    const toolCall = this.dispatch(options);
-    const call = this.calls.get(callKey(options.threadId, options.toolCallId)) as RapCall;
-    const invocation = {
+    const { threadId, toolCallId, job } = this.dispatch(options);
+    const call = this.calls.get(callKey(threadId, toolCallId)) as RapCall;
+    const { callId } = job.payload;
+    const invocation: Invocation = {
       operation: options.operation,
       arguments: options.arguments,
-      id: options.toolCallId,
-      call_id: toolCall.job.payload.callId,
+      id: toolCallId,
+      call_id: callId,
       callback_url: options.callbackUrl,
-      group_id: options.threadId,
+      group_id: threadId,
       thread_ancestors: [...(options.threadAncestors ?? [])],
       user_id: options.userId ?? "",
     };
-    const { signer, fetch } = this.options;
-    const post = { signer, fetch, headers: traceHeaders(toolCall.job), signal: toolCall.signal };
-    postInvocation(endpoint, invocation, post).catch((error: unknown) => {
-      if (toolCall.signal.aborted) return;
+    this.postInvocation(endpoint, invocation, job).catch((error: unknown) => {
+      if (job.signal.aborted) return;
       const text = `Error: ${error instanceof Error ? error.message : String(error)}`;
-      call.resolve({ result: { type: "tool_result", group_id: options.threadId, id: options.toolCallId, call_id: invocation.call_id, text }, interrupted: false });
+      call.resolve({ result: { type: "tool_result", group_id: threadId, id: toolCallId, call_id: callId, text }, interrupted: false });
     });
-    return toolCall;
+    return { threadId, toolCallId, job, signal: job.signal, outcome: call.promise };
   }
 
   /**
@@ -137,10 +131,7 @@ export class RapRuntime {
    */
   deliver(message: unknown): DeliveryEffect {
     const parsed = toolResultSchema.safeParse(message);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new TypeError(`invalid tool_result: ${issue?.path.join(".") || "body"}: ${issue?.message ?? "invalid"}`);
-    }
+    if (!parsed.success) throw new TypeError(`invalid tool_result: ${firstProblem(parsed.error)}`);
     const result = parsed.data;
     const key = callKey(result.group_id, result.id);
     const call = this.calls.get(key);
@@ -180,6 +171,17 @@ export class RapRuntime {
   /** Resolves when every queued cancel notice has its outcome. */
   idle(): Promise<void> {
     return this.fanout.idle();
+  }
+
+  /** POSTs an invocation to a toolset's `endpoint`, signed; a tool answers 200 at once (else an error naming the status). */
+  private async postInvocation(endpoint: string | URL, invocation: Invocation, job: Job<RapToolCallPayload>): Promise<void> {
+    const url = new URL(endpoint);
+    const body = JSON.stringify(invocation);
+    // The trace context goes in before the signer runs, so a signature covers it.
+    const headers = new Headers({ ...traceHeaders(job), "content-type": "application/json" });
+    await this.options.signer?.({ url, method: "POST", headers, body });
+    const status = await postWithFetch(this.options.fetch ?? fetch, url, { headers, body, signal: job.signal });
+    if (status !== 200) throw new Error(`tool server answered the invocation with HTTP ${status}`);
   }
 
   /** RAP's cancel: the "interrupted" result now, and a notice to every tool server. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { CallRegistry } from "../../src/rap/index.js";
-import { MAX_ID_LENGTH } from "../../src/rap/ids.js";
+import { MAX_ID_LENGTH } from "../../src/rap/messages.js";
 import { CancelEndpointCore } from "../../src/rap/endpoint-core.js";
 
 const headers = (h: Record<string, string>) => ({ get: (name: string) => h[name] ?? null });
@@ -24,7 +24,7 @@ describe("RAP endpoint checks (property: any body)", () => {
       fc.asyncProperty(body, async (text) => {
         const registry = new CallRegistry();
         const core = new CancelEndpointCore({ registry, authenticate: () => true, rateLimit: false, bodyLimit: 1 << 20 });
-        const answer = await core.answer(request, async () => ({ ok: true, text }));
+        const answer = await core.complete(request, { ok: true, text });
         let parsed: unknown;
         try {
           parsed = JSON.parse(text);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { bearerSigner, combineSigners, headerSigner, RapRuntime, type RapRuntimeEvent } from "../../src/rap/index.js";
-import { cancelUrl } from "../../src/rap/base-url.js";
+import { cancelUrl } from "../../src/rap/http-post.js";
 import { type CancelNoticeOutcome, CancelFanout } from "../../src/rap/cancel-fanout.js";
 import { INTERRUPTED_TEXT } from "../../src/rap/messages.js";
 import { listen, type Listening, recordingServer, until } from "./http-support.js";

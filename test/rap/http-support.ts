@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { processRunning } from "../../src/rap/process-group.js";
+import { readProcess } from "../../src/os/index.js";
 
 export interface Listening {
   server: Server;
@@ -72,7 +72,7 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
-  return processRunning(pid);
+  return readProcess(pid) !== undefined;
 }
 
 /** The pids a fixture script wrote, one a line. */

@@ -2,6 +2,21 @@ import { type ClientRequest, type OutgoingHttpHeaders, request as httpRequest, t
 import { request as httpsRequest } from "node:https";
 import { urlToHttpOptions } from "node:url";
 
+/**
+ * `{base}/cancel_tool_call` under the tool server's base URL (never the toolset's `endpoint`): `https://h/tools`
+ * and `https://h/tools/` both give `https://h/tools/cancel_tool_call`; query and fragment are dropped.
+ */
+export function cancelUrl(base: string | URL): URL {
+  const url = new URL(base);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`tool server base URL must be http or https: ${url.href}`);
+  }
+  url.search = "";
+  url.hash = "";
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/cancel_tool_call`;
+  return url;
+}
+
 /** Where a server's notices go, resolved once: a POST then costs no URL parsing. */
 export interface NoticeTarget {
   readonly url: URL;
@@ -9,32 +24,27 @@ export interface NoticeTarget {
   readonly send: typeof httpRequest;
 }
 
-export function noticeTarget(url: URL): NoticeTarget {
+export function noticeTarget(baseUrl: string): NoticeTarget {
+  const url = cancelUrl(baseUrl);
   const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
   const options: RequestOptions = { protocol, hostname, port, path, method: "POST", ...(auth === undefined ? {} : { auth }) };
   return { url, options, send: url.protocol === "https:" ? httpsRequest : httpRequest };
 }
 
-/** Called once: with the status once the response has ended, or with the error. */
 type NoticeDone = (error: Error | undefined, status: number) => void;
 
 /**
  * POSTs one cancel notice with node's own HTTP client, a fraction of the global fetch's CPU per POST
  * (what bounds a fan-out to a hundred servers, docs/rap.md). A redirect is not followed: its status is
- * the outcome. `destroy(error)` on the returned request ends it with that error.
+ * the outcome. `done` gets the status once the response has ended, or an error (maybe a second one
+ * after that: the caller keeps the first). `destroy(error)` on the returned request ends it with that error.
  */
 export function postNotice(target: NoticeTarget, headers: OutgoingHttpHeaders, body: string, done: NoticeDone): ClientRequest {
-  let settled = false;
-  const finish = (error: Error | undefined, status: number) => {
-    if (settled) return;
-    settled = true;
-    done(error, status);
-  };
-  const fail = (error: Error) => finish(error, 0);
+  const fail = (error: Error) => done(error, 0);
   const request = target.send({ ...target.options, headers }, (response) => {
     response.on("error", fail);
     // Reading to the end lets the keep-alive connection be reused.
-    response.on("end", () => finish(undefined, response.statusCode ?? 0));
+    response.on("end", () => done(undefined, response.statusCode ?? 0));
     response.on("close", () => {
       if (!response.complete) fail(new Error("the connection closed before the response ended"));
     });
@@ -43,4 +53,12 @@ export function postNotice(target: NoticeTarget, headers: OutgoingHttpHeaders, b
   request.on("error", fail);
   request.end(body);
   return request;
+}
+
+/** One POST through a fetch (invocations; notices, when given one): its status once the body is read (the connection reused). */
+export async function postWithFetch(post: typeof fetch, url: URL, init: RequestInit): Promise<number> {
+  // A redirect could carry the credentials elsewhere; its status is the outcome.
+  const response = await post(url, { ...init, method: "POST", redirect: "manual" });
+  await response.arrayBuffer();
+  return response.status;
 }
