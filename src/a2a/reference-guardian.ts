@@ -2,28 +2,22 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { ErrorCode, errorResponse, type JsonRpcId, resultResponse } from "../wire/index.js";
 import { AosGuardParamsSchema } from "./aos.js";
 import { type GuardianCaller, GuardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
-import { type GuardianRules, parseGuardianRules, RuleBook } from "./guardian-rules.js";
+import { type CancelFacts, type GuardianRules, parseGuardianRules, RuleBook, type RuleVerdict } from "./guardian-rules.js";
 
-/** One line of the guardian's decision log. */
-export interface GuardianLogEntry {
-  at: string;
-  requestId: string | number;
-  method: "tasks/cancel";
-  taskId: string;
-  /** The asking agent's name as the question declares it. */
-  from: string;
-  to: string;
-  /** Who sent the question: `agent:<name>` for a token bound to an agent, else `address:<ip>`. */
-  client: string;
-  reasoning?: string;
-  decision: "allow" | "deny";
-  /** Index of the deciding rule, -1 for the default, -2 for a `from` its token does not prove. */
-  rule: number;
-  message: string;
-}
+/** One line of the guardian's decision log: the question's facts, who sent it, and what the rules decided. */
+export type GuardianLogEntry = Omit<CancelFacts, "agent">
+  & Omit<RuleVerdict, "reasonCode"> & {
+    at: string;
+    requestId: string | number;
+    method: "tasks/cancel";
+    /** Who sent the question: `agent:<name>` for a token bound to an agent, else `address:<ip>`. */
+    client: string;
+    reasoning?: string;
+  };
 
 export interface ReferenceGuardianOptions {
   /** The rules, as an object or the text of a rules file. */
@@ -53,8 +47,6 @@ const GUARDIAN_VERSION = "0.1.0";
 const DEFAULT_GUARDIAN_TIMEOUT_MS = 5_000;
 /** How long a refused request may keep draining its body before the socket is cut. */
 const DRAIN_MS = 1_000;
-
-type JsonRpcId = string | number | null;
 
 /**
  * A small AOS guardian over node:http for `tasks/cancel` and `ping`, deciding by declarative rules
@@ -182,26 +174,28 @@ export class ReferenceGuardian {
     try {
       message = JSON.parse(text);
     } catch {
-      return rpcError(null, -32700, "Parse error: the body is not JSON");
+      return errorResponse(null, ErrorCode.ParseError, "Parse error: the body is not JSON");
     }
     this.options.onRequest?.(message);
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      return rpcError(null, -32600, "Invalid Request: one JSON-RPC request object expected (no batches)");
+      return errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: one JSON-RPC request object expected (no batches)");
     }
     const { jsonrpc, id, method, params } = message as Record<string, unknown>;
     const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
     if (jsonrpc !== "2.0" || !validId || typeof method !== "string") {
-      return rpcError(validId ? (id as JsonRpcId) : null, -32600, "Invalid Request: needs jsonrpc \"2.0\", an id and a method");
+      const message = 'Invalid Request: needs jsonrpc "2.0", an id and a method';
+      return errorResponse(validId ? (id as JsonRpcId) : null, ErrorCode.InvalidRequest, message);
     }
     const rpcId = id as string | number;
     if (method === "ping") {
-      return { jsonrpc: "2.0", id: rpcId, result: { status: "ok", version: GUARDIAN_VERSION, timestamp: new Date().toISOString() } };
+      return resultResponse(rpcId, { status: "ok", version: GUARDIAN_VERSION, timestamp: new Date().toISOString() });
     }
-    if (method !== "tasks/cancel") return rpcError(rpcId, -32601, `Method not found: '${method.slice(0, 64)}'`);
+    if (method !== "tasks/cancel") return errorResponse(rpcId, ErrorCode.MethodNotFound, `Method not found: '${method.slice(0, 64)}'`);
     const parsed = AosGuardParamsSchema.safeParse(params);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return rpcError(rpcId, -32602, `Invalid params: ${issue?.path.join(".") || "params"}: ${issue?.message ?? "invalid"}`);
+      const where = issue?.path.join(".") || "params";
+      return errorResponse(rpcId, ErrorCode.InvalidParams, `Invalid params: ${where}: ${issue?.message ?? "invalid"}`);
     }
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
@@ -211,7 +205,7 @@ export class ReferenceGuardian {
       at: new Date().toISOString(), requestId: rpcId, method: "tasks/cancel", ...facts, client: caller.client,
       ...(reasoning !== undefined ? { reasoning } : {}), decision, rule, message: said,
     });
-    return { jsonrpc: "2.0", id: rpcId, result: { decision, message: said, reasonCode } };
+    return resultResponse(rpcId, { decision, message: said, reasonCode });
   }
 }
 
@@ -237,10 +231,6 @@ function refuse(
 function positive(value: number, name: string): number {
   if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number of ms, got ${value}`);
   return value;
-}
-
-function rpcError(id: JsonRpcId, code: number, message: string): object {
-  return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
 /** Starts a reference guardian; resolves once it listens. */

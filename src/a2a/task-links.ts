@@ -3,7 +3,7 @@ import type { Client } from "@a2a-js/sdk/client";
 import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
 import { type AnyJob, type CancelReason, type Job, jobObserver } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
-import { CancelDeniedError } from "./guard-errors.js";
+import { CancelDeniedError } from "./guard-decision.js";
 import { TASK_STATE } from "./task-states.js";
 
 /** The payload of the job that stands for one remote A2A task. */

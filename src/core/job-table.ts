@@ -51,23 +51,18 @@ export class JobTable<K, P> {
 
   /** The in-flight jobs: slotted ones in slot order, then the others in insertion order. */
   values(): IterableIterator<Job<P>> {
-    const jobs: Job<P>[] = [];
-    if (this.slotted > 0) for (const job of this.slotJobs) if (job !== undefined) jobs.push(job);
-    for (const job of this.others.values()) jobs.push(job);
-    return jobs.values();
+    return this.collect(() => true).values();
   }
 
   /** The running jobs that pass `test`, in the order of `values()`, copying only what it finds. */
   selectRunning(test: (job: Job<P>) => boolean): Job<P>[] {
+    return this.collect((job) => job.state === "running" && test(job));
+  }
+
+  private collect(test: (job: Job<P>) => boolean): Job<P>[] {
     const found: Job<P>[] = [];
-    if (this.slotted > 0) {
-      const jobs = this.slotJobs;
-      for (let i = 0; i < jobs.length; i++) {
-        const job = jobs[i];
-        if (job !== undefined && job.state === "running" && test(job)) found.push(job);
-      }
-    }
-    if (this.others.size > 0) for (const job of this.others.values()) if (job.state === "running" && test(job)) found.push(job);
+    if (this.slotted > 0) for (const job of this.slotJobs) if (job !== undefined && test(job)) found.push(job);
+    for (const job of this.others.values()) if (test(job)) found.push(job);
     return found;
   }
 

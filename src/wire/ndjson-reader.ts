@@ -1,9 +1,23 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.js";
-import { ErrorCode } from "./error-codes.js";
 import { escapeControl } from "./escape-control.js";
-import { errorResponse, type JsonRpcResponse, parseErrorResponse } from "./jsonrpc.js";
-import { parseJsonLine } from "./parse-json-line.js";
+import { invalidRequestResponse, type JsonRpcResponse, parseErrorResponse } from "./jsonrpc.js";
+
+const BOM = "\uFEFF";
+
+/**
+ * Parses one ndjson line; a refused line gets a second chance without a BOM and trimmed, as the
+ * SDK's own reader accepts it (a peer that works without acp-cancel must work with it).
+ */
+export function parseJsonLine(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const cleaned = (text.startsWith(BOM) ? text.slice(1) : text).trim();
+    if (cleaned === text) throw error;
+    return JSON.parse(cleaned);
+  }
+}
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -59,7 +73,7 @@ export function jsonLineSplitter(
 /** The answer to a bad line from a peer that is owed answers: -32700, or -32600 when too long. */
 export function framingErrorResponse(problem: FramingProblem): JsonRpcResponse {
   if (problem.kind === "parse") return parseErrorResponse(describeProblem(problem));
-  return errorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${describeProblem(problem)}`);
+  return invalidRequestResponse(null, describeProblem(problem));
 }
 
 /** Reads newline-delimited JSON from a Node stream. Returns a function that detaches it. */
