@@ -1,7 +1,7 @@
 import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
 import { DEFAULT_GRACE_MS, GraceTimers } from "./grace-timers.js";
 import { type AnyJob, Job } from "./job.js";
-import { type JobFailure, type JobInfo, jobObserver } from "./observer.js";
+import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
@@ -19,7 +19,7 @@ export interface CallLinks {
 }
 
 /** Which link cancelled a call: its parent's cascade, its signal, its deadline, or `Call.cancel`. */
-export type CancelOrigin = "parent" | "signal" | "deadline" | "call";
+export type CancelOrigin = Exclude<JobCancelOrigin, "self">;
 
 /** The protocol's part of the lifecycle: all a binding supplies. */
 export interface CallProtocol<P, R> {

@@ -76,9 +76,18 @@ export class JobTable<K, P> {
 
   /** Settles and removes the job under `key`; undefined if none was in flight. */
   settle(key: K, failure?: JobFailure): Job<P> | undefined {
-    const job = this.remove(key);
-    if (job === undefined) return undefined;
-    job.settle(failure);
+    let job: Job<P> | undefined;
+    const slot = isSlotKey(key) ? this.slotOf(key) : -1;
+    if (slot !== -1) {
+      job = this.slotJobs[slot];
+      this.slotKeys[slot] = EMPTY;
+      this.slotJobs[slot] = undefined;
+      if (--this.slotted === 0 && this.mask + 1 > INITIAL_SLOTS) this.resetSlots(INITIAL_SLOTS);
+    } else {
+      job = this.others.get(key);
+      this.others.delete(key);
+    }
+    job?.settle(failure);
     return job;
   }
 
@@ -110,22 +119,6 @@ export class JobTable<K, P> {
       if (length >= MAX_SLOTS || this.slotted < length / 4) return false;
       this.grow(length * 2);
     }
-  }
-
-  private remove(key: K): Job<P> | undefined {
-    if (isSlotKey(key)) {
-      const slot = this.slotOf(key);
-      if (slot !== -1) {
-        const job = this.slotJobs[slot];
-        this.slotKeys[slot] = EMPTY;
-        this.slotJobs[slot] = undefined;
-        if (--this.slotted === 0 && this.mask + 1 > INITIAL_SLOTS) this.resetSlots(INITIAL_SLOTS);
-        return job;
-      }
-    }
-    const job = this.others.get(key);
-    if (job !== undefined) this.others.delete(key);
-    return job;
   }
 
   private grow(length: number): void {
