@@ -37,10 +37,6 @@ export interface NdjsonReaderHandlers {
   chunkEnd?(): void;
 }
 
-export interface NdjsonReaderOptions {
-  maxLineBytes?: number;
-}
-
 function preview(line: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
@@ -80,7 +76,7 @@ export function framingErrorResponse(problem: FramingProblem): JsonRpcResponse {
 export function readNdjson(
   stream: Readable,
   handlers: NdjsonReaderHandlers,
-  options: NdjsonReaderOptions = {},
+  options: { maxLineBytes?: number } = {},
 ) {
   const splitter = jsonLineSplitter(handlers, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   let ended = false;
