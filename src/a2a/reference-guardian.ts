@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { ErrorCode, errorResponse, type JsonRpcId, resultResponse } from "../wire/index.js";
 import { AosGuardParamsSchema } from "./aos.js";
-import { type GuardianCaller, GuardianTokens } from "./guardian-auth.js";
+import { type GuardianCaller, guardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
-import { type CancelFacts, type GuardianRules, parseGuardianRules, RuleBook, type RuleVerdict } from "./guardian-rules.js";
+import { type CancelFacts, type GuardianRules, parseGuardianRules, ruleBook, type RuleVerdict } from "./guardian-rules.js";
 
 /** One line of the guardian's decision log: the question's facts, who sent it, and what the rules decided. */
 export type GuardianLogEntry = Omit<CancelFacts, "agent">
@@ -53,8 +53,8 @@ const DRAIN_MS = 1_000;
  * and logging every decision. Authenticated before counted: a flood without a token never uses up a client's allowance.
  */
 export class ReferenceGuardian {
-  private readonly book: RuleBook;
-  private readonly tokens: GuardianTokens;
+  private readonly decide: ReturnType<typeof ruleBook>;
+  private readonly identify: ReturnType<typeof guardianTokens>;
   private readonly counter: RateCounter;
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
@@ -65,8 +65,8 @@ export class ReferenceGuardian {
   constructor(private readonly options: ReferenceGuardianOptions) {
     const rules = parseGuardianRules(options.rules);
     this.counter = options.counter ?? new MemoryRateCounter();
-    this.book = new RuleBook(rules, this.counter);
-    this.tokens = new GuardianTokens(rules);
+    this.decide = ruleBook(rules, this.counter);
+    this.identify = guardianTokens(rules);
     this.maxBodyBytes = options.maxBodyBytes ?? 65_536;
     this.maxPerSecond = options.maxRequestsPerSecond ?? 1000;
     this.headersTimeoutMs = positive(options.headersTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "headersTimeoutMs");
@@ -111,7 +111,7 @@ export class ReferenceGuardian {
     const bodyDue = performance.now() + this.bodyTimeoutMs;
     if (req.method !== "POST") return refuse(req, res, 405, "the guardian takes JSON-RPC 2.0 over POST");
     if ((req.url ?? "/").split("?")[0] !== "/") return refuse(req, res, 404, "the guardian's endpoint is /");
-    const caller = this.tokens.identify(req.headers.authorization, req.socket.remoteAddress);
+    const caller = this.identify(req.headers.authorization, req.socket.remoteAddress);
     if (caller === undefined) return refuse(req, res, 401, "missing or wrong bearer token");
     const admit = (count: number) => {
       if (count > this.maxPerSecond) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
@@ -200,7 +200,7 @@ export class ReferenceGuardian {
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
     const asked = caller.agent === undefined ? facts : { ...facts, agent: caller.agent };
-    const { decision, rule, message: said, reasonCode } = await this.book.decide(asked);
+    const { decision, rule, message: said, reasonCode } = await this.decide(asked);
     this.options.log?.({
       at: new Date().toISOString(), requestId: rpcId, method: "tasks/cancel", ...facts, client: caller.client,
       ...(reasoning !== undefined ? { reasoning } : {}), decision, rule, message: said,
