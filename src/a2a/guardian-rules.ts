@@ -29,7 +29,6 @@ export const GuardianRulesSchema = z.strictObject({
 });
 
 export type GuardianRules = z.input<typeof GuardianRulesSchema>;
-export type GuardianRule = z.infer<typeof RuleSchema>;
 
 /** A rules file that cannot be used, with a message naming what is wrong. */
 export class RulesError extends Error {
