@@ -7,12 +7,13 @@ import {
   type AosAgent,
   type AosGuardParams,
   type AosGuardRequest,
+  aosResult,
   type AosResult,
+  guardianResponse,
   type PingResult,
   PingResultSchema,
 } from "./aos.js";
 import { cancelInputProblem } from "./cancel-payload.js";
-import { aosResult, guardianResponse } from "./guardian-answer.js";
 import {
   type DecisionListener,
   type FailPolicy,
