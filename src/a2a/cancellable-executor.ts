@@ -1,6 +1,6 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
-import { Job, jobObserver, RecentKeys } from "../core/index.js";
+import { GraceTimers, Job, jobObserver, RecentKeys } from "../core/index.js";
 import { overriding } from "./overriding.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
 
@@ -39,12 +39,11 @@ export interface ServedTaskPayload {
 interface Running {
   job: Job<ServedTaskPayload>;
   contextId: string;
-  /** The bus `execute` publishes on (a cancel from another replica brings none). */
+  /** The bus `execute` publishes on: the SDK hands a cancel the task's bus, this one. */
   eventBus: ExecutionEventBus;
   /** A final state was published, by the work or by the cancel: only the first one goes out. */
   answered: boolean;
   finalState?: TaskState | undefined;
-  grace?: ReturnType<typeof setTimeout>;
   /** Resolves once the task is answered: its work returned, or the grace ran out. */
   ended: Promise<void>;
   end(): void;
@@ -57,11 +56,15 @@ interface Running {
 export class CancellableExecutor implements AgentExecutor {
   private readonly tasks = new Map<string, Running>();
   private readonly returned = new RecentKeys<string>(RETURNED_MEMORY);
-  private readonly graceMs: number;
+  private readonly grace: GraceTimers<Running>;
   private readonly replicas: TaskOwnership | undefined;
 
   constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
-    this.graceMs = options.graceMs ?? 5000;
+    this.grace = new GraceTimers(options.graceMs ?? 5000, (running) => {
+      publishCanceled(running.eventBus, running, running.job.payload.taskId);
+      running.job.settle();
+      running.end();
+    });
     this.replicas = options.replicas;
   }
 
@@ -87,14 +90,14 @@ export class CancellableExecutor implements AgentExecutor {
     // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
     jobObserver?.onStart(running.job, { protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata });
     this.tasks.set(taskId, running);
-    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(taskId, running));
+    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(running));
     try {
       await this.work(context, watchFinal(eventBus, running), signal);
     } catch (error) {
       // Work that throws because it was aborted has stopped: that is the cancel, not a failure.
       if (!signal.aborted) throw error;
     } finally {
-      clearTimeout(running.grace);
+      this.grace.stop(running);
       this.tasks.delete(taskId);
       this.returned.add(taskId);
       if (signal.aborted) publishCanceled(eventBus, running, taskId);
@@ -115,26 +118,21 @@ export class CancellableExecutor implements AgentExecutor {
       publishCanceled(eventBus, { answered: false, contextId: "" }, taskId);
       return;
     }
-    this.abort(taskId, running, eventBus);
+    this.abort(running);
   };
 
   /** A cancel from another replica: abort, then report the final state once the task is answered. */
-  private async stop(taskId: string, running: Running): Promise<StoppedTask> {
-    this.abort(taskId, running, running.eventBus);
+  private async stop(running: Running): Promise<StoppedTask> {
+    this.abort(running);
     await running.ended;
-    return { taskId, state: running.finalState };
+    return { taskId: running.job.payload.taskId, state: running.finalState };
   }
 
-  private abort(taskId: string, running: Running, eventBus: ExecutionEventBus): void {
-    // A repeated cancel waits on the same bus for the same answer.
-    if (running.grace !== undefined || running.job.state !== "running") return;
+  private abort(running: Running): void {
+    // A repeated cancel waits for the same answer.
+    if (running.job.state !== "running") return;
     running.job.cancel("external");
-    running.grace = setTimeout(() => {
-      publishCanceled(eventBus, running, taskId);
-      running.job.settle();
-      running.end();
-    }, this.graceMs);
-    running.grace.unref?.();
+    this.grace.start(running);
   }
 }
 

@@ -1,9 +1,8 @@
 import type { AgentCard } from "@a2a-js/sdk";
 import type { CallInterceptor, ClientCallContext } from "@a2a-js/sdk/client";
-import { aosAgent, toAosAgent } from "./agent-ref.js";
 import type { AosAgent } from "./aos.js";
-import { a2aVersion, type CancelInput, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
-import { CancelDeniedError, GuardInputError } from "./guard-errors.js";
+import { a2aVersion, aosAgent, type CancelInput, cancelInputProblem, cancelMessage, toAosAgent } from "./cancel-payload.js";
+import { CancelDeniedError, GuardInputError } from "./guard-decision.js";
 import type { GuardianClient } from "./guardian-client.js";
 
 /** The key under which a call's `options.context` carries the reasoning for one cancel. */

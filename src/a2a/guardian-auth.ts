@@ -8,40 +8,31 @@ export interface GuardianCaller {
   readonly agent?: string;
 }
 
-interface KnownToken {
-  readonly digest: Buffer;
-  readonly agent?: string;
-}
-
-/** The rules' bearer tokens, kept as SHA-256 digests and all compared in constant time (no length or near match shows). */
-export class GuardianTokens {
-  private readonly known: KnownToken[];
-
-  constructor(rules: { token?: string | undefined; tokens?: { agent: string; token: string }[] | undefined }) {
-    this.known = [
-      ...(rules.token === undefined ? [] : [{ digest: digest(rules.token) }]),
-      ...(rules.tokens ?? []).map(({ agent, token }) => ({ digest: digest(token), agent })),
-    ];
-  }
-
-  /** True when every request must carry one of the tokens. */
-  get required(): boolean {
-    return this.known.length > 0;
-  }
-
+/**
+ * Identifies callers by the rules' bearer tokens, kept as SHA-256 digests and all compared in constant
+ * time (no length or near match shows). Without tokens every request is let in, known by its address.
+ */
+export function guardianTokens(rules: {
+  token?: string | undefined;
+  tokens?: { agent: string; token: string }[] | undefined;
+}) {
+  const known: { readonly digest: Buffer; readonly agent?: string }[] = [
+    ...(rules.token === undefined ? [] : [{ digest: digest(rules.token) }]),
+    ...(rules.tokens ?? []).map(({ agent, token }) => ({ digest: digest(token), agent })),
+  ];
   /** The caller behind an `Authorization` header, or undefined when it carries no known token. */
-  identify(header: string | undefined, address: string | undefined): GuardianCaller | undefined {
+  return (header: string | undefined, address: string | undefined): GuardianCaller | undefined => {
     const byAddress = { client: `address:${address ?? "unknown"}` };
-    if (!this.required) return byAddress;
+    if (known.length === 0) return byAddress;
     // The auth scheme is case-insensitive (RFC 7235 2.1): "bearer", "BEARER" and "Bearer" alike.
     const scheme = header === undefined ? null : BEARER.exec(header);
     if (header === undefined || scheme === null) return undefined;
     const given = digest(header.slice(scheme[0].length));
-    let found: KnownToken | undefined;
-    for (const token of this.known) if (timingSafeEqual(given, token.digest) && found === undefined) found = token;
+    let found: (typeof known)[number] | undefined;
+    for (const token of known) if (timingSafeEqual(given, token.digest) && found === undefined) found = token;
     if (found === undefined) return undefined;
     return found.agent === undefined ? byAddress : { client: `agent:${found.agent}`, agent: found.agent };
-  }
+  };
 }
 
 const BEARER = /^bearer +/i;

@@ -7,14 +7,21 @@ import {
   type AosAgent,
   type AosGuardParams,
   type AosGuardRequest,
+  aosResult,
   type AosResult,
+  guardianResponse,
   type PingResult,
   PingResultSchema,
 } from "./aos.js";
 import { cancelInputProblem } from "./cancel-payload.js";
-import { aosResult, guardianResponse } from "./guardian-answer.js";
-import type { DecisionListener, FailPolicy, GuardDecision, GuardFailure, GuardHook } from "./guard-decision.js";
-import { GuardInputError } from "./guard-errors.js";
+import {
+  type DecisionListener,
+  type FailPolicy,
+  type GuardDecision,
+  type GuardFailure,
+  type GuardHook,
+  GuardInputError,
+} from "./guard-decision.js";
 
 export interface GuardianClientOptions {
   /** The guardian's JSON-RPC endpoint, http: or https:. */

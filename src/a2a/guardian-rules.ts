@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
+import type { RateCounter } from "./guardian-counter.js";
 
 // The rules file (docs/a2a.md "Rules file"): the first rule whose conditions all match decides, else `default`.
 const NameList = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -29,7 +29,6 @@ export const GuardianRulesSchema = z.strictObject({
 });
 
 export type GuardianRules = z.input<typeof GuardianRulesSchema>;
-export type GuardianRule = z.infer<typeof RuleSchema>;
 
 /** A rules file that cannot be used, with a message naming what is wrong. */
 export class RulesError extends Error {
@@ -89,18 +88,10 @@ export interface CancelFacts {
   agent?: string;
 }
 
-/** Evaluates rules; the counts the `rate` conditions need go through a {@link RateCounter}. */
-export class RuleBook {
-  private readonly patterns: (RegExp | undefined)[];
-
-  constructor(
-    readonly rules: z.infer<typeof GuardianRulesSchema>,
-    private readonly counter: RateCounter = new MemoryRateCounter(),
-  ) {
-    this.patterns = rules.rules.map((rule) => (rule.taskId === undefined ? undefined : new RegExp(rule.taskId, "u")));
-  }
-
-  async decide(facts: CancelFacts, now = Date.now()): Promise<RuleVerdict> {
+/** Decides by `rules`; the counts the `rate` conditions need go through `counter`. */
+export function ruleBook(rules: z.infer<typeof GuardianRulesSchema>, counter: RateCounter) {
+  const patterns = rules.rules.map((rule) => (rule.taskId === undefined ? undefined : new RegExp(rule.taskId, "u")));
+  return async (facts: CancelFacts, now = Date.now()): Promise<RuleVerdict> => {
     if (facts.agent !== undefined && facts.from !== facts.agent) {
       return {
         decision: "deny",
@@ -110,11 +101,11 @@ export class RuleBook {
       };
     }
     const asker = facts.agent ?? facts.from;
-    for (const [index, rule] of this.rules.rules.entries()) {
+    for (const [index, rule] of rules.rules.entries()) {
       if (!nameMatches(rule.from, facts.from) || !nameMatches(rule.to, facts.to)) continue;
-      if (this.patterns[index]?.test(facts.taskId) === false) continue;
+      if (patterns[index]?.test(facts.taskId) === false) continue;
       if (rule.rate !== undefined) {
-        const count = await this.counter.hit(`rule:${index}:${asker}`, rule.rate.windowMs, now);
+        const count = await counter.hit(`rule:${index}:${asker}`, rule.rate.windowMs, now);
         if (count <= rule.rate.max) continue;
       }
       const why = rule.rate !== undefined ? "rate" : "rule";
@@ -125,9 +116,9 @@ export class RuleBook {
         reasonCode: rule.reasonCode ?? [`rule-${index}`],
       };
     }
-    const decision = this.rules.default;
+    const decision = rules.default;
     return { decision, rule: -1, message: `${decision} by default`, reasonCode: ["default"] };
-  }
+  };
 }
 
 function nameMatches(condition: string | string[] | undefined, name: string): boolean {

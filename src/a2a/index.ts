@@ -4,7 +4,7 @@
  */
 // The client hook, and the error a denied cancel rejects with.
 export { type CancelGuardOptions, cancelGuardInterceptor, cancelReasoning } from "./client-hook.js";
-export { CancelDeniedError, GuardInputError } from "./guard-errors.js";
+export { CancelDeniedError, type GuardDecision, GuardInputError } from "./guard-decision.js";
 // The server side: the guarded request handler, and an executor whose work gets a signal per task.
 export {
   type CancelGuardHandlerOptions,
@@ -17,7 +17,6 @@ export { CancellableExecutor, type CancellableExecutorOptions } from "./cancella
 export { A2aTaskLinks, type TaskCancelOutcome, type TaskLinksOptions } from "./task-links.js";
 // The guardian: its client, the decision every hook reports, and the reference guardian.
 export { GuardianClient, type GuardianClientOptions } from "./guardian-client.js";
-export type { GuardDecision } from "./guard-decision.js";
 export { type GuardianRules, RulesError } from "./guardian-rules.js";
 export { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 export {

@@ -2,28 +2,22 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
+import { ErrorCode, errorResponse, type JsonRpcId, resultResponse } from "../wire/index.js";
 import { AosGuardParamsSchema } from "./aos.js";
-import { type GuardianCaller, GuardianTokens } from "./guardian-auth.js";
+import { type GuardianCaller, guardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
-import { type GuardianRules, parseGuardianRules, RuleBook } from "./guardian-rules.js";
+import { type CancelFacts, type GuardianRules, parseGuardianRules, ruleBook, type RuleVerdict } from "./guardian-rules.js";
 
-/** One line of the guardian's decision log. */
-export interface GuardianLogEntry {
-  at: string;
-  requestId: string | number;
-  method: "tasks/cancel";
-  taskId: string;
-  /** The asking agent's name as the question declares it. */
-  from: string;
-  to: string;
-  /** Who sent the question: `agent:<name>` for a token bound to an agent, else `address:<ip>`. */
-  client: string;
-  reasoning?: string;
-  decision: "allow" | "deny";
-  /** Index of the deciding rule, -1 for the default, -2 for a `from` its token does not prove. */
-  rule: number;
-  message: string;
-}
+/** One line of the guardian's decision log: the question's facts, who sent it, and what the rules decided. */
+export type GuardianLogEntry = Omit<CancelFacts, "agent">
+  & Omit<RuleVerdict, "reasonCode"> & {
+    at: string;
+    requestId: string | number;
+    method: "tasks/cancel";
+    /** Who sent the question: `agent:<name>` for a token bound to an agent, else `address:<ip>`. */
+    client: string;
+    reasoning?: string;
+  };
 
 export interface ReferenceGuardianOptions {
   /** The rules, as an object or the text of a rules file. */
@@ -54,15 +48,13 @@ const DEFAULT_GUARDIAN_TIMEOUT_MS = 5_000;
 /** How long a refused request may keep draining its body before the socket is cut. */
 const DRAIN_MS = 1_000;
 
-type JsonRpcId = string | number | null;
-
 /**
  * A small AOS guardian over node:http for `tasks/cancel` and `ping`, deciding by declarative rules
  * and logging every decision. Authenticated before counted: a flood without a token never uses up a client's allowance.
  */
 export class ReferenceGuardian {
-  private readonly book: RuleBook;
-  private readonly tokens: GuardianTokens;
+  private readonly decide: ReturnType<typeof ruleBook>;
+  private readonly identify: ReturnType<typeof guardianTokens>;
   private readonly counter: RateCounter;
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
@@ -73,8 +65,8 @@ export class ReferenceGuardian {
   constructor(private readonly options: ReferenceGuardianOptions) {
     const rules = parseGuardianRules(options.rules);
     this.counter = options.counter ?? new MemoryRateCounter();
-    this.book = new RuleBook(rules, this.counter);
-    this.tokens = new GuardianTokens(rules);
+    this.decide = ruleBook(rules, this.counter);
+    this.identify = guardianTokens(rules);
     this.maxBodyBytes = options.maxBodyBytes ?? 65_536;
     this.maxPerSecond = options.maxRequestsPerSecond ?? 1000;
     this.headersTimeoutMs = positive(options.headersTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "headersTimeoutMs");
@@ -119,7 +111,7 @@ export class ReferenceGuardian {
     const bodyDue = performance.now() + this.bodyTimeoutMs;
     if (req.method !== "POST") return refuse(req, res, 405, "the guardian takes JSON-RPC 2.0 over POST");
     if ((req.url ?? "/").split("?")[0] !== "/") return refuse(req, res, 404, "the guardian's endpoint is /");
-    const caller = this.tokens.identify(req.headers.authorization, req.socket.remoteAddress);
+    const caller = this.identify(req.headers.authorization, req.socket.remoteAddress);
     if (caller === undefined) return refuse(req, res, 401, "missing or wrong bearer token");
     const admit = (count: number) => {
       if (count > this.maxPerSecond) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
@@ -182,36 +174,38 @@ export class ReferenceGuardian {
     try {
       message = JSON.parse(text);
     } catch {
-      return rpcError(null, -32700, "Parse error: the body is not JSON");
+      return errorResponse(null, ErrorCode.ParseError, "Parse error: the body is not JSON");
     }
     this.options.onRequest?.(message);
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      return rpcError(null, -32600, "Invalid Request: one JSON-RPC request object expected (no batches)");
+      return errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: one JSON-RPC request object expected (no batches)");
     }
     const { jsonrpc, id, method, params } = message as Record<string, unknown>;
     const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
     if (jsonrpc !== "2.0" || !validId || typeof method !== "string") {
-      return rpcError(validId ? (id as JsonRpcId) : null, -32600, "Invalid Request: needs jsonrpc \"2.0\", an id and a method");
+      const message = 'Invalid Request: needs jsonrpc "2.0", an id and a method';
+      return errorResponse(validId ? (id as JsonRpcId) : null, ErrorCode.InvalidRequest, message);
     }
     const rpcId = id as string | number;
     if (method === "ping") {
-      return { jsonrpc: "2.0", id: rpcId, result: { status: "ok", version: GUARDIAN_VERSION, timestamp: new Date().toISOString() } };
+      return resultResponse(rpcId, { status: "ok", version: GUARDIAN_VERSION, timestamp: new Date().toISOString() });
     }
-    if (method !== "tasks/cancel") return rpcError(rpcId, -32601, `Method not found: '${method.slice(0, 64)}'`);
+    if (method !== "tasks/cancel") return errorResponse(rpcId, ErrorCode.MethodNotFound, `Method not found: '${method.slice(0, 64)}'`);
     const parsed = AosGuardParamsSchema.safeParse(params);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return rpcError(rpcId, -32602, `Invalid params: ${issue?.path.join(".") || "params"}: ${issue?.message ?? "invalid"}`);
+      const where = issue?.path.join(".") || "params";
+      return errorResponse(rpcId, ErrorCode.InvalidParams, `Invalid params: ${where}: ${issue?.message ?? "invalid"}`);
     }
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
     const asked = caller.agent === undefined ? facts : { ...facts, agent: caller.agent };
-    const { decision, rule, message: said, reasonCode } = await this.book.decide(asked);
+    const { decision, rule, message: said, reasonCode } = await this.decide(asked);
     this.options.log?.({
       at: new Date().toISOString(), requestId: rpcId, method: "tasks/cancel", ...facts, client: caller.client,
       ...(reasoning !== undefined ? { reasoning } : {}), decision, rule, message: said,
     });
-    return { jsonrpc: "2.0", id: rpcId, result: { decision, message: said, reasonCode } };
+    return resultResponse(rpcId, { decision, message: said, reasonCode });
   }
 }
 
@@ -237,10 +231,6 @@ function refuse(
 function positive(value: number, name: string): number {
   if (!(value > 0) || !Number.isFinite(value)) throw new RangeError(`${name} must be a positive number of ms, got ${value}`);
   return value;
-}
-
-function rpcError(id: JsonRpcId, code: number, message: string): object {
-  return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
 /** Starts a reference guardian; resolves once it listens. */

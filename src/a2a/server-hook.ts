@@ -1,9 +1,8 @@
 import type { AgentCard, CancelTaskRequest, Task } from "@a2a-js/sdk";
 import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, JsonRpcTaskNotCancelableError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
-import { aosAgent, toAosAgent } from "./agent-ref.js";
 import type { AosAgent } from "./aos.js";
-import { a2aVersion, cancelInputProblem, cancelMessage } from "./cancel-payload.js";
+import { a2aVersion, aosAgent, cancelInputProblem, cancelMessage, toAosAgent } from "./cancel-payload.js";
 import { taskKey } from "./cancellable-executor.js";
 import type { GuardDecision } from "./guard-decision.js";
 import type { GuardianClient } from "./guardian-client.js";

@@ -3,7 +3,7 @@ import type { Client } from "@a2a-js/sdk/client";
 import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
 import { type AnyJob, type CancelReason, type Job, jobObserver } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
-import { CancelDeniedError } from "./guard-errors.js";
+import { CancelDeniedError } from "./guard-decision.js";
 import { TASK_STATE } from "./task-states.js";
 
 /** The payload of the job that stands for one remote A2A task. */
@@ -53,14 +53,10 @@ type TaskCall = Call<A2aTaskPayload, void>;
  */
 export class A2aTaskLinks {
   private readonly calls: Calls<A2aTaskPayload, void, string>;
-  private readonly idleWaiters: (() => void)[] = [];
   private readonly detachSignal: (() => void) | undefined;
   private readonly protocol: CallProtocol<A2aTaskPayload, void> = {
     sendCancel: (call) => this.sendCancel(call),
     graceEnded: (call) => this.report(call, { taskId: call.payload.taskId, outcome: "no-answer" }),
-    cleanup: () => {
-      if (this.calls.size === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-    },
     describe: (call) => ({ protocol: "a2a", method: "task", id: call.payload.taskId, kind: "client" }),
   };
 
@@ -102,9 +98,9 @@ export class A2aTaskLinks {
   }
 
   /** Resolves once every linked task's job has settled. */
-  idle(): Promise<void> {
-    if (this.calls.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  async idle(): Promise<void> {
+    // Tasks linked while waiting are waited for too.
+    while (this.calls.size > 0) await Promise.allSettled([...this.calls.values()].map((call) => call.promise));
   }
 
   /** Stops listening to the signal. Tasks already linked keep their jobs. */

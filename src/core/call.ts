@@ -1,7 +1,7 @@
 import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
 import { DEFAULT_GRACE_MS, GraceTimers } from "./grace-timers.js";
 import { type AnyJob, Job } from "./job.js";
-import { type JobFailure, type JobInfo, jobObserver } from "./observer.js";
+import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
@@ -19,7 +19,7 @@ export interface CallLinks {
 }
 
 /** Which link cancelled a call: its parent's cascade, its signal, its deadline, or `Call.cancel`. */
-export type CancelOrigin = "parent" | "signal" | "deadline" | "call";
+export type CancelOrigin = Exclude<JobCancelOrigin, "self">;
 
 /** The protocol's part of the lifecycle: all a binding supplies. */
 export interface CallProtocol<P, R> {
@@ -56,13 +56,12 @@ export class Calls<P, R, K = unknown> {
   readonly graceMs: number;
   private readonly grace: GraceTimers<Call<P, R>>;
   private readonly live = new Map<unknown, Call<P, R>>();
-  private readonly settledKeys: RecentKeys<unknown> | undefined;
+  private readonly settledKeys: RecentKeys<unknown>;
 
   constructor(options: CallsOptions = {}) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.grace = new GraceTimers(this.graceMs, (call) => call.endGrace());
-    const remember = options.rememberSettled ?? 0;
-    this.settledKeys = remember > 0 ? new RecentKeys(remember) : undefined;
+    this.settledKeys = new RecentKeys(options.rememberSettled ?? 0);
   }
 
   /** Calls not yet settled; zero at quiescence. */
@@ -81,7 +80,7 @@ export class Calls<P, R, K = unknown> {
     if (links.timeoutMs !== undefined) checkTimerMs(links.timeoutMs, "timeoutMs");
     const call = new Call<P, R>(payload, links.parent, protocol, this.release, key);
     this.live.set(key ?? call, call);
-    this.settledKeys?.delete(key);
+    this.settledKeys.delete(key);
     if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call.job, protocol.describe(call));
     call.arm(links, this.grace);
     return call;
@@ -93,7 +92,7 @@ export class Calls<P, R, K = unknown> {
 
   /** True when `key` settled recently (within `rememberSettled` keys). */
   wasSettled(key: K): boolean {
-    return this.settledKeys?.has(key) ?? false;
+    return this.settledKeys.has(key);
   }
 
   values(): IterableIterator<Call<P, R>> {
@@ -111,7 +110,7 @@ export class Calls<P, R, K = unknown> {
     this.grace.stop(call);
     const key = call.key ?? call;
     if (this.live.get(key) === call) this.live.delete(key);
-    if (call.key !== undefined) this.settledKeys?.add(call.key);
+    if (call.key !== undefined) this.settledKeys.add(call.key);
   };
 }
 

@@ -1,4 +1,3 @@
-import { SharedTimer } from "./shared-timer.js";
 import { reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
 
@@ -7,11 +6,11 @@ export const DEFAULT_GRACE_MS = 2000;
 
 /**
  * The one grace mechanism: periods of equal length end in the order they started, so a Map
- * (insertion order) and one timer for its first entry replace a timer per item.
+ * (insertion order) and one unref'd timer for its first entry replace a timer per item.
  */
 export class GraceTimers<T> {
   private readonly due = new Map<T, number>();
-  private readonly timer = new SharedTimer(() => this.fire());
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(
     readonly graceMs: number,
@@ -34,27 +33,39 @@ export class GraceTimers<T> {
     if (this.due.has(item)) return;
     const due = startedAt + this.graceMs;
     this.due.set(item, due);
-    if (!this.timer.armed) this.timer.arm(due - Date.now());
+    if (this.timer === undefined) this.arm(due - Date.now());
   }
 
   stop(item: T): void {
     if (!this.due.delete(item) || this.due.size > 0) return;
     // Nothing left to wait for: no timer outlives the work.
-    this.timer.clear();
+    this.clearTimer();
   }
 
   /** Stops every period: nothing will end them now. */
   clear(): void {
     this.due.clear();
-    this.timer.clear();
+    this.clearTimer();
   }
 
-  private fire(): void {
+  private arm(ms: number): void {
+    checkTimerMs(Math.max(0, ms), "a timer delay");
+    this.timer = setTimeout(this.fire, Math.max(0, ms));
+    this.timer.unref?.();
+  }
+
+  private clearTimer(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private readonly fire = (): void => {
+    this.timer = undefined;
     const now = Date.now();
     // `expire` may start and stop periods: the Map's iterator sees both.
     for (const [item, due] of this.due) {
       if (due > now) {
-        if (!this.timer.armed) this.timer.arm(due - now);
+        if (this.timer === undefined) this.arm(due - now);
         return;
       }
       this.due.delete(item);
@@ -65,5 +76,5 @@ export class GraceTimers<T> {
         reportErrors([error], "ending a grace period");
       }
     }
-  }
+  };
 }

@@ -3,11 +3,6 @@ import type { AnyJob } from "./job.js";
 /** Each running handler's job, by the per-request signal every SDK we bind hands its handlers. */
 const jobsBySignal = new WeakMap<AbortSignal, AnyJob>();
 
-/** A handler's context, as far as `jobOf` reads it: anything that carries its request's signal. */
-export interface HandlerContextLike {
-  readonly signal?: AbortSignal | undefined;
-}
-
 /** Records that the handler holding `signal` runs for `job` (called by a binding's handler scope). */
 export function bindHandlerJob(signal: AbortSignal, job: AnyJob): void {
   jobsBySignal.set(signal, job);
@@ -21,10 +16,10 @@ export function bindHandlerJob(signal: AbortSignal, job: AnyJob): void {
  *       await mcp.callTool({ name: "search", arguments: {} }, { parent: jobOf(ctx) });
  *     })
  *
- * Takes the handler's context (or its signal). Undefined outside a handler that acp-cancel
- * scopes; pass `ctx.signal` as `signal` to plain libraries instead.
+ * Takes the handler's context (anything carrying its request's signal) or the signal. Undefined
+ * outside a handler that acp-cancel scopes; pass `ctx.signal` as `signal` to plain libraries instead.
  */
-export function jobOf(context: HandlerContextLike | AbortSignal | undefined): AnyJob | undefined {
+export function jobOf(context: { readonly signal?: AbortSignal | undefined } | AbortSignal | undefined): AnyJob | undefined {
   if (context === undefined) return undefined;
   const signal = context instanceof AbortSignal ? context : context.signal;
   return signal === undefined ? undefined : jobsBySignal.get(signal);

@@ -51,23 +51,18 @@ export class JobTable<K, P> {
 
   /** The in-flight jobs: slotted ones in slot order, then the others in insertion order. */
   values(): IterableIterator<Job<P>> {
-    const jobs: Job<P>[] = [];
-    if (this.slotted > 0) for (const job of this.slotJobs) if (job !== undefined) jobs.push(job);
-    for (const job of this.others.values()) jobs.push(job);
-    return jobs.values();
+    return this.collect(() => true).values();
   }
 
   /** The running jobs that pass `test`, in the order of `values()`, copying only what it finds. */
   selectRunning(test: (job: Job<P>) => boolean): Job<P>[] {
+    return this.collect((job) => job.state === "running" && test(job));
+  }
+
+  private collect(test: (job: Job<P>) => boolean): Job<P>[] {
     const found: Job<P>[] = [];
-    if (this.slotted > 0) {
-      const jobs = this.slotJobs;
-      for (let i = 0; i < jobs.length; i++) {
-        const job = jobs[i];
-        if (job !== undefined && job.state === "running" && test(job)) found.push(job);
-      }
-    }
-    if (this.others.size > 0) for (const job of this.others.values()) if (job.state === "running" && test(job)) found.push(job);
+    if (this.slotted > 0) for (const job of this.slotJobs) if (job !== undefined && test(job)) found.push(job);
+    for (const job of this.others.values()) if (test(job)) found.push(job);
     return found;
   }
 
@@ -81,9 +76,18 @@ export class JobTable<K, P> {
 
   /** Settles and removes the job under `key`; undefined if none was in flight. */
   settle(key: K, failure?: JobFailure): Job<P> | undefined {
-    const job = this.remove(key);
-    if (job === undefined) return undefined;
-    job.settle(failure);
+    let job: Job<P> | undefined;
+    const slot = isSlotKey(key) ? this.slotOf(key) : -1;
+    if (slot !== -1) {
+      job = this.slotJobs[slot];
+      this.slotKeys[slot] = EMPTY;
+      this.slotJobs[slot] = undefined;
+      if (--this.slotted === 0 && this.mask + 1 > INITIAL_SLOTS) this.resetSlots(INITIAL_SLOTS);
+    } else {
+      job = this.others.get(key);
+      this.others.delete(key);
+    }
+    job?.settle(failure);
     return job;
   }
 
@@ -115,22 +119,6 @@ export class JobTable<K, P> {
       if (length >= MAX_SLOTS || this.slotted < length / 4) return false;
       this.grow(length * 2);
     }
-  }
-
-  private remove(key: K): Job<P> | undefined {
-    if (isSlotKey(key)) {
-      const slot = this.slotOf(key);
-      if (slot !== -1) {
-        const job = this.slotJobs[slot];
-        this.slotKeys[slot] = EMPTY;
-        this.slotJobs[slot] = undefined;
-        if (--this.slotted === 0 && this.mask + 1 > INITIAL_SLOTS) this.resetSlots(INITIAL_SLOTS);
-        return job;
-      }
-    }
-    const job = this.others.get(key);
-    if (job !== undefined) this.others.delete(key);
-    return job;
   }
 
   private grow(length: number): void {

@@ -1,6 +1,5 @@
-export { type CancelledErrorData, cancelledErrorData } from "./cancelled-error.js";
+export { type CancelledErrorData, cancelledErrorData } from "./acp-shapes.js";
 export { escapeControl } from "./escape-control.js";
-export { ErrorCode } from "./error-codes.js";
 export * from "./jsonrpc.js";
 export {
   DEFAULT_MAX_LINE_BYTES,
@@ -8,7 +7,7 @@ export {
   type FramingProblem,
   framingErrorResponse,
   jsonLineSplitter,
+  parseJsonLine,
   readNdjson,
 } from "./ndjson-reader.js";
 export { NdjsonWriter } from "./ndjson-writer.js";
-export { parseJsonLine } from "./parse-json-line.js";

@@ -1,9 +1,23 @@
 import type { Readable } from "node:stream";
 import { LineSplitter } from "./line-splitter.js";
-import { ErrorCode } from "./error-codes.js";
 import { escapeControl } from "./escape-control.js";
-import { errorResponse, type JsonRpcResponse, parseErrorResponse } from "./jsonrpc.js";
-import { parseJsonLine } from "./parse-json-line.js";
+import { invalidRequestResponse, type JsonRpcResponse, parseErrorResponse } from "./jsonrpc.js";
+
+const BOM = "\uFEFF";
+
+/**
+ * Parses one ndjson line; a refused line gets a second chance without a BOM and trimmed, as the
+ * SDK's own reader accepts it (a peer that works without acp-cancel must work with it).
+ */
+export function parseJsonLine(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const cleaned = (text.startsWith(BOM) ? text.slice(1) : text).trim();
+    if (cleaned === text) throw error;
+    return JSON.parse(cleaned);
+  }
+}
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -21,10 +35,6 @@ export interface NdjsonReaderHandlers {
   end(error?: Error): void;
   /** Every line of one chunk has been handled (called from the same listener: no second one). */
   chunkEnd?(): void;
-}
-
-export interface NdjsonReaderOptions {
-  maxLineBytes?: number;
 }
 
 function preview(line: string): string {
@@ -59,14 +69,14 @@ export function jsonLineSplitter(
 /** The answer to a bad line from a peer that is owed answers: -32700, or -32600 when too long. */
 export function framingErrorResponse(problem: FramingProblem): JsonRpcResponse {
   if (problem.kind === "parse") return parseErrorResponse(describeProblem(problem));
-  return errorResponse(null, ErrorCode.InvalidRequest, `Invalid request: ${describeProblem(problem)}`);
+  return invalidRequestResponse(null, describeProblem(problem));
 }
 
 /** Reads newline-delimited JSON from a Node stream. Returns a function that detaches it. */
 export function readNdjson(
   stream: Readable,
   handlers: NdjsonReaderHandlers,
-  options: NdjsonReaderOptions = {},
+  options: { maxLineBytes?: number } = {},
 ) {
   const splitter = jsonLineSplitter(handlers, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
   let ended = false;

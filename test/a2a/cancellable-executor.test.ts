@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { CancellableExecutor } from "../../src/a2a/index.js";
 import { eventually } from "../support/wire-assertions.js";
 import { cancelOf, sdkClient, startTask } from "./a2a-clients.js";
 import { type A2aServer, startA2aServer } from "./a2a-server.js";
@@ -24,5 +25,11 @@ describe("CancellableExecutor: work that ignores its signal is answered after th
     assert.equal(server.work.progress.get(task.id), steps, "it ran every step (it never looked at its signal)");
     assert.equal((await client.getTask({ tenant: "", id: task.id })).status?.state, 5, "still canceled: its completion was dropped");
     assert.equal(server.executor.running, 0);
+  });
+
+  it("refuses a grace setTimeout cannot wait (negative, not finite, above 2^31-1 ms) with a RangeError naming it", () => {
+    for (const graceMs of [-1, Number.NaN, 2 ** 31]) {
+      assert.throws(() => new CancellableExecutor(async () => {}, { graceMs }), /grace period must be a finite number/);
+    }
   });
 });

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { AosResultSchema, GuardianResponseSchema } from "../../src/a2a/aos.js";
-import { aosResult, guardianResponse } from "../../src/a2a/guardian-answer.js";
+import { aosResult, AosResultSchema, guardianResponse, GuardianResponseSchema } from "../../src/a2a/aos.js";
 
 /** Answers a guardian might send, well-formed or not: the hand check must read each as the schema does. */
 const responses: unknown[] = [

@@ -74,4 +74,31 @@ describe("GraceTimers (one timer for every grace period)", () => {
     assert.deepEqual(expired, ["a", "b"]);
     assert.equal(grace.has("a"), false);
   });
+
+  // Its one timer (it was a SharedTimer class of its own).
+  it("fires once when due, and a period started in the past ends on the next timer turn", () => {
+    const expired: string[] = [];
+    const grace = new GraceTimers<string>(50, (item) => expired.push(item));
+    grace.start("a");
+    clock.tick(49);
+    assert.deepEqual(expired, []);
+    clock.tick(1);
+    assert.deepEqual(expired, ["a"]);
+    clock.tick(1000);
+    assert.deepEqual(expired, ["a"]);
+    grace.start("b", Date.now() - 500);
+    clock.tick(0);
+    assert.deepEqual(expired, ["a", "b"]);
+    assert.equal(clock.countTimers(), 0);
+  });
+
+  it("a cleared grace never fires", () => {
+    let fired = 0;
+    const grace = new GraceTimers<string>(10, () => fired++);
+    grace.start("a");
+    grace.clear();
+    assert.equal(clock.countTimers(), 0);
+    clock.tick(100);
+    assert.equal(fired, 0);
+  });
 });

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { type Call, type CallProtocol, Calls } from "../../src/core/call.js";
 import { GraceTimers, Job, JobCancelledError } from "../../src/core/index.js";
-import { SharedTimer } from "../../src/core/shared-timer.js";
 import { withReports } from "./report-capture.js";
 
 /** "pending" when the promise has no answer after the microtasks and one macrotask ran. */
@@ -153,9 +152,10 @@ describe("Timers: durations setTimeout cannot wait", () => {
     assert.equal(calls.size, 0);
   });
 
-  it("SharedTimer.arm refuses a delay above the maximum", () => {
-    const timer = new SharedTimer(() => {});
-    assert.throws(() => timer.arm(max + 1), RangeError);
-    assert.equal(timer.armed, false);
+  it("GraceTimers refuses a period that would end beyond the maximum delay, and arms no timer", () => {
+    const grace = new GraceTimers<string>(10, () => {});
+    assert.throws(() => grace.start("a", Date.now() + max), RangeError);
+    grace.stop("a");
+    assert.equal(grace.size, 0);
   });
 });

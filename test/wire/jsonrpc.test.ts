@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { ErrorCode } from "../../src/wire/error-codes.js";
 import {
   type Classified,
   classify,
+  ErrorCode,
   errorResponse,
   invalidRequestResponse,
   isJsonRpcId,
