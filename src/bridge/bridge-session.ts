@@ -14,11 +14,10 @@ import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
 import { CrashAnswers } from "./crash-answers.js";
 import { DeadlineAnswers } from "./deadline-answers.js";
 import { ExitCode } from "./exit-codes.js";
-import { FlushGroup } from "./flush-group.js";
 import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
 import type { Logger } from "./logger.js";
-import { NdjsonEndpoint } from "./ndjson-endpoint.js";
+import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { stopTurnTools } from "./stop-turn-tools.js";
 import { TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
@@ -207,7 +206,7 @@ export class BridgeSession {
       const answer = this.deadlines.rewrite(this.crash?.rewrite(message) ?? message);
       this.turnProcesses?.see("client", answer);
       this.trace?.message("bridge->editor", answer);
-      this.editor.write(answer, this.agent.end, this.agent.process.child.stdout);
+      this.editor.write(answer, this.agent.end);
       return;
     }
     this.replay?.toAgent(message);
@@ -217,7 +216,7 @@ export class BridgeSession {
       return;
     }
     this.trace?.message("bridge->agent", message);
-    this.agent.end.write(message, this.editor, this.io.input);
+    this.agent.end.write(message, this.editor);
   }
 
   private connect(agent: AgentProcess): ConnectedAgent {
