@@ -3,23 +3,12 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
-import { BRIDGE_HELP } from "./bridge-help.js";
 import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
 import { runGuardianCommand } from "./guardian-command.js";
-import { GUARDIAN_HELP } from "./guardian-help.js";
-import { HELP } from "./help.js";
-import { asksForHelp } from "./help-flag.js";
+import { asksForHelp, COMMAND_HELP, HELP } from "./help.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
-import { TRACE_HELP } from "./trace-help.js";
-
-/** Each command's own help, for `<command> --help` and `help <command>`. */
-const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
-  ["bridge", BRIDGE_HELP],
-  ["trace", TRACE_HELP],
-  ["guardian", GUARDIAN_HELP],
-]);
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
