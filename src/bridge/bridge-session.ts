@@ -11,8 +11,7 @@ import {
 import { type AgentExit, type AgentProcess, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
 import type { BridgeSettings } from "./bridge-options.js";
 import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
-import { CrashAnswers } from "./crash-answers.js";
-import { DeadlineAnswers } from "./deadline-answers.js";
+import { crashAnswer, DeadlineAnswers } from "./editor-answers.js";
 import { ExitCode } from "./exit-codes.js";
 import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
@@ -56,7 +55,7 @@ export class BridgeSession {
   private stopSignal: NodeJS.Signals | undefined;
   private agentExited = false;
   /** Set when the agent ended on its own: what it owed the editor names the exit. */
-  private crash: CrashAnswers | undefined;
+  private crashed: AgentExit | undefined;
   private readonly onSignal = (signal: NodeJS.Signals) => {
     this.stopSignal ??= signal;
     void this.shutdown(`the bridge received ${signal}`);
@@ -203,7 +202,7 @@ export class BridgeSession {
 
   private deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
-      const answer = this.deadlines.rewrite(this.crash?.rewrite(message) ?? message);
+      const answer = this.deadlines.rewrite(crashAnswer(message, this.crashed));
       this.turnProcesses?.see("client", answer);
       this.trace?.message("bridge->editor", answer);
       this.editor.write(answer, this.agent.end);
@@ -261,7 +260,7 @@ export class BridgeSession {
   private agentGone(exit: AgentExit): void {
     const detail = describeExit(exit);
     if (this.stopping === undefined) {
-      this.crash = new CrashAnswers(exit);
+      this.crashed = exit;
       const pending = this.engine.inFlight.client;
       const answered = pending > 0 ? `; ${pending} pending editor request(s) get an error naming the exit` : "";
       this.logger.warn(`the agent ended on its own (${detail})${answered}`);
