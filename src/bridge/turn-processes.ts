@@ -62,11 +62,6 @@ export class TurnProcesses {
     setTimeout(() => void this.stop(turn, id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
-  /** Turns tracked: open, waiting to be stopped, or kept because one of those overlaps them. */
-  get size(): number {
-    return this.turns.size;
-  }
-
   private now(): number {
     return this.supported ? uptimeTicks() : 0;
   }

@@ -63,29 +63,22 @@ async function main(argv: readonly string[]): Promise<number> {
   throw new UsageError(`unknown command '${command}'`);
 }
 
-/** "bridge " when the command has help of its own, else "". */
-function helpTopic(command: string | undefined): string {
-  return command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
+/** Prints what went wrong, as one line (a usage error points at the command's help); the exit status for it. */
+function failed(error: unknown): number {
+  if (error instanceof CliInputError) {
+    process.stderr.write(`acp-cancel: ${escapeControl(error.message)}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    const command = process.argv[2];
+    const topic = command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
+    process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\nRun 'acp-cancel ${topic}--help' for usage.\n`);
+    return ExitCode.usage;
+  }
+  process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return ExitCode.internal;
 }
 
-main(process.argv.slice(2)).then(
-  (status) => {
-    process.exitCode = status;
-    // stdin may still be open (the editor's end); nothing else is left to do.
-    process.stdin.destroy();
-  },
-  (error: unknown) => {
-    if (error instanceof CliInputError) {
-      process.stderr.write(`acp-cancel: ${escapeControl(error.message)}\n`);
-      process.exitCode = error.exitCode;
-    } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      const usage = `Run 'acp-cancel ${helpTopic(process.argv[2])}--help' for usage.`;
-      process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\n${usage}\n`);
-      process.exitCode = ExitCode.usage;
-    } else {
-      process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = ExitCode.internal;
-    }
-    process.stdin.destroy();
-  },
-);
+process.exitCode = await main(process.argv.slice(2)).catch(failed);
+// stdin may still be open (the editor's end); nothing else is left to do.
+process.stdin.destroy();

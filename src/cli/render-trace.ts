@@ -113,15 +113,8 @@ const safe = (text: string) => text.replaceAll(";", ",").replaceAll("#", "");
 
 /** A cross-protocol trace: one participant per party, in order of appearance. */
 function renderCrossMermaid(entries: readonly RenderableEntry[]): string {
-  const ids = new Map<string, string>();
-  const idOf = (party: string) => {
-    let id = ids.get(party);
-    if (id === undefined) {
-      id = `P${ids.size}`;
-      ids.set(party, id);
-    }
-    return id;
-  };
+  const parties = [...new Set(entries.flatMap((entry) => entry.hop?.split("->") ?? [entry.party ?? "trace"]))];
+  const idOf = (party: string) => `P${parties.indexOf(party)}`;
   const body: string[] = [];
   for (const entry of entries) {
     const tag = entry.protocol === undefined ? "" : `[${entry.protocol}] `;
@@ -133,6 +126,6 @@ function renderCrossMermaid(entries: readonly RenderableEntry[]): string {
       body.push(`  Note over ${idOf(entry.party ?? "trace")}: ${safe(`${tag}${entry.note}`)} (${entry.t.toFixed(1)} ms)`);
     }
   }
-  const participants = [...ids].map(([party, id]) => `  participant ${id} as ${safe(party)}`);
+  const participants = parties.map((party) => `  participant ${idOf(party)} as ${safe(party)}`);
   return ["sequenceDiagram", ...participants, ...body].map(escapeControl).join("\n");
 }
