@@ -17,8 +17,7 @@ import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
 import type { Logger } from "./logger.js";
 import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
-import { stopTurnTools } from "./stop-turn-tools.js";
-import { TurnProcesses } from "./turn-processes.js";
+import { stopTurnTools, TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -83,17 +82,7 @@ export class BridgeSession {
     const onTurnEnded = hooks.cancelledTurnEnded;
     if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, () => this.agent.process.child.pid);
     if (settings.keepTurnProcesses !== true) {
-      this.turnProcesses = new TurnProcesses({
-        agentPid: () => this.agent.process.child.pid,
-        killGraceMs: settings.killGraceMs,
-        onStopped: (promptId, { terminated, killed }) => {
-          const what = `prompt ${JSON.stringify(promptId)} ended cancelled`;
-          this.trace?.note(`turn-processes: ${what}: SIGTERM ${JSON.stringify(terminated)}, SIGKILL ${JSON.stringify(killed)}`);
-          this.logger.info(`${what}: stopped ${terminated.length} process(es) it had started (SIGKILL to ${killed.length})`);
-        },
-        onUnsupported: () =>
-          this.logger.warn("cannot stop the processes of a cancelled turn on this platform (it needs Linux's /proc); they keep running"),
-      });
+      this.turnProcesses = new TurnProcesses(() => this.agent.process.child.pid, settings.killGraceMs, logger, trace);
     }
     this.editor = new NdjsonEndpoint(
       io.input,

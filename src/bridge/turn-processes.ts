@@ -1,5 +1,7 @@
-import { descendantsOf, hasProcTable, type ProcessEntry, terminate, type Terminated, uptimeTicks } from "../os/index.js";
+import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, uptimeTicks } from "../os/index.js";
 import type { JsonRpcMessage } from "../wire/index.js";
+import type { Logger } from "./logger.js";
+import type { TraceWriter } from "./trace-writer.js";
 
 /** After a cancelled turn's answer, how long the agent has to stop its own tools before the bridge does. */
 export const TURN_PROCESS_SETTLE_MS = 500;
@@ -14,16 +16,6 @@ interface TurnSpan {
   stopping: boolean;
 }
 
-export interface TurnProcessOptions {
-  /** The agent's pid now (it changes when the agent is restarted). */
-  agentPid(): number | undefined;
-  killGraceMs: number;
-  /** Called once per cancelled turn whose processes were stopped (not called when there were none). */
-  onStopped(promptId: unknown, result: Terminated): void;
-  /** Called once, at the first cancelled turn, when this machine has no /proc to find them in. */
-  onUnsupported(): void;
-}
-
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
  * descendants born during the turn, and during no other turn not cancelled, that still run
@@ -35,7 +27,13 @@ export class TurnProcesses {
   private readonly supported = hasProcTable();
   private toldUnsupported = false;
 
-  constructor(private readonly options: TurnProcessOptions) {}
+  constructor(
+    /** The agent's pid now (it changes when the agent is restarted). */
+    private readonly agentPid: () => number | undefined,
+    private readonly killGraceMs: number,
+    private readonly logger: Logger,
+    private readonly trace: TraceWriter | undefined,
+  ) {}
 
   /** Looks at each message the bridge delivers: prompts to the agent, their answers to the editor. */
   see(to: "agent" | "client", message: JsonRpcMessage): void {
@@ -53,7 +51,8 @@ export class TurnProcesses {
     turn.ended = this.now();
     if (result?.stopReason !== "cancelled") return this.prune();
     if (!this.supported) {
-      if (!this.toldUnsupported) this.options.onUnsupported();
+      if (!this.toldUnsupported)
+        this.logger.warn("cannot stop the processes of a cancelled turn on this platform (it needs Linux's /proc); they keep running");
       this.toldUnsupported = true;
       return this.prune();
     }
@@ -67,12 +66,15 @@ export class TurnProcesses {
   }
 
   private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
-    const pid = this.options.agentPid();
+    const pid = this.agentPid();
     const targets = pid === undefined ? [] : descendantsOf(pid).filter((entry) => this.bornIn(entry, turn));
     turn.stopping = false;
     this.prune();
     if (targets.length === 0) return;
-    this.options.onStopped(promptId, await terminate(targets, { graceMs: this.options.killGraceMs }));
+    const { terminated, killed } = await terminate(targets, { graceMs: this.killGraceMs });
+    const what = `prompt ${JSON.stringify(promptId)} ended cancelled`;
+    this.trace?.note(`turn-processes: ${what}: SIGTERM ${JSON.stringify(terminated)}, SIGKILL ${JSON.stringify(killed)}`);
+    this.logger.info(`${what}: stopped ${terminated.length} process(es) it had started (SIGKILL to ${killed.length})`);
   }
 
   /** Born during `turn`, and during no other turn unless that one was cancelled too. */
@@ -93,4 +95,12 @@ export class TurnProcesses {
       if (span.ended !== undefined && !span.stopping && span.ended < earliest) this.turns.delete(key);
     }
   }
+}
+
+/** `--on-stuck kill-tools`: stops the agent's descendants born during a stuck turn (`turnAgeMs` ago): SIGTERM, then SIGKILL. */
+export function stopTurnTools(agentPid: number, turnAgeMs: number, killGraceMs: number) {
+  // Start times are in ticks: one born in the turn's first tick counts.
+  const turnBegan = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
+  const targets = descendantsOf(agentPid).filter((entry) => entry.startTicks >= turnBegan);
+  return terminate(targets, { graceMs: killGraceMs });
 }
