@@ -1,7 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import type { CancelSupport } from "../acp/index.js";
-import { DEFAULT_TURN_END_WINDOW_MS } from "../acp/engine-options.js";
-import { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
+import { type CancelSupport, DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS } from "../acp/engine-options.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../wire/index.js";
 import type { LogLevel } from "./logger.js";
 

@@ -17,7 +17,7 @@ import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
 import type { Logger } from "./logger.js";
 import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
-import { stopTurnTools, TurnProcesses } from "./turn-processes.js";
+import { TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -44,7 +44,7 @@ export class BridgeSession {
   private readonly retired = new Set<AgentProcess>();
   private readonly replay: InitializeReplay | undefined;
   private readonly turns: CancelledTurns | undefined;
-  private readonly turnProcesses: TurnProcesses | undefined;
+  private readonly turnProcesses: TurnProcesses;
   private emulations = 0;
   private readonly deadlines: DeadlineAnswers;
   /** What the engine sends a restarting agent waits here. */
@@ -79,11 +79,10 @@ export class BridgeSession {
     });
     this.deadlines = new DeadlineAnswers(settings.deadlines);
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
+    const agentPid = () => this.agent.process.child.pid;
     const onTurnEnded = hooks.cancelledTurnEnded;
-    if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, () => this.agent.process.child.pid);
-    if (settings.keepTurnProcesses !== true) {
-      this.turnProcesses = new TurnProcesses(() => this.agent.process.child.pid, settings.killGraceMs, logger, trace);
-    }
+    if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, agentPid);
+    this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
     this.editor = new NdjsonEndpoint(
       io.input,
       io.output,
@@ -192,13 +191,13 @@ export class BridgeSession {
   private deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
       const answer = this.deadlines.rewrite(crashAnswer(message, this.crashed));
-      this.turnProcesses?.see("client", answer);
+      this.turnProcesses.see("client", answer);
       this.trace?.message("bridge->editor", answer);
       this.editor.write(answer, this.agent.end);
       return;
     }
     this.replay?.toAgent(message);
-    this.turnProcesses?.see("agent", message);
+    this.turnProcesses.see("agent", message);
     if (this.waiting !== undefined) {
       this.waiting.push(message);
       return;
@@ -277,19 +276,12 @@ export class BridgeSession {
 
   private onStuck(stuck: StuckTurn): StuckVerdict {
     const what = `session ${stuck.sessionId}: the agent has not ended its cancelled turn ${stuck.stuckForMs} ms after the bridge answered it`;
-    const { onStuck, killGraceMs } = this.settings;
-    if (onStuck === "kill-tools" && stuck.escalation === 1) {
+    if (this.settings.onStuck === "kill-tools" && stuck.escalation === 1) {
       this.logger.warn(`${what}: stopping the processes it started during the turn`);
-      const pid = this.agent.process.child.pid;
-      if (pid !== undefined) {
-        void stopTurnTools(pid, stuck.turnAgeMs, killGraceMs).then((stopped) => {
-          this.trace?.note(`kill-tools: SIGTERM ${JSON.stringify(stopped.terminated)}, SIGKILL ${JSON.stringify(stopped.killed)}`);
-          this.logger.info(`kill-tools: SIGTERM to ${stopped.terminated.length}, SIGKILL to ${stopped.killed.length}`);
-        });
-      }
+      void this.turnProcesses.stopStuck(stuck.turnAgeMs);
       return "wait";
     }
-    if (onStuck === "restart") {
+    if (this.settings.onStuck === "restart") {
       this.logger.warn(`${what}: restarting the agent`);
       this.restart(
         `the agent was restarted because session ${stuck.sessionId}'s cancelled turn was stuck for ` +

@@ -33,12 +33,14 @@ export class TurnProcesses {
     private readonly killGraceMs: number,
     private readonly logger: Logger,
     private readonly trace: TraceWriter | undefined,
+    /** False with --keep-turn-processes: a cancelled turn's processes are left alone. */
+    private readonly stopsCancelledTurns: boolean,
   ) {}
 
   /** Looks at each message the bridge delivers: prompts to the agent, their answers to the editor. */
   see(to: "agent" | "client", message: JsonRpcMessage): void {
     const { id, method, result } = message as { id?: unknown; method?: unknown; result?: { stopReason?: unknown } };
-    if (id === undefined || id === null) return;
+    if (!this.stopsCancelledTurns || id === undefined || id === null) return;
     const key = JSON.stringify(id);
     if (to === "agent" && method === "session/prompt") {
       // Start times are rounded down to the tick: one tick earlier keeps a tool born at once.
@@ -70,11 +72,23 @@ export class TurnProcesses {
     const targets = pid === undefined ? [] : descendantsOf(pid).filter((entry) => this.bornIn(entry, turn));
     turn.stopping = false;
     this.prune();
-    if (targets.length === 0) return;
+    if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
+  }
+
+  /** `--on-stuck kill-tools`: stops the agent's descendants born during a stuck turn (`turnAgeMs` ago), whatever else ran. */
+  async stopStuck(turnAgeMs: number): Promise<void> {
+    const pid = this.agentPid();
+    if (pid === undefined) return;
+    // Start times are in ticks: one born in the turn's first tick counts.
+    const turnBegan = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
+    await this.stopAll(descendantsOf(pid).filter((entry) => entry.startTicks >= turnBegan), "kill-tools");
+  }
+
+  /** SIGTERM, then SIGKILL after the kill grace; the pids go to the trace, the counts to the log. */
+  private async stopAll(targets: ProcessEntry[], what: string): Promise<void> {
     const { terminated, killed } = await terminate(targets, { graceMs: this.killGraceMs });
-    const what = `prompt ${JSON.stringify(promptId)} ended cancelled`;
-    this.trace?.note(`turn-processes: ${what}: SIGTERM ${JSON.stringify(terminated)}, SIGKILL ${JSON.stringify(killed)}`);
-    this.logger.info(`${what}: stopped ${terminated.length} process(es) it had started (SIGKILL to ${killed.length})`);
+    this.trace?.note(`${what}: SIGTERM ${JSON.stringify(terminated)}, SIGKILL ${JSON.stringify(killed)}`);
+    this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
   /** Born during `turn`, and during no other turn unless that one was cancelled too. */
@@ -95,12 +109,4 @@ export class TurnProcesses {
       if (span.ended !== undefined && !span.stopping && span.ended < earliest) this.turns.delete(key);
     }
   }
-}
-
-/** `--on-stuck kill-tools`: stops the agent's descendants born during a stuck turn (`turnAgeMs` ago): SIGTERM, then SIGKILL. */
-export function stopTurnTools(agentPid: number, turnAgeMs: number, killGraceMs: number) {
-  // Start times are in ticks: one born in the turn's first tick counts.
-  const turnBegan = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
-  const targets = descendantsOf(agentPid).filter((entry) => entry.startTicks >= turnBegan);
-  return terminate(targets, { graceMs: killGraceMs });
 }

@@ -17,19 +17,15 @@ function version(): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const helpFor = command === "help" && rest[0] !== undefined ? COMMAND_HELP.get(rest[0]) : undefined;
-  if (helpFor !== undefined) {
-    process.stdout.write(helpFor);
+  // `help bridge` and `bridge --help` alike.
+  const commandHelp = COMMAND_HELP.get((command === "help" ? rest[0] : command) ?? "");
+  if (commandHelp !== undefined && (command === "help" || asksForHelp(rest))) {
+    process.stdout.write(commandHelp);
     return ExitCode.ok;
   }
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(HELP);
     return command === undefined ? ExitCode.usage : ExitCode.ok;
-  }
-  const commandHelp = COMMAND_HELP.get(command);
-  if (commandHelp !== undefined && asksForHelp(rest)) {
-    process.stdout.write(commandHelp);
-    return ExitCode.ok;
   }
   if (command === "--version" || command === "-v") {
     process.stdout.write(`${version()}\n`);

@@ -52,21 +52,18 @@ function entryProblem(value: unknown): string | undefined {
 }
 
 export function parseTrace(text: string): RenderableEntry[] {
-  return text
-    .split("\n")
-    .map((line, index) => ({ line, number: index + 1 }))
-    .filter(({ line }) => line.trim() !== "")
-    .map(({ line, number }) => {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new TraceFormatError(`line ${number} is not JSON: ${line.slice(0, 60)}`);
-      }
-      const problem = entryProblem(value);
-      if (problem !== undefined) throw new TraceFormatError(`line ${number} is not a trace entry: ${problem}`);
-      return value as RenderableEntry;
-    });
+  return text.split("\n").flatMap((line, index) => {
+    if (line.trim() === "") return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new TraceFormatError(`line ${index + 1} is not JSON: ${line.slice(0, 60)}`);
+    }
+    const problem = entryProblem(value);
+    if (problem !== undefined) throw new TraceFormatError(`line ${index + 1} is not a trace entry: ${problem}`);
+    return [value as RenderableEntry];
+  });
 }
 
 /** A readable timeline, one line per hop or note, with the time since start; control characters escaped. */
