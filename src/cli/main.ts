@@ -6,20 +6,16 @@ import { ExitCode } from "../bridge/exit-codes.js";
 import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
 import { runGuardianCommand } from "./guardian-command.js";
-import { asksForHelp, COMMAND_HELP, HELP } from "./help.js";
+import { COMMAND_HELP, HELP } from "./help.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
-
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  // `help bridge` and `bridge --help` alike.
+  // `help bridge`, or `bridge --help` among the command's own arguments (after a `--` they are the agent's).
   const commandHelp = COMMAND_HELP.get((command === "help" ? rest[0] : command) ?? "");
-  if (commandHelp !== undefined && (command === "help" || asksForHelp(rest))) {
+  const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (commandHelp !== undefined && (command === "help" || own.includes("--help") || own.includes("-h"))) {
     process.stdout.write(commandHelp);
     return ExitCode.ok;
   }
@@ -28,7 +24,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return command === undefined ? ExitCode.usage : ExitCode.ok;
   }
   if (command === "--version" || command === "-v") {
-    process.stdout.write(`${version()}\n`);
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
     return ExitCode.ok;
   }
   if (command === "bridge") {
