@@ -19,8 +19,8 @@ interface TurnSpan {
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
  * descendants born during the turn, and during no other turn not cancelled, that still run
- * {@link TURN_PROCESS_SETTLE_MS} after the answer. Linux only. See docs/decisions.md,
- * "Processes a cancelled turn leaves running (bridge)".
+ * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's.
+ * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
  */
 export class TurnProcesses {
   private readonly turns = new Map<string, TurnSpan>();
