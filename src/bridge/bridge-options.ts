@@ -1,7 +1,6 @@
 import type { Readable, Writable } from "node:stream";
-import type { CancelSupport } from "../acp/index.js";
-import { DEFAULT_TURN_END_WINDOW_MS } from "../acp/engine-options.js";
-import { DEFAULT_GRACE_MS } from "../core/grace-timers.js";
+import { type CancelSupport, DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS } from "../acp/engine-options.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../wire/index.js";
 import type { LogLevel } from "./logger.js";
 
 export interface BridgeOptions {
@@ -59,7 +58,7 @@ export const BRIDGE_DEFAULTS = {
   graceMs: DEFAULT_GRACE_MS,
   turnEndWindowMs: DEFAULT_TURN_END_WINDOW_MS,
   onStuck: "fail" as OnStuck,
-  maxLineBytes: 64 * 1024 * 1024,
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   exitGraceMs: 2000,
   killGraceMs: 2000,
   logLevel: "warn" as LogLevel,

@@ -1,11 +1,307 @@
-import { AgentSpawnError, spawnAgent } from "./agent-process.js";
-import { type BridgeOptions, resolveSettings } from "./bridge-options.js";
-import { BridgeSession, type SessionHooks } from "./bridge-session.js";
-import { ExitCode } from "./exit-codes.js";
-import { Logger } from "./logger.js";
-import { RefusedFileError } from "./private-file.js";
-import { TraceWriter } from "./trace-writer.js";
+import { CancelEngine, type EngineEvent, type Side, type StuckTurn, type StuckVerdict } from "../acp/index.js";
+import {
+  describeProblem,
+  ErrorCode,
+  errorResponse,
+  type FramingProblem,
+  framingErrorResponse,
+  type JsonRpcMessage,
+} from "../wire/index.js";
 import { otelRequested } from "../otel/requested.js";
+import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
+import { type BridgeOptions, type BridgeSettings, resolveSettings } from "./bridge-options.js";
+import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
+import { crashAnswer, DeadlineAnswers } from "./editor-answers.js";
+import { ExitCode } from "./exit-codes.js";
+import { InitializeReplay } from "./initialize-replay.js";
+import { idAtLineStart } from "./line-head-id.js";
+import { Logger } from "./logger.js";
+import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
+import { RefusedFileError } from "./private-file.js";
+import { TurnProcesses } from "./turn-processes.js";
+import { summarise } from "./summary.js";
+import { TraceWriter } from "./trace-writer.js";
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** Where the bridge meets what runs around it. */
+export interface SessionHooks {
+  /** A prompt the editor cancelled has really ended at the agent: the moment to stop what it left behind. */
+  cancelledTurnEnded?(turn: EndedCancelledTurn): void;
+}
+
+interface ConnectedAgent {
+  process: AgentProcess;
+  end: NdjsonEndpoint;
+}
+
+/** One editor, one agent (replaced on `restart`), the engine between them; `run()` resolves with the exit status. */
+class BridgeSession {
+  private readonly engine: CancelEngine;
+  private readonly editor: NdjsonEndpoint;
+  private readonly flushGroup = new FlushGroup();
+  private agent: ConnectedAgent;
+  /** Agents replaced by a restart: their last words and their exit change nothing. */
+  private readonly retired = new Set<AgentProcess>();
+  private readonly replay: InitializeReplay | undefined;
+  private readonly turns: CancelledTurns | undefined;
+  private readonly turnProcesses: TurnProcesses;
+  private emulations = 0;
+  private readonly deadlines: DeadlineAnswers;
+  /** What the engine sends a restarting agent waits here. */
+  private waiting: JsonRpcMessage[] | undefined;
+  private restarting: Promise<void> | undefined;
+  private stopping: Promise<void> | undefined;
+  private stopSignal: NodeJS.Signals | undefined;
+  private agentExited = false;
+  /** Set when the agent ended on its own: what it owed the editor names the exit. */
+  private crashed: AgentExit | undefined;
+  private readonly onSignal = (signal: NodeJS.Signals) => {
+    this.stopSignal ??= signal;
+    void this.shutdown(`the bridge received ${signal}`);
+  };
+
+  constructor(
+    private readonly settings: BridgeSettings,
+    private readonly logger: Logger,
+    private readonly trace: TraceWriter | undefined,
+    agent: AgentProcess,
+    hooks: SessionHooks = {},
+  ) {
+    this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
+      graceMs: settings.graceMs,
+      deadlines: settings.deadlines,
+      cleanupMethods: settings.cleanupMethods ?? [],
+      client: { cancelSupport: settings.editorSupport ?? "auto" },
+      agent: { cancelSupport: settings.agentSupport ?? "auto" },
+      onEvent: (event) => this.onEvent(event),
+      turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
+    });
+    this.deadlines = new DeadlineAnswers(settings.deadlines);
+    if (settings.onStuck === "restart") this.replay = new InitializeReplay();
+    const agentPid = () => this.agent.process.child.pid;
+    const onTurnEnded = hooks.cancelledTurnEnded;
+    if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, agentPid);
+    this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
+    this.editor = new NdjsonEndpoint(
+      settings.editorInput ?? process.stdin,
+      settings.editorOutput ?? process.stdout,
+      {
+        value: (value) => {
+          this.trace?.message("editor->bridge", value);
+          this.turns?.fromEditor(value);
+          this.engine.receive("client", value);
+        },
+        problem: (problem) => this.editorLineProblem(problem),
+        end: () => void this.shutdown("the editor closed its input"),
+      },
+      settings.maxLineBytes,
+      this.flushGroup,
+    );
+    this.agent = this.connect(agent);
+  }
+
+  /** Relays until the agent is gone (following restarts); then ends everything. The exit status. */
+  async run(): Promise<number> {
+    process.on("SIGINT", this.onSignal);
+    process.on("SIGTERM", this.onSignal);
+    let current = this.agent.process;
+    let exit = await current.exited;
+    // A restarted agent's exit is expected: wait for its successor's.
+    while (this.retired.has(current)) {
+      await this.restarting;
+      if (current === this.agent.process) break; // the restart failed: the bridge ends with the old agent
+      current = this.agent.process;
+      exit = await current.exited;
+    }
+    this.agentExited = true;
+    this.agentGone(exit);
+    process.off("SIGINT", this.onSignal);
+    process.off("SIGTERM", this.onSignal);
+    this.editor.input.pause();
+    this.editor.end();
+    if (this.logger.enabled("debug")) this.logger.debug(summarise(this.engine, this.emulations));
+    if (this.stopSignal !== undefined) return exitStatusFor({ code: null, signal: this.stopSignal });
+    if (this.stopping !== undefined) return ExitCode.ok;
+    return exitStatusFor(exit);
+  }
+
+  /** Cancels everything in flight, closes the agent's stdin, then escalates: SIGTERM, SIGKILL. */
+  shutdown(reason: string): Promise<void> {
+    this.stopping ??= (async () => {
+      this.logger.debug(`shutting down: ${reason}`);
+      this.trace?.note(`shutdown: ${reason}`);
+      this.engine.close("client", reason);
+      this.agent.end.end();
+      const { exitGraceMs, killGraceMs } = this.settings;
+      if (await this.exitsWithin(exitGraceMs)) return;
+      this.logger.warn(`agent did not exit within ${exitGraceMs} ms of closing its input: SIGTERM`);
+      this.agent.process.signalGroup("SIGTERM");
+      if (await this.exitsWithin(killGraceMs)) return;
+      this.logger.warn(`agent did not exit within ${killGraceMs} ms of SIGTERM: SIGKILL`);
+      this.agent.process.signalGroup("SIGKILL");
+    })();
+    return this.stopping;
+  }
+
+  /** Replaces the agent: what is pending for it gets an error naming `detail`; the new one gets initialize again. */
+  restart(detail: string): void {
+    if (this.restarting !== undefined || this.stopping !== undefined) return;
+    const old = this.agent;
+    this.retired.add(old.process);
+    this.waiting = [];
+    this.trace?.note(`restart: ${detail}`);
+    this.turns?.clear();
+    this.engine.reopen("agent", detail);
+    this.restarting = this.replaceAgent(old).finally(() => {
+      this.restarting = undefined;
+    });
+  }
+
+  private async replaceAgent(old: ConnectedAgent): Promise<void> {
+    old.end.end();
+    this.stopGroup(old.process);
+    let fresh: AgentProcess;
+    try {
+      fresh = await spawnAgent(this.settings.command, this.settings.args, this.logger.warn);
+    } catch (error) {
+      this.logger.error(`restarting the agent: ${error instanceof Error ? error.message : String(error)}`);
+      this.waiting = undefined;
+      return;
+    }
+    this.logger.info(`restarted the agent (pid ${fresh.child.pid})`);
+    if (this.stopping !== undefined) fresh.signalGroup("SIGKILL");
+    this.agent = this.connect(fresh);
+    const queued = this.waiting ?? [];
+    this.waiting = undefined;
+    const initialize = this.replay?.next();
+    if (initialize !== undefined) this.deliver("agent", initialize);
+    for (const message of queued) this.deliver("agent", message);
+  }
+
+  /** SIGTERM to a replaced agent's group; SIGKILL to what is left after the kill grace (the stuck tool). */
+  private stopGroup(agent: AgentProcess): void {
+    agent.signalGroup("SIGTERM");
+    void Promise.race([agent.exited, sleep(this.settings.killGraceMs)]).then(() => {
+      agent.signalGroup("SIGKILL");
+      agent.release();
+    });
+  }
+
+  private deliver(side: Side, message: JsonRpcMessage): void {
+    if (side === "client") {
+      const answer = this.deadlines.rewrite(crashAnswer(message, this.crashed));
+      this.turnProcesses.see("client", answer);
+      this.trace?.message("bridge->editor", answer);
+      this.editor.write(answer, this.agent.end);
+      return;
+    }
+    this.replay?.toAgent(message);
+    this.turnProcesses.see("agent", message);
+    if (this.waiting !== undefined) {
+      this.waiting.push(message);
+      return;
+    }
+    this.trace?.message("bridge->agent", message);
+    this.agent.end.write(message, this.editor);
+  }
+
+  private connect(agent: AgentProcess): ConnectedAgent {
+    agent.child.stderr.pipe(this.logger.sink, { end: false });
+    const end = new NdjsonEndpoint(
+      agent.child.stdout,
+      agent.child.stdin,
+      {
+        value: (value) => {
+          if (this.retired.has(agent)) return;
+          this.trace?.message("agent->bridge", value);
+          if (this.replay?.swallows(value) === true) return;
+          this.turns?.fromAgent(value);
+          this.engine.receive("agent", value);
+        },
+        problem: (problem) => {
+          // Stray output on the agent's stdout is not protocol: log it, never forward it.
+          this.logger.warn(`agent stdout: ${describeProblem(problem)}`);
+          this.trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
+        },
+        end: () => {},
+      },
+      this.settings.maxLineBytes,
+      this.flushGroup,
+    );
+    return { process: agent, end };
+  }
+
+  /** A line from the editor that is not a message: answered, with its id when its start names one. */
+  private editorLineProblem(problem: FramingProblem): void {
+    this.logger.warn(`editor: ${describeProblem(problem)}`);
+    let answer = framingErrorResponse(problem);
+    const id = problem.kind === "oversize" && problem.head !== undefined ? idAtLineStart(problem.head) : undefined;
+    // An id still in flight is not this line's to answer: that request gets its own answer.
+    if (id !== undefined && id !== null && this.engine.job("client", id) === undefined && "error" in answer) {
+      answer = errorResponse(id, ErrorCode.InvalidRequest, answer.error.message);
+    }
+    this.deliver("client", answer);
+  }
+
+  /** The last agent is gone: answer what it owed, stop what it left (its group), stand its watchdog down. */
+  private agentGone(exit: AgentExit): void {
+    const detail = describeExit(exit);
+    if (this.stopping === undefined) {
+      this.crashed = exit;
+      const pending = this.engine.inFlight.client;
+      const answered = pending > 0 ? `; ${pending} pending editor request(s) get an error naming the exit` : "";
+      this.logger.warn(`the agent ended on its own (${detail})${answered}`);
+    } else this.logger.debug(detail);
+    this.trace?.note(detail);
+    this.turns?.clear();
+    this.engine.close("agent", detail);
+    this.engine.close("client", detail);
+    this.agent.process.signalGroup("SIGKILL");
+    this.agent.process.release();
+  }
+
+  private readonly exitsWithin = (ms: number) =>
+    Promise.race([this.agent.process.exited.then(() => true), sleep(ms).then(() => this.agentExited)]);
+
+  private onEvent(event: EngineEvent): void {
+    if (event.type === "emulated") this.emulations++;
+    if (event.type === "problem") this.logger.warn(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
+    if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
+    const expired = this.deadlines.event(event);
+    if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
+    this.turns?.event(event);
+    this.trace?.note(JSON.stringify(event));
+  }
+
+  private onStuck(stuck: StuckTurn): StuckVerdict {
+    const what = `session ${stuck.sessionId}: the agent has not ended its cancelled turn ${stuck.stuckForMs} ms after the bridge answered it`;
+    if (this.settings.onStuck === "kill-tools" && stuck.escalation === 1) {
+      this.logger.warn(`${what}: stopping the processes it started during the turn`);
+      void this.turnProcesses.stopStuck(stuck.turnAgeMs);
+      return "wait";
+    }
+    if (this.settings.onStuck === "restart") {
+      this.logger.warn(`${what}: restarting the agent`);
+      this.restart(
+        `the agent was restarted because session ${stuck.sessionId}'s cancelled turn was stuck for ` +
+        `${stuck.stuckForMs} ms; its sessions are gone (open a new one, or session/load it if the agent can)`,
+      );
+      return "fail";
+    }
+    this.logger.warn(`${what}: failing the prompts waiting behind it`);
+    return "fail";
+  }
+
+  /** Which rules the agent's `initialize` answer put in force; an unknown version is a warning. */
+  private logVersion(version: unknown, rules: string): void {
+    if (rules === "pass-through") {
+      this.logger.warn(
+        `agent answered initialize with protocol version ${JSON.stringify(version)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
+      );
+    } else this.logger.debug(`protocol version ${JSON.stringify(version)}: ${rules} rules`);
+  }
+}
 
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */
 async function startTracing(options: BridgeOptions, logger: Logger): Promise<(() => Promise<void>) | undefined> {
@@ -52,8 +348,7 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
     return finish(error instanceof AgentSpawnError ? error.exitCode : ExitCode.internal);
   }
   logger.debug(`started agent ${options.command} (pid ${agent.child.pid})`);
-  const io = { input: options.editorInput ?? process.stdin, output: options.editorOutput ?? process.stdout };
-  const session = new BridgeSession(settings, logger, trace, io, agent, hooks);
+  const session = new BridgeSession(settings, logger, trace, agent, hooks);
   return finish(await session.run());
 }
 

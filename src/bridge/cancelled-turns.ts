@@ -12,9 +12,8 @@ export interface EndedCancelledTurn {
 
 /** Tells when a cancelled prompt really ends at the agent: its answer, or the engine's `turn-ended`. */
 export class CancelledTurns {
-  /** Prompts in flight at the agent: when each was sent, by id (ids are the editor's). */
-  private readonly started = new Map<JsonRpcId, number>();
-  private readonly cancelled = new Set<JsonRpcId>();
+  /** Prompts in flight at the agent, by id (ids are the editor's): when each was sent, whether it was cancelled. */
+  private readonly turns = new Map<JsonRpcId, { began: number; cancelled: boolean }>();
 
   constructor(
     private readonly onEnded: (turn: EndedCancelledTurn) => void,
@@ -24,35 +23,31 @@ export class CancelledTurns {
   /** The editor sent a message: a prompt starts a turn. */
   fromEditor(message: unknown): void {
     const { method, id } = message as { method?: unknown; id?: JsonRpcId };
-    if (method === "session/prompt" && id !== undefined) this.started.set(id, performance.now());
+    if (method === "session/prompt" && id !== undefined) this.turns.set(id, { began: performance.now(), cancelled: false });
   }
 
-  /** The agent sent a message: an answer to a cancelled prompt ends its turn. */
+  /** The agent sent a message: an answer ends its prompt's turn. */
   fromAgent(message: unknown): void {
     const value = message as { method?: unknown; id?: JsonRpcId };
-    if (value.method !== undefined || value.id === undefined) return;
-    if (this.cancelled.has(value.id)) this.end(value.id);
-    this.started.delete(value.id);
+    if (value.method === undefined && value.id !== undefined) this.end(value.id);
   }
 
   event(event: EngineEvent): void {
     if (event.type === "cancel" && event.side === "client" && event.method === "session/prompt") {
-      if (this.started.has(event.id)) this.cancelled.add(event.id);
-    } else if (event.type === "turn-ended" && this.cancelled.has(event.id)) {
-      this.end(event.id);
-      this.started.delete(event.id);
-    }
+      const turn = this.turns.get(event.id);
+      if (turn !== undefined) turn.cancelled = true;
+    } else if (event.type === "turn-ended" && this.turns.get(event.id)?.cancelled === true) this.end(event.id);
   }
 
   /** The agent is gone or replaced: its turns ended with it, nothing is left to stop. */
   clear(): void {
-    this.started.clear();
-    this.cancelled.clear();
+    this.turns.clear();
   }
 
   private end(id: JsonRpcId): void {
-    this.cancelled.delete(id);
-    const began = this.started.get(id) ?? performance.now();
-    this.onEnded({ promptId: id, turnAgeMs: performance.now() - began, agentPid: this.agentPid() });
+    const turn = this.turns.get(id);
+    this.turns.delete(id);
+    if (turn?.cancelled !== true) return;
+    this.onEnded({ promptId: id, turnAgeMs: performance.now() - turn.began, agentPid: this.agentPid() });
   }
 }

@@ -1,6 +1,6 @@
 import type { JsonRpcId } from "../wire/index.js";
 
-const WHITESPACE = /\s/;
+const JSON_INTEGER = /^-?(?:0|[1-9]\d*)$/;
 
 /**
  * The top-level `"id"` at the start of a line too long to read whole, or undefined: when none is
@@ -8,96 +8,70 @@ const WHITESPACE = /\s/;
  * See docs/decisions.md, "Bridge: the id of an oversized line".
  */
 export function idAtLineStart(head: string): JsonRpcId | undefined {
-  const scan = new Scanner(head);
-  if (!scan.take("{")) return undefined;
+  const tokens = completeTokens(head);
+  if (tokens[0] !== "{") return undefined;
   let id: JsonRpcId | undefined;
+  let at = 1;
   for (;;) {
-    const key = scan.string();
-    if (key === undefined || !scan.take(":")) return scan.unreadable ? undefined : id;
+    const keyToken = tokens[at];
+    if (keyToken?.startsWith('"') !== true) return id;
+    const key = decoded(keyToken);
+    // A complete string that is not valid JSON: the line is no request, whatever came before.
+    if (key === undefined) return undefined;
+    if (tokens[at + 1] !== ":") return id;
     if (key === "id") {
-      if (id !== undefined) return undefined;
-      id = scan.id();
-      if (id === undefined) return undefined;
-    } else if (!scan.skipValue()) return id;
-    if (!scan.take(",")) return id;
+      if (id !== undefined) return undefined; // JSON.parse would take the last one
+      id = idFrom(tokens[at + 2]);
+      const next = tokens[at + 3];
+      if (id === undefined || (next !== undefined && next !== "," && next !== "}")) return undefined;
+      at += 3;
+    } else {
+      const past = pastValue(tokens, at + 2);
+      if (past === undefined) return id;
+      at = past;
+    }
+    if (tokens[at] !== ",") return id;
+    at++;
   }
 }
 
-class Scanner {
-  private at = 0;
-  /** A complete string was not valid JSON: the line is no request, whatever came before. */
-  unreadable = false;
-
-  constructor(private readonly text: string) {}
-
-  /** Skips whitespace, then consumes `char` if it is next. */
-  take(char: string): boolean {
-    this.skipWhitespace();
-    if (this.text[this.at] !== char) return false;
-    this.at++;
-    return true;
+/** The complete JSON tokens `head` starts with: strings (escapes unchecked), delimiters, and runs such as numbers. */
+function completeTokens(head: string): string[] {
+  const token = /\s*("(?:[^"\\]|\\.)*"|[{}[\],:]|[^\s{}[\],:"]+)/y;
+  const tokens: string[] = [];
+  for (let match = token.exec(head); match !== null; match = token.exec(head)) {
+    const text = match[1] as string;
+    // A run the head ends in may go on (`12` of `123`): it is not complete.
+    if (token.lastIndex === head.length && !/^["{}[\],:]/.test(text)) break;
+    tokens.push(text);
   }
+  return tokens;
+}
 
-  /** A complete JSON string, decoded; undefined when cut off or not valid JSON (a bad escape). */
-  string(): string | undefined {
-    this.skipWhitespace();
-    const end = this.stringEnd(this.at);
-    if (end === undefined) return undefined;
-    const token = this.text.slice(this.at, end);
-    this.at = end;
-    try {
-      return JSON.parse(token) as string;
-    } catch {
-      this.unreadable = true;
-      return undefined;
-    }
-  }
-
-  /** A complete string or safe-integer id (a number once a delimiter follows it). */
-  id(): JsonRpcId | undefined {
-    this.skipWhitespace();
-    if (this.text[this.at] === '"') return this.string();
-    const number = /^-?(?:0|[1-9]\d*)(?=[\s,}])/.exec(this.text.slice(this.at));
-    if (number === null) return undefined;
-    this.at += number[0].length;
-    const value = Number(number[0]);
-    return Number.isSafeInteger(value) ? value : undefined;
-  }
-
-  /** Skips one complete value (nested objects and arrays included). */
-  skipValue(): boolean {
-    this.skipWhitespace();
-    let depth = 0;
-    while (this.at < this.text.length) {
-      const char = this.text[this.at] as string;
-      if (char === '"') {
-        const end = this.stringEnd(this.at);
-        if (end === undefined) return false;
-        this.at = end;
-      } else {
-        if (char === "{" || char === "[") depth++;
-        else if (char === "}" || char === "]") depth--;
-        else if (depth === 0 && (char === "," || WHITESPACE.test(char))) return true;
-        this.at++;
-      }
-      if (depth === 0 && /[,}\s]/.test(this.text[this.at] ?? "")) return true;
-      if (depth < 0) return false;
-    }
-    return false;
-  }
-
-  /** The index just past the string starting at `from`, or undefined when it is cut off. */
-  private stringEnd(from: number): number | undefined {
-    if (this.text[from] !== '"') return undefined;
-    for (let i = from + 1; i < this.text.length; i++) {
-      const char = this.text[i];
-      if (char === "\\") i++;
-      else if (char === '"') return i + 1;
-    }
+function decoded(stringToken: string): string | undefined {
+  try {
+    return JSON.parse(stringToken) as string;
+  } catch {
     return undefined;
   }
+}
 
-  private skipWhitespace(): void {
-    while (WHITESPACE.test(this.text[this.at] ?? "")) this.at++;
+/** A string or safe-integer id; undefined for anything else, or a string that is not valid JSON. */
+function idFrom(token: string | undefined): JsonRpcId | undefined {
+  if (token?.startsWith('"') === true) return decoded(token);
+  if (token === undefined || !JSON_INTEGER.test(token)) return undefined;
+  const value = Number(token);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** The index just past the value (nested objects and arrays included) starting at `at`; undefined when cut off. */
+function pastValue(tokens: readonly string[], at: number): number | undefined {
+  let depth = 0;
+  for (let index = at; index < tokens.length; index++) {
+    const token = tokens[index];
+    if (token === "{" || token === "[") depth++;
+    else if (token === "}" || token === "]") depth--;
+    if (depth <= 0) return index + 1;
   }
+  return undefined;
 }

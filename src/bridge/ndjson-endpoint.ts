@@ -1,6 +1,5 @@
 import type { Readable, Writable } from "node:stream";
 import { type FramingProblem, readNdjson } from "../wire/index.js";
-import type { FlushGroup } from "./flush-group.js";
 
 export interface EndpointHandlers {
   value(value: unknown): void;
@@ -16,6 +15,20 @@ const NEWLINE = Buffer.from("\n");
  */
 const PART_MESSAGES = 16;
 const PART_BYTES = 64 * 1024;
+
+/** The endpoints of one relay: what a chunk read by any member produced leaves when it is handled, as a byte relay's. */
+export class FlushGroup {
+  readonly members = new Set<Pick<NdjsonEndpoint, "flushQueued">>();
+  /** A chunk's lines are being handled: their writes wait for `chunkEnd`. */
+  handling = false;
+
+  /** The chunk is handled: everything it produced leaves now. */
+  chunkEnd(): void {
+    if (!this.handling) return;
+    this.handling = false;
+    for (const member of this.members) member.flushQueued();
+  }
+}
 
 /**
  * One end of the bridge: a byte stream in, a byte stream out. A message relayed unchanged (the
@@ -35,8 +48,6 @@ export class NdjsonEndpoint {
   private openChunk: Buffer | undefined;
   private openFrom = 0;
   private openTo = 0;
-  /** Messages this bridge wrote itself, serialised, waiting to join the pieces. */
-  private text = "";
   /** Messages and bytes queued since the last write. */
   private queuedMessages = 0;
   private queuedBytes = 0;
@@ -45,7 +56,7 @@ export class NdjsonEndpoint {
   private paused: Readable | undefined;
   private readonly flush = () => {
     this.flushScheduled = false;
-    this.flushNow();
+    this.flushQueued();
   };
   private readonly resume = () => {
     this.paused?.resume();
@@ -63,7 +74,7 @@ export class NdjsonEndpoint {
       input,
       {
         value: (value, _line, bytes, start, end) => {
-          group?.chunkStart();
+          if (group !== undefined) group.handling = true;
           this.currentValue = value;
           this.currentBytes = bytes;
           this.currentStart = start;
@@ -76,7 +87,7 @@ export class NdjsonEndpoint {
           }
         },
         problem: (framing) => {
-          group?.chunkStart();
+          if (group !== undefined) group.handling = true;
           handlers.problem(framing);
         },
         end: handlers.end,
@@ -84,32 +95,33 @@ export class NdjsonEndpoint {
       },
       { maxLineBytes },
     );
-    group?.add(this);
+    group?.members.add(this);
     output.on("error", () => {});
   }
 
   /**
-   * Queues one message; when it is the value `from` is handling, its original bytes are relayed.
-   * A full output pauses `source` (what fills it) until it drains.
+   * Queues one message for the peer behind `from`; when it is the value `from` is handling, its
+   * original bytes are relayed. A full output pauses `from`'s input (what fills it) until it drains.
    */
-  write(message: unknown, from: NdjsonEndpoint | undefined, source: Readable): void {
+  write(message: unknown, from: NdjsonEndpoint): void {
     const output = this.output;
     if (output.destroyed || output.writableEnded) return;
-    this.source = source;
-    const bytes = from?.currentBytes;
-    if (from !== undefined && bytes !== undefined && message === from.currentValue) {
+    this.source = from.input;
+    const bytes = from.currentBytes;
+    if (bytes !== undefined && message === from.currentValue) {
       this.appendRange(bytes, from.currentStart, from.currentEnd);
       this.queuedBytes += from.currentEnd - from.currentStart + 1;
     } else {
-      const line = `${JSON.stringify(message)}\n`;
-      this.text += line;
+      const line = Buffer.from(`${JSON.stringify(message)}\n`);
+      this.closeRange();
+      this.push(line);
       this.queuedBytes += line.length;
     }
     if (++this.queuedMessages >= PART_MESSAGES || this.queuedBytes >= PART_BYTES) {
-      this.flushNow();
+      this.flushQueued();
       return;
     }
-    if (!this.flushScheduled && this.group?.flushesSoon !== true) {
+    if (!this.flushScheduled && this.group?.handling !== true) {
       this.flushScheduled = true;
       setImmediate(this.flush);
     }
@@ -117,7 +129,6 @@ export class NdjsonEndpoint {
 
   /** Appends a line's bytes and its LF, extending the open range when they follow it. */
   private appendRange(bytes: Buffer, start: number, end: number): void {
-    if (this.text !== "") this.closeText();
     const withLf = bytes[end] === LF;
     const to = withLf ? end + 1 : end;
     if (bytes === this.openChunk && start === this.openTo) {
@@ -144,22 +155,16 @@ export class NdjsonEndpoint {
     );
   }
 
-  private closeText(): void {
-    this.closeRange();
-    this.push(Buffer.from(this.text));
-    this.text = "";
-  }
-
   private push(piece: Buffer): void {
     this.pieces.push(piece);
     this.pieceBytes += piece.length;
   }
 
-  private flushNow(): void {
+  /** Writes what is queued now, as a byte relay writes each chunk it reads. */
+  flushQueued(): void {
     this.queuedMessages = 0;
     this.queuedBytes = 0;
-    if (this.text !== "") this.closeText();
-    else this.closeRange();
+    this.closeRange();
     const pieces = this.pieces;
     if (pieces.length === 0) return;
     const data = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, this.pieceBytes);
@@ -175,15 +180,10 @@ export class NdjsonEndpoint {
     }
   }
 
-  /** Writes what is queued now, as a byte relay writes each chunk it reads. */
-  flushQueued(): void {
-    if (this.pieces.length > 0 || this.openChunk !== undefined || this.text !== "") this.flushNow();
-  }
-
   /** Writes what is queued, then ends the output (and leaves its group). */
   end(): void {
-    this.group?.delete(this);
-    this.flushNow();
+    this.group?.members.delete(this);
+    this.flushQueued();
     if (!this.output.destroyed && !this.output.writableEnded) this.output.end();
   }
 }

@@ -5,15 +5,12 @@ export class RefusedFileError extends Error {}
 
 const { O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_APPEND } = constants;
 
-/** What happens to what an accepted file already holds: a trace replaces it, a log adds to it. */
-export type PrivateFileMode = "replace" | "append";
-
 /**
  * Opens `path` as a private file: mode 0600, never through a link, a FIFO or a device; an existing
- * file only when it is the user's own with one link (checked on the descriptor). See
- * docs/decisions.md, "Bridge: trace files".
+ * file only when it is the user's own with one link (checked on the descriptor), whose content a
+ * trace replaces and a log adds to (`mode`). See docs/decisions.md, "Bridge: trace files".
  */
-export function openPrivateFile(path: string, mode: PrivateFileMode = "replace"): number {
+export function openPrivateFile(path: string, mode: "replace" | "append" = "replace"): number {
   let fd: number;
   try {
     fd = openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | (mode === "append" ? O_APPEND : 0), 0o600);

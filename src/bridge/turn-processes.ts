@@ -1,5 +1,7 @@
-import { descendantsOf, hasProcTable, type ProcessEntry, terminate, type Terminated, uptimeTicks } from "../os/index.js";
+import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, uptimeTicks } from "../os/index.js";
 import type { JsonRpcMessage } from "../wire/index.js";
+import type { Logger } from "./logger.js";
+import type { TraceWriter } from "./trace-writer.js";
 
 /** After a cancelled turn's answer, how long the agent has to stop its own tools before the bridge does. */
 export const TURN_PROCESS_SETTLE_MS = 500;
@@ -14,33 +16,31 @@ interface TurnSpan {
   stopping: boolean;
 }
 
-export interface TurnProcessOptions {
-  /** The agent's pid now (it changes when the agent is restarted). */
-  agentPid(): number | undefined;
-  killGraceMs: number;
-  /** Called once per cancelled turn whose processes were stopped (not called when there were none). */
-  onStopped(promptId: unknown, result: Terminated): void;
-  /** Called once, at the first cancelled turn, when this machine has no /proc to find them in. */
-  onUnsupported(): void;
-}
-
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
  * descendants born during the turn, and during no other turn not cancelled, that still run
- * {@link TURN_PROCESS_SETTLE_MS} after the answer. Linux only. See docs/decisions.md,
- * "Processes a cancelled turn leaves running (bridge)".
+ * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's.
+ * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
  */
 export class TurnProcesses {
   private readonly turns = new Map<string, TurnSpan>();
   private readonly supported = hasProcTable();
   private toldUnsupported = false;
 
-  constructor(private readonly options: TurnProcessOptions) {}
+  constructor(
+    /** The agent's pid now (it changes when the agent is restarted). */
+    private readonly agentPid: () => number | undefined,
+    private readonly killGraceMs: number,
+    private readonly logger: Logger,
+    private readonly trace: TraceWriter | undefined,
+    /** False with --keep-turn-processes: a cancelled turn's processes are left alone. */
+    private readonly stopsCancelledTurns: boolean,
+  ) {}
 
   /** Looks at each message the bridge delivers: prompts to the agent, their answers to the editor. */
   see(to: "agent" | "client", message: JsonRpcMessage): void {
     const { id, method, result } = message as { id?: unknown; method?: unknown; result?: { stopReason?: unknown } };
-    if (id === undefined || id === null) return;
+    if (!this.stopsCancelledTurns || id === undefined || id === null) return;
     const key = JSON.stringify(id);
     if (to === "agent" && method === "session/prompt") {
       // Start times are rounded down to the tick: one tick earlier keeps a tool born at once.
@@ -53,7 +53,8 @@ export class TurnProcesses {
     turn.ended = this.now();
     if (result?.stopReason !== "cancelled") return this.prune();
     if (!this.supported) {
-      if (!this.toldUnsupported) this.options.onUnsupported();
+      if (!this.toldUnsupported)
+        this.logger.warn("cannot stop the processes of a cancelled turn on this platform (it needs Linux's /proc); they keep running");
       this.toldUnsupported = true;
       return this.prune();
     }
@@ -62,22 +63,32 @@ export class TurnProcesses {
     setTimeout(() => void this.stop(turn, id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
-  /** Turns tracked: open, waiting to be stopped, or kept because one of those overlaps them. */
-  get size(): number {
-    return this.turns.size;
-  }
-
   private now(): number {
     return this.supported ? uptimeTicks() : 0;
   }
 
   private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
-    const pid = this.options.agentPid();
+    const pid = this.agentPid();
     const targets = pid === undefined ? [] : descendantsOf(pid).filter((entry) => this.bornIn(entry, turn));
     turn.stopping = false;
     this.prune();
-    if (targets.length === 0) return;
-    this.options.onStopped(promptId, await terminate(targets, { graceMs: this.options.killGraceMs }));
+    if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
+  }
+
+  /** `--on-stuck kill-tools`: stops the agent's descendants born during a stuck turn (`turnAgeMs` ago), whatever else ran. */
+  async stopStuck(turnAgeMs: number): Promise<void> {
+    const pid = this.agentPid();
+    if (pid === undefined) return;
+    // Start times are in ticks: one born in the turn's first tick counts.
+    const turnBegan = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
+    await this.stopAll(descendantsOf(pid).filter((entry) => entry.startTicks >= turnBegan), "kill-tools");
+  }
+
+  /** SIGTERM, then SIGKILL after the kill grace; the pids go to the trace, the counts to the log. */
+  private async stopAll(targets: ProcessEntry[], what: string): Promise<void> {
+    const { terminated, killed } = await terminate(targets, { graceMs: this.killGraceMs });
+    this.trace?.note(`${what}: SIGTERM ${JSON.stringify(terminated)}, SIGKILL ${JSON.stringify(killed)}`);
+    this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
   /** Born during `turn`, and during no other turn unless that one was cancelled too. */

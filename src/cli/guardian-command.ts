@@ -8,18 +8,8 @@ import { UsageError } from "./parse-bridge-args.js";
 /** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h). */
 const GuardianExit = { invalidRules: 65, unreadableRules: 66, cannotListen: 69 } as const;
 
-export interface GuardianArgs {
-  rulesFile: string;
-  port: number;
-  host: string;
-  /** Listen beyond loopback even though the rules set no token. */
-  allowUnauthenticated: boolean;
-  /** A Redis URL whose counters this guardian shares with its replicas; undefined: count in memory. */
-  redis?: string;
-}
-
-/** Parses `acp-cancel guardian --rules FILE --port N [--host H] [--allow-unauthenticated]`. */
-export function parseGuardianArgs(argv: readonly string[]): GuardianArgs {
+/** Parses `acp-cancel guardian --rules FILE --port N [--host H] [--allow-unauthenticated] [--redis URL]`. */
+export function parseGuardianArgs(argv: readonly string[]) {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -41,12 +31,11 @@ export function parseGuardianArgs(argv: readonly string[]): GuardianArgs {
   }
   const host = values.host ?? "127.0.0.1";
   if (host === "") throw new UsageError("--host needs an address");
-  const args: GuardianArgs = { rulesFile: values.rules, port, host, allowUnauthenticated: values["allow-unauthenticated"] === true };
-  if (values.redis !== undefined) {
-    if (!/^rediss?:\/\/./.test(values.redis)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got '${values.redis}'`);
-    args.redis = values.redis;
-  }
-  return args;
+  const redis = values.redis;
+  if (redis !== undefined && !/^rediss?:\/\/./.test(redis)) throw new UsageError(`--redis takes a redis:// or rediss:// URL, got '${redis}'`);
+  // Without --redis, the rate counts stay in this process's memory.
+  const shared = redis === undefined ? {} : { redis };
+  return { rulesFile: values.rules, port, host, allowUnauthenticated: values["allow-unauthenticated"] === true, ...shared };
 }
 
 /** True for an address only this machine can reach: 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`. */

@@ -1,3 +1,5 @@
+import { BRIDGE_DEFAULTS, DEFAULT_DEADLINES } from "../bridge/bridge-options.js";
+
 /** `acp-cancel --help`: the commands; each command's own flags are in its own help. */
 export const HELP = `acp-cancel: cancellation that actually stops work in the Agent Client Protocol
 
@@ -16,3 +18,105 @@ Run 'acp-cancel <command> --help' (or 'acp-cancel help <command>') for a command
 exit statuses. Exit status: 0 after --help or --version; 2 for a bad command line (and when no
 command is given).
 `;
+
+/** `acp-cancel bridge --help`. */
+const BRIDGE_HELP = `Usage: acp-cancel bridge [options] -- <agent command> [args...]
+
+Runs the agent behind a cancellation bridge: the editor talks to the bridge on stdin/stdout, the
+bridge to the agent on the agent's stdio. Everything after '--' is the agent's (its own --help too).
+
+Options:
+  --grace-ms N               wait N ms for a cancelled request's answer before answering it
+                             (default ${BRIDGE_DEFAULTS.graceMs})
+  --timeout METHOD=SECONDS   deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable);
+                             the request is then cancelled and its answer names the deadline.
+                             initialize has one by default: ${(DEFAULT_DEADLINES.initialize ?? 0) / 1000} s (--timeout initialize=SECONDS
+                             changes it), so an agent that never answers it cannot leave the editor
+                             waiting; other methods have none unless set
+  --cleanup-method METHOD    never cancel METHOD for anyone, like terminal/release (repeatable)
+  --max-line-bytes N         reject lines longer than N bytes (default ${BRIDGE_DEFAULTS.maxLineBytes})
+  --emulate SIDE             treat SIDE (editor, agent, both) as lacking $/cancel_request support
+  --assume-support SIDE      treat SIDE (editor, agent, both) as fully supporting cancellation
+  --exit-grace-ms N          after closing the agent's stdin, wait N ms before SIGTERM (default ${BRIDGE_DEFAULTS.exitGraceMs})
+  --kill-grace-ms N          after SIGTERM, wait N ms before SIGKILL (default ${BRIDGE_DEFAULTS.killGraceMs})
+  --turn-end-window-ms N     after answering a cancelled turn for an agent that ignored the cancel, wait up
+                             to N ms for the agent to really end it (default ${BRIDGE_DEFAULTS.turnEndWindowMs}); meanwhile its late
+                             updates are dropped and the session's next prompt waits
+  --on-stuck ACTION          when that window passes: fail (default: the waiting prompt gets an error
+                             naming the stuck turn), kill-tools (stop what the agent started during the
+                             turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
+                             (restart the agent; everything pending for it gets an error)
+  --keep-turn-processes      keep what a cancelled turn started (default: processes the agent started
+                             during that turn and still running 0.5 s after its cancelled answer get
+                             SIGTERM, then SIGKILL; Linux only)
+  --trace FILE               write every message with its hop and time to FILE (JSONL). The file is
+                             created mode 0600; a symbolic link, another user's file or a file with
+                             other hard links is refused (exit 73); the user's own file is replaced.
+                             Secrets are redacted: env values, credential headers, anything under a
+                             key named like a token, secret, password or API key
+  --trace-secrets            keep those secrets in the trace, unredacted (prompts and file contents
+                             are always in it)
+  --otel                     export every request as an OpenTelemetry span over OTLP/HTTP (needs
+                             @opentelemetry/sdk-trace-node and @opentelemetry/exporter-trace-otlp-http;
+                             OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).
+                             Joins the editor's trace from params._meta.traceparent, else starts one
+  --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
+  --log-file FILE            write logs and the agent's stderr to FILE instead of stderr
+  -h, --help                 print this help and exit 0
+
+If the bridge is killed (even by SIGKILL), a watchdog process stops the agent's process group
+(SIGTERM, then SIGKILL 2 s later). If the agent ends on its own, pending editor requests get
+error -32603 naming the exit, and a warning goes to stderr.
+
+Exit status: the agent's own status; 128+N when the agent was killed by signal N, or when the
+bridge itself was stopped by signal N; 0 when the editor closed stdin and the agent was stopped;
+126 agent not executable (or a directory); 127 agent not found; 2 usage; 73 the --trace or
+--log-file file cannot be written or is refused; 1 anything else (a bug: please report).
+`;
+
+/** `acp-cancel trace --help`. */
+const TRACE_HELP = `Usage: acp-cancel trace <trace.jsonl> [--mermaid]
+
+Renders a trace written by 'acp-cancel bridge --trace' (or a cross-protocol trace) on stdout:
+one line per message or note with its time, or with --mermaid a mermaid sequence diagram.
+Control characters from the trace (ESC, BEL, newlines, bidirectional overrides) are printed as
+visible escapes such as \\x1b, never raw.
+
+Options:
+  --mermaid    print a mermaid sequenceDiagram instead of the timeline
+  -h, --help   print this help and exit 0
+
+Exit status: 0 rendered; 2 usage (no file, two files, an unknown flag); 65 the file is not a JSONL
+trace (the message names the first bad line); 66 the file is missing, a directory or unreadable.
+`;
+
+/** `acp-cancel guardian --help`: flags added to the guardian command are listed here. */
+const GUARDIAN_HELP = `Usage: acp-cancel guardian --rules FILE --port N [--host 127.0.0.1] [--redis URL]
+
+Runs the reference AOS guardian for A2A cancels (docs/a2a.md): an HTTP server that answers each
+cancel question with the decision of the rules in FILE. Each decision is logged as a JSON line on
+stdout; the listening address and problems go to stderr. Stops on SIGINT or SIGTERM (exit 0).
+
+Options:
+  --rules FILE   the rules file (JSON, see docs/a2a.md); required
+  --port N       the port to listen on, 0 for a free one; required
+  --host HOST    the address to listen on (default 127.0.0.1); a non-loopback address needs a
+                 token in the rules, or --allow-unauthenticated
+  --allow-unauthenticated
+                 listen on a non-loopback --host although the rules set no token
+  --redis URL    share the rate counts (requests per client, rules' "rate") with the other
+                 replicas of this guardian on Redis (redis://HOST:PORT; needs the optional peer
+                 'redis'); while Redis is unreachable, checks are answered 503 and each
+                 GuardianClient's fail policy decides
+  -h, --help     print this help and exit 0
+
+Exit status: 0 stopped by SIGINT/SIGTERM; 2 usage (or a non-loopback --host without a token); 65 invalid rules; 66 rules file missing or
+unreadable; 69 cannot listen on the port.
+`;
+
+/** Each command's own help, for `<command> --help` and `help <command>`. */
+export const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
+  ["bridge", BRIDGE_HELP],
+  ["trace", TRACE_HELP],
+  ["guardian", GUARDIAN_HELP],
+]);

@@ -3,47 +3,29 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
-import { BRIDGE_HELP } from "./bridge-help.js";
 import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
 import { runGuardianCommand } from "./guardian-command.js";
-import { GUARDIAN_HELP } from "./guardian-help.js";
-import { HELP } from "./help.js";
-import { asksForHelp } from "./help-flag.js";
+import { COMMAND_HELP, HELP } from "./help.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
-import { TRACE_HELP } from "./trace-help.js";
-
-/** Each command's own help, for `<command> --help` and `help <command>`. */
-const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
-  ["bridge", BRIDGE_HELP],
-  ["trace", TRACE_HELP],
-  ["guardian", GUARDIAN_HELP],
-]);
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const helpFor = command === "help" && rest[0] !== undefined ? COMMAND_HELP.get(rest[0]) : undefined;
-  if (helpFor !== undefined) {
-    process.stdout.write(helpFor);
+  // `help bridge`, or `bridge --help` among the command's own arguments (after a `--` they are the agent's).
+  const commandHelp = COMMAND_HELP.get((command === "help" ? rest[0] : command) ?? "");
+  const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (commandHelp !== undefined && (command === "help" || own.includes("--help") || own.includes("-h"))) {
+    process.stdout.write(commandHelp);
     return ExitCode.ok;
   }
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     process.stdout.write(HELP);
     return command === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  const commandHelp = COMMAND_HELP.get(command);
-  if (commandHelp !== undefined && asksForHelp(rest)) {
-    process.stdout.write(commandHelp);
-    return ExitCode.ok;
-  }
   if (command === "--version" || command === "-v") {
-    process.stdout.write(`${version()}\n`);
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    process.stdout.write(`${pkg.version}\n`);
     return ExitCode.ok;
   }
   if (command === "bridge") {
@@ -74,29 +56,22 @@ async function main(argv: readonly string[]): Promise<number> {
   throw new UsageError(`unknown command '${command}'`);
 }
 
-/** "bridge " when the command has help of its own, else "". */
-function helpTopic(command: string | undefined): string {
-  return command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
+/** Prints what went wrong, as one line (a usage error points at the command's help); the exit status for it. */
+function failed(error: unknown): number {
+  if (error instanceof CliInputError) {
+    process.stderr.write(`acp-cancel: ${escapeControl(error.message)}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    const command = process.argv[2];
+    const topic = command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
+    process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\nRun 'acp-cancel ${topic}--help' for usage.\n`);
+    return ExitCode.usage;
+  }
+  process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return ExitCode.internal;
 }
 
-main(process.argv.slice(2)).then(
-  (status) => {
-    process.exitCode = status;
-    // stdin may still be open (the editor's end); nothing else is left to do.
-    process.stdin.destroy();
-  },
-  (error: unknown) => {
-    if (error instanceof CliInputError) {
-      process.stderr.write(`acp-cancel: ${escapeControl(error.message)}\n`);
-      process.exitCode = error.exitCode;
-    } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      const usage = `Run 'acp-cancel ${helpTopic(process.argv[2])}--help' for usage.`;
-      process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\n${usage}\n`);
-      process.exitCode = ExitCode.usage;
-    } else {
-      process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = ExitCode.internal;
-    }
-    process.stdin.destroy();
-  },
-);
+process.exitCode = await main(process.argv.slice(2)).catch(failed);
+// stdin may still be open (the editor's end); nothing else is left to do.
+process.stdin.destroy();

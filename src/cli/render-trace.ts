@@ -9,18 +9,8 @@ export type RenderableEntry = Omit<TraceEntry, "hop"> & {
   party?: string;
 };
 
-const ARROWS: Record<TraceHop, [string, string]> = {
-  "editor->bridge": ["E", "B"],
-  "bridge->agent": ["B", "A"],
-  "agent->bridge": ["A", "B"],
-  "bridge->editor": ["B", "E"],
-};
-const HOP_LABEL: Record<TraceHop, string> = {
-  "editor->bridge": "editor → bridge",
-  "bridge->agent": "bridge → agent ",
-  "agent->bridge": "agent  → bridge",
-  "bridge->editor": "bridge → editor",
-};
+/** The bridge's own hops; the diagram names each end by its initial (E, B, A). */
+const BRIDGE_HOPS: ReadonlySet<string> = new Set<TraceHop>(["editor->bridge", "bridge->agent", "agent->bridge", "bridge->editor"]);
 
 /** "session/prompt #3", "answer #3 (error -32800)", "$/cancel_request #3". */
 export function describeMessage(message: unknown): string {
@@ -46,7 +36,6 @@ function describeNote(note: string): string {
 /** A trace that is not what `--trace` writes, naming the first bad line. */
 export class TraceFormatError extends Error {}
 
-const HOPS = new Set(Object.keys(ARROWS));
 const CROSS_HOP = /^[\w.-]+->[\w.-]+$/;
 
 /** The problem with one parsed trace line, or undefined when it is a trace entry. */
@@ -56,28 +45,25 @@ function entryProblem(value: unknown): string | undefined {
   if (typeof entry.t !== "number" || !Number.isFinite(entry.t)) return "no numeric 't' (time)";
   if (entry.hop !== undefined) {
     // A bridge hop, or a cross-protocol one naming two parties ("agent->mcp-server").
-    const known = typeof entry.hop === "string" && (HOPS.has(entry.hop) || CROSS_HOP.test(entry.hop));
+    const known = typeof entry.hop === "string" && (BRIDGE_HOPS.has(entry.hop) || CROSS_HOP.test(entry.hop));
     return known ? undefined : `unknown hop ${JSON.stringify(entry.hop)}`;
   }
   return typeof entry.note === "string" ? undefined : "neither a 'hop' nor a 'note'";
 }
 
 export function parseTrace(text: string): RenderableEntry[] {
-  return text
-    .split("\n")
-    .map((line, index) => ({ line, number: index + 1 }))
-    .filter(({ line }) => line.trim() !== "")
-    .map(({ line, number }) => {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new TraceFormatError(`line ${number} is not JSON: ${line.slice(0, 60)}`);
-      }
-      const problem = entryProblem(value);
-      if (problem !== undefined) throw new TraceFormatError(`line ${number} is not a trace entry: ${problem}`);
-      return value as RenderableEntry;
-    });
+  return text.split("\n").flatMap((line, index) => {
+    if (line.trim() === "") return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new TraceFormatError(`line ${index + 1} is not JSON: ${line.slice(0, 60)}`);
+    }
+    const problem = entryProblem(value);
+    if (problem !== undefined) throw new TraceFormatError(`line ${index + 1} is not a trace entry: ${problem}`);
+    return [value as RenderableEntry];
+  });
 }
 
 /** A readable timeline, one line per hop or note, with the time since start; control characters escaped. */
@@ -87,7 +73,9 @@ export function renderTimeline(entries: readonly RenderableEntry[]): string {
       const time = `${entry.t.toFixed(3).padStart(10)} ms`;
       const protocol = entry.protocol === undefined ? "" : `${entry.protocol.padEnd(3)}  `;
       if (entry.hop !== undefined) {
-        const hop = HOP_LABEL[entry.hop as TraceHop] ?? entry.hop.replace("->", " → ");
+        const [from = "", to = ""] = entry.hop.split("->");
+        // The bridge's ends padded to one width, so its arrows line up.
+        const hop = BRIDGE_HOPS.has(entry.hop) ? `${from.padEnd(6)} → ${to.padEnd(6)}` : `${from} → ${to}`;
         return `${time}  ${protocol}${hop}  ${entry.label ?? describeMessage(entry.message)}`;
       }
       if (entry.party !== undefined) return `${time}  ${protocol}${entry.party} · ${entry.note ?? ""}`;
@@ -99,7 +87,7 @@ export function renderTimeline(entries: readonly RenderableEntry[]): string {
 
 /** A mermaid sequence diagram of the same trace, with the time of each hop; control characters escaped. */
 export function renderMermaid(entries: readonly RenderableEntry[]): string {
-  if (entries.some((entry) => entry.hop !== undefined && !(entry.hop in ARROWS))) return renderCrossMermaid(entries);
+  if (entries.some((entry) => entry.hop !== undefined && !BRIDGE_HOPS.has(entry.hop))) return renderCrossMermaid(entries);
   const lines = [
     "sequenceDiagram",
     "  participant E as Editor",
@@ -108,7 +96,7 @@ export function renderMermaid(entries: readonly RenderableEntry[]): string {
   ];
   for (const entry of entries) {
     if (entry.hop !== undefined) {
-      const [from, to] = ARROWS[entry.hop as TraceHop];
+      const [from, to] = entry.hop.split("->").map((end) => end.charAt(0).toUpperCase());
       lines.push(`  ${from}->>${to}: ${describeMessage(entry.message).replaceAll(";", ",")} (${entry.t.toFixed(1)} ms)`);
     } else if (entry.note !== undefined) {
       lines.push(`  Note over B: ${safe(describeNote(entry.note))}`);
@@ -122,15 +110,8 @@ const safe = (text: string) => text.replaceAll(";", ",").replaceAll("#", "");
 
 /** A cross-protocol trace: one participant per party, in order of appearance. */
 function renderCrossMermaid(entries: readonly RenderableEntry[]): string {
-  const ids = new Map<string, string>();
-  const idOf = (party: string) => {
-    let id = ids.get(party);
-    if (id === undefined) {
-      id = `P${ids.size}`;
-      ids.set(party, id);
-    }
-    return id;
-  };
+  const parties = [...new Set(entries.flatMap((entry) => entry.hop?.split("->") ?? [entry.party ?? "trace"]))];
+  const idOf = (party: string) => `P${parties.indexOf(party)}`;
   const body: string[] = [];
   for (const entry of entries) {
     const tag = entry.protocol === undefined ? "" : `[${entry.protocol}] `;
@@ -142,6 +123,6 @@ function renderCrossMermaid(entries: readonly RenderableEntry[]): string {
       body.push(`  Note over ${idOf(entry.party ?? "trace")}: ${safe(`${tag}${entry.note}`)} (${entry.t.toFixed(1)} ms)`);
     }
   }
-  const participants = [...ids].map(([party, id]) => `  participant ${id} as ${safe(party)}`);
+  const participants = parties.map((party) => `  participant ${idOf(party)} as ${safe(party)}`);
   return ["sequenceDiagram", ...participants, ...body].map(escapeControl).join("\n");
 }

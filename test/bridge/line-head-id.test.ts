@@ -32,6 +32,9 @@ describe("the id at an oversized line's start, from a hostile peer: never a thro
     ['{"id":-9007199254740991,"method":"x"', -9007199254740991], // the safe edge stays
     ['{"id":007,"method":"x"', undefined], // not a JSON number
     ['{"id":3,"params":{"id":4},"method":"x","pad":"xx', 3], // a nested id is no repeat
+    ['{"id":12]","method":"x","pad":"xx', undefined], // not JSON after the id
+    ['{"id":"a" "b","method":"x","pad":"xx', undefined],
+    ['{"id":"a" ,"method":"x","pad":"xx', "a"], // whitespace is JSON
   ];
   for (const [head, id] of cases) {
     it(`${head} → ${JSON.stringify(id)}`, () => assert.equal(idAtLineStart(head), id));

@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { setImmediate as nextBurst } from "node:timers/promises";
 import sinon from "sinon";
-import { FlushGroup } from "../../src/bridge/flush-group.js";
-import { NdjsonEndpoint } from "../../src/bridge/ndjson-endpoint.js";
+import { FlushGroup, NdjsonEndpoint } from "../../src/bridge/ndjson-endpoint.js";
 import type { FramingProblem } from "../../src/wire/index.js";
 
 /**
@@ -29,8 +28,8 @@ function relay(flushPerChunk = false) {
     new PassThrough(),
     {
       value(value) {
-        if ((value as { synth?: unknown }).synth === true) right.write({ made: "here" }, undefined, leftIn);
-        right.write(value, left, leftIn);
+        if ((value as { synth?: unknown }).synth === true) right.write({ made: "here" }, left);
+        right.write(value, left);
       },
       problem: (p) => problems.push(p),
       end() {},
@@ -39,7 +38,7 @@ function relay(flushPerChunk = false) {
     group,
   );
   const out = () => Buffer.concat(writes).toString("utf8");
-  return { send: (text: string) => leftIn.write(Buffer.from(text, "utf8")), writes, out, problems, right, leftIn };
+  return { send: (text: string) => leftIn.write(Buffer.from(text, "utf8")), writes, out, problems, right, left };
 }
 
 describe("NdjsonEndpoint", () => {
@@ -89,7 +88,7 @@ describe("NdjsonEndpoint", () => {
       assert.equal(grouped.writes.length, 1);
       assert.equal(clock.countTimers(), 0);
       // A write no chunk is carrying (as a grace timer's answer is) waits for the next turn.
-      grouped.right.write({ id: 3 }, undefined, grouped.leftIn);
+      grouped.right.write({ id: 3 }, grouped.left);
       assert.equal(clock.countTimers(), 1);
       assert.equal(grouped.writes.length, 1);
       clock.runAll();
@@ -117,7 +116,7 @@ describe("NdjsonEndpoint", () => {
       output,
       {
         value() {},
-        problem: (problem) => endpoint.write({ error: problem.kind }, undefined, input),
+        problem: (problem) => endpoint.write({ error: problem.kind }, endpoint),
         end() {},
       },
       1024,
@@ -130,11 +129,11 @@ describe("NdjsonEndpoint", () => {
   it("a flush group flushes its members at a chunk's end, not one that left, and only once per chunk", () => {
     const group = new FlushGroup();
     const flushed: string[] = [];
-    group.add({ flushQueued: () => flushed.push("kept") });
+    group.members.add({ flushQueued: () => flushed.push("kept") });
     const gone = { flushQueued: () => flushed.push("gone") };
-    group.add(gone);
-    group.delete(gone);
-    group.chunkStart();
+    group.members.add(gone);
+    group.members.delete(gone);
+    group.handling = true;
     group.chunkEnd();
     group.chunkEnd(); // a second end without a start writes nothing
     assert.deepEqual(flushed, ["kept"]);

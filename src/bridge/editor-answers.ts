@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../acp/index.js";
-import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from "../wire/index.js";
+import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcMessage } from "../wire/index.js";
+import { type AgentExit, describeExit } from "./agent-process.js";
 
 /** The engine's deadline answers to the editor, with a message naming the method, deadline and flag. */
 export class DeadlineAnswers {
@@ -29,4 +30,22 @@ export class DeadlineAnswers {
     if (message.error.code !== ErrorCode.RequestCancelled || data?.reason !== "deadline") return message;
     return { ...message, error: { ...message.error, message: `Request cancelled: ${detail}` } };
   }
+}
+
+/**
+ * `message` itself, or, once the agent has crashed (`exit`), the crash error in place of the
+ * engine's -32800 answer naming that exit: an editor takes -32800 for its own Stop and shows
+ * nothing. See docs/decisions.md, "Bridge: an agent that ends on its own".
+ */
+export function crashAnswer(message: JsonRpcMessage, exit: AgentExit | undefined): JsonRpcMessage {
+  if (exit === undefined || !("error" in message) || message.error.code !== ErrorCode.RequestCancelled) return message;
+  const detail = describeExit(exit);
+  const data = message.error.data as { reason?: unknown; detail?: unknown } | undefined;
+  if (data?.reason !== "shutdown" || data.detail !== detail) return message;
+  return errorResponse(message.id, ErrorCode.InternalError, `The agent stopped before answering: ${detail}`, {
+    reason: "agent-exited",
+    detail,
+    exitCode: exit.code,
+    signal: exit.signal,
+  });
 }
