@@ -13,12 +13,11 @@ import {
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
-import { cleanupMethodSet } from "./cleanup-methods.js";
 import { DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
 import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from "./engine-stats.js";
 import type { EngineEvent } from "./events.js";
-import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
+import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { pluginFor } from "./plugins.js";
 import { isRequestJob, type RequestJob, RequestRecord } from "./request-record.js";

@@ -1,5 +1,6 @@
 import { type JobFailure, jobObserver } from "../core/index.js";
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
+import { metaOf } from "./capability.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
@@ -64,10 +65,4 @@ export class AnsweredForPeer {
     this.jobs[issuer].delete(id);
     jobObserver?.onEvent(job, "late-reply-dropped");
   }
-}
-
-function metaOf(params: unknown): Record<string, unknown> | undefined {
-  if (typeof params !== "object" || params === null) return undefined;
-  const meta = (params as { _meta?: unknown })._meta;
-  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }

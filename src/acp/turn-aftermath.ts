@@ -58,7 +58,7 @@ export class TurnAftermath implements EnginePlugin {
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
   turnAnswered(job: RequestJob): void {
     const { sessionId, id } = job.payload;
-    if (sessionId === undefined || this.host.rules().realTurnEnd !== "prompt-answer") return;
+    if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
     const existing = this.sessions.get(sessionId);
     // A second prompt into the same turn: it ends when the agent has answered both.

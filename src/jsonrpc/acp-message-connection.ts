@@ -14,8 +14,7 @@ import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
 import type { AnyJob, CancelReason, Job } from "../core/index.js";
 import { PERMISSION_CANCELLED, sessionIdOf } from "../wire/acp-shapes.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
-import { ACP_CANCEL_METHOD } from "./cancel-methods.js";
-import { NdjsonMessageReader } from "./ndjson-message-reader.js";
+import { ACP_CANCEL_METHOD, NdjsonMessageReader } from "./ndjson-message-reader.js";
 import { NdjsonMessageWriter } from "./ndjson-message-writer.js";
 
 export interface AcpMessageConnectionOptions {
@@ -89,13 +88,8 @@ export function createAcpMessageConnection(
     cancellationStrategy: {
       receiver: CancellationStrategy.Message.receiver,
       sender: {
-        sendCancellation: async (conn, id) => {
-          try {
-            await conn.sendNotification(ACP_CANCEL_METHOD, { requestId: id });
-          } catch {
-            // The connection is closing; the request is settled by the close path.
-          }
-        },
+        // A failure means the connection is closing; the request is settled by the close path.
+        sendCancellation: (conn, id) => conn.sendNotification(ACP_CANCEL_METHOD, { requestId: id }).catch(() => {}),
         cleanup() {},
       },
     },

@@ -1,7 +1,11 @@
 import type { Readable } from "node:stream";
 import { AbstractMessageReader, type DataCallback, type Disposable, type Message } from "vscode-jsonrpc/node";
 import { describeProblem, isJsonRpcId, readNdjson } from "../wire/index.js";
-import { ACP_CANCEL_METHOD, LSP_CANCEL_METHOD } from "./cancel-methods.js";
+
+/** ACP's cancel notification, `{requestId}`. */
+export const ACP_CANCEL_METHOD = "$/cancel_request";
+/** LSP's, `{id}`: the only one vscode-jsonrpc's receive path knows. */
+const LSP_CANCEL_METHOD = "$/cancelRequest";
 
 /**
  * A vscode-jsonrpc reader for ACP's ndjson; bad lines go to `onError`, never ending the connection. ACP's

@@ -6,7 +6,6 @@ export const V1_RULES: VersionRules = Object.freeze({
   passThrough: false,
   capabilityField: Object.freeze({ client: "clientCapabilities", agent: "agentCapabilities" }),
   promptIsTurn: true,
-  realTurnEnd: "prompt-answer",
   workChange: () => undefined,
   forBackground: () => false,
   cancelledWorkEnd: () => undefined,

@@ -69,7 +69,6 @@ export const V2_RULES: VersionRules = Object.freeze({
   passThrough: false,
   capabilityField: Object.freeze({ client: "capabilities", agent: "capabilities" }),
   promptIsTurn: false,
-  realTurnEnd: "idle",
   workChange: workChangeV2,
   forBackground: forBackgroundV2,
   cancelledWorkEnd: cancelledWorkEndV2,
