@@ -14,16 +14,16 @@ import {
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
 import { DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
-import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import type { EngineHost } from "./engine-host.js";
 import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from "./engine-stats.js";
 import type { EngineEvent } from "./events.js";
 import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
-import { pluginFor } from "./plugins.js";
 import { isRequestJob, type RequestJob, RequestRecord } from "./request-record.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
-import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
+import { forcedSupport, stopHandler } from "./stop-handler.js";
+import { TurnAftermath } from "./turn-aftermath.js";
 import type { VersionRules } from "./versions/index.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
@@ -54,9 +54,9 @@ export class CancelEngine {
   private readonly now: () => number;
   /** What each port's options decide about `$/cancel_request` (undefined: negotiation does). */
   private readonly forcedSupport: Record<Side, boolean | undefined>;
-  /** Behaviour added at named hooks (`turnEnd`: following a cancelled turn to its real end). */
-  private readonly plugin: EnginePlugin | undefined;
-  private readonly stopping: StopContext;
+  /** Following a cancelled turn to its real end (`turnEnd`), called at named hooks; undefined when off. */
+  private readonly aftermath: TurnAftermath | undefined;
+  private readonly host: EngineHost;
   readonly stats = new EngineStats();
   private readonly latencies = new LatencyRing();
   private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
@@ -72,39 +72,30 @@ export class CancelEngine {
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
     this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
-    const host = this.host();
-    this.plugin = pluginFor(options, host);
-    this.turns = new SessionTurns({
-      ...host,
-      plugin: this.plugin,
-      cancel: (job, reason) => this.cancelJob(job, reason),
-      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
-      isCleanup: (method) => this.cleanup.has(method),
-    });
-    this.stopping = {
-      ...host,
+    this.host = {
       ports: this.ports,
-      agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
-    };
-  }
-
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
-  get cancelLatencies(): readonly number[] {
-    return this.latencies.values;
-  }
-
-  private host(): EngineHost {
-    return {
       rules: () => this.rules,
       now: () => this.now(),
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
+      agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
+      isCleanup: (method) => this.cleanup.has(method),
       turnOf: (sessionId) => this.turns.get(sessionId),
+      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
+      cancel: (job, reason) => this.cancelJob(job, reason),
       forward: (job, request) => this.forwardHeldPrompt(job, request),
       answer: (job, response) => this.answer(job, response),
       notify: (side, message) => this.send(side, message),
       endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
+    const { turnEnd } = options;
+    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(this.host, turnEnd, this.grace.graceMs);
+    this.turns = new SessionTurns(this.host, this.aftermath);
+  }
+
+  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
+  get cancelLatencies(): readonly number[] {
+    return this.latencies.values;
   }
 
   private get rules(): VersionRules {
@@ -163,7 +154,7 @@ export class CancelEngine {
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
     this.turns.clear();
-    this.plugin?.sideClosed();
+    this.aftermath?.sideClosed();
   }
 
   /** Side `side` was replaced by a fresh peer: answered as on close, then open again, nothing negotiated. */
@@ -176,7 +167,7 @@ export class CancelEngine {
 
   /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
   get aftermathStats(): Readonly<AftermathStats> {
-    return this.plugin?.stats ?? NO_TURNS_FOLLOWED;
+    return this.aftermath?.stats ?? NO_TURNS_FOLLOWED;
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
@@ -223,7 +214,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const refusal = from === "agent" && sessionId !== undefined ? this.plugin?.refuses(request, sessionId) : undefined;
+    const refusal = from === "agent" && sessionId !== undefined ? this.aftermath?.refuses(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
@@ -243,8 +234,8 @@ export class CancelEngine {
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
       this.turns.start(sessionId, job);
-      held = from === "client" && this.plugin?.holds(job, request) === true;
-      if (!held) this.plugin?.turnStarted(job);
+      held = from === "client" && this.aftermath?.holds(job, request) === true;
+      if (!held) this.aftermath?.turnStarted(job);
     } else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
       this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
@@ -286,7 +277,7 @@ export class CancelEngine {
     job.payload.delivered = true;
     const { sessionId } = job.payload;
     if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
-    this.plugin?.turnStarted(job);
+    this.aftermath?.turnStarted(job);
     this.send("agent", withTraceContext(job, request));
   }
 
@@ -302,7 +293,7 @@ export class CancelEngine {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      const expected = from === "agent" && this.plugin?.lateReply(response.id) === true;
+      const expected = from === "agent" && this.aftermath?.lateReply(response.id) === true;
       if (!late && !expected) {
         this.emit({ type: "problem", side: from, detail: `response to unknown request id ${JSON.stringify(response.id)}` });
       }
@@ -326,7 +317,7 @@ export class CancelEngine {
       this.onCancelRequest(from, message);
       return;
     }
-    if (from === "agent" && method === Method.sessionUpdate && this.plugin?.suppresses(message.params) === true) return;
+    if (from === "agent" && method === Method.sessionUpdate && this.aftermath?.suppresses(message.params) === true) return;
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
@@ -369,11 +360,11 @@ export class CancelEngine {
     record.cancelledAt = at;
     this.emit({ type: "cancel", side: issuer, id, method, reason });
     // A held prompt never reached the agent: nothing to stop, answer now.
-    if (!record.delivered && this.plugin?.released(job) === true) {
+    if (!record.delivered && this.aftermath?.released(job) === true) {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    stopHandler(this.stopping, job, handler, reason);
+    stopHandler(this.host, job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
       this.finishCancelled(job, abandonedAnswer(id, handlerGone));
@@ -435,7 +426,7 @@ export class CancelEngine {
     if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
     this.send(record.issuer, response);
     // A prompt answered for the agent, whose own turn may go on.
-    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.plugin?.turnAnswered(job);
+    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.aftermath?.turnAnswered(job);
     const parent = job.parent;
     if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);

@@ -28,7 +28,7 @@ export type EngineEvent =
   | { type: "late-reply-dropped"; side: Side; id: JsonRpcId }
   | { type: "emulated"; side: Side; what: string; id?: JsonRpcId }
   | { type: "problem"; side: Side; detail: string }
-  // The real end of a turn (the turn-end plug-in): only with `turnEnd` set.
+  // The real end of a turn (turn-aftermath.ts): only with `turnEnd` set.
   | { type: "turn-outlives-answer"; sessionId: string; id: JsonRpcId; windowMs: number }
   | { type: "late-update-suppressed"; sessionId: string; count: number }
   | { type: "late-request-refused"; sessionId: string; id: JsonRpcId; method: string }

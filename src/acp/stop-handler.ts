@@ -1,19 +1,12 @@
 import type { CancelReason } from "../core/index.js";
 import { notification } from "../wire/index.js";
+import type { EngineHost } from "./engine-host.js";
 import type { CancelSupport, PortOptions } from "./engine-options.js";
-import type { EngineHost } from "./engine-plugin.js";
 import { Method, type Side } from "./methods.js";
 import type { RequestJob } from "./request-record.js";
 
-/** What telling a handler to stop depends on. */
-export type StopContext = Pick<EngineHost, "rules" | "notify" | "emit"> & {
-  readonly ports: Readonly<Record<Side, PortOptions>>;
-  /** The agent advertised that it ends turns on `session/cancel` (and is not in this process). */
-  agentEndsTurns(): boolean;
-};
-
 /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
-export function stopHandler(context: StopContext, job: RequestJob, handler: Side, reason: CancelReason): void {
+export function stopHandler(context: EngineHost, job: RequestJob, handler: Side, reason: CancelReason): void {
   const { id, method, sessionId } = job.payload;
   // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
   const speaksCancel = context.ports[handler].cancelSupport !== "no";

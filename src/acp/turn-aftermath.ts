@@ -1,7 +1,7 @@
 import { type AnyJob, GraceTimers } from "../core/index.js";
 import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/index.js";
-import { DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
-import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import type { EngineHost } from "./engine-host.js";
+import { DEFAULT_TURN_END_WINDOW_MS, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
 import { noTurnsFollowed } from "./engine-stats.js";
 import type { StuckTurn } from "./events.js";
 import { sessionIdOf } from "./methods.js";
@@ -25,12 +25,13 @@ interface Aftermath {
 }
 
 /**
- * The engine plug-in `turnEnd` turns on: a turn the engine answered for the agent is followed to
- * its real end (v1: the agent's late prompt answer; v2: its idle `state_update`). Meanwhile its
- * updates are dropped, its requests refused, and new prompts wait, bounded by a window and an
- * escalation hook. See docs/decisions.md, "The real end of a turn".
+ * What the engine option `turnEnd` turns on, called by the engine at named hooks: a turn the
+ * engine answered for the agent is followed to its real end (v1: the agent's late prompt answer;
+ * v2: its idle `state_update`). Meanwhile its updates are dropped, its requests refused, and new
+ * prompts wait, bounded by a window and an escalation hook. See docs/decisions.md, "The real end
+ * of a turn".
  */
-export class TurnAftermath implements EnginePlugin {
+export class TurnAftermath {
   private readonly sessions = new Map<string, Aftermath>();
   /** Stuck prompt ids (the client's) → session, to recognise the agent's late answer. */
   private readonly byPrompt = new Map<JsonRpcId, string>();
@@ -45,12 +46,13 @@ export class TurnAftermath implements EnginePlugin {
   constructor(
     private readonly host: EngineHost,
     private readonly options: TurnEndOptions,
-    graceMs: number = DEFAULT_GRACE_MS,
+    graceMs: number,
   ) {
     this.workGrace = new GraceTimers(graceMs, (work) => this.workGivenUp(work));
     this.windows = new GraceTimers(options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS, (aftermath) => this.windowPassed(aftermath));
   }
 
+  /** A prompt went to the agent. */
   turnStarted(job: RequestJob): void {
     this.started.set(job, this.host.now());
   }
@@ -72,6 +74,7 @@ export class TurnAftermath implements EnginePlugin {
     if (isWorkJob(turn)) this.workGrace.start(turn);
   }
 
+  /** The engine stopped following a session's turn (work ended, or a side closed). */
   turnEnded(turn: AnyJob): void {
     if (isWorkJob(turn)) this.workGrace.stop(turn);
   }
@@ -103,7 +106,7 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
-  /** An agent request of a session whose turn was answered: the client was told it is over. */
+  /** An agent request of a session whose turn was answered (the client was told it is over): why it is refused, or undefined. */
   refuses(request: JsonRpcRequest, sessionId: string): string | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
     this.stats.lateRequestsRefused++;
@@ -111,7 +114,7 @@ export class TurnAftermath implements EnginePlugin {
     return "its turn was already answered cancelled";
   }
 
-  /** A client prompt for `job`'s session: true when it waits (or was refused) instead of going on. */
+  /** A client prompt that just opened its session's turn: true when it waits here (or was refused) instead of going on. */
   holds(job: RequestJob, request: JsonRpcRequest): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
@@ -125,7 +128,7 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
-  /** A held prompt was cancelled before it went anywhere. True when it was held here. */
+  /** A prompt not yet delivered was cancelled: true when it was held here (the engine answers it now). */
   released(job: RequestJob): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
