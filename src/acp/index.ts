@@ -1,4 +1,4 @@
-export { cancellableStream } from "./cancellable-stream.js";
+export { cancellableStream, type MessageStream } from "./cancellable-stream.js";
 export type { Cancellation, CancellationOptions } from "./cancellation.js";
 export { CAPABILITY_KEY, CancellationCapabilitySchema, OUR_CAPABILITY } from "./capability.js";
 export { CancelEngine } from "./engine.js";
@@ -6,6 +6,5 @@ export { type CancelSupport, type EngineOptions, TURN_STUCK_ERROR_CODE, type Tur
 export type { EngineEvent, StuckTurn, StuckVerdict } from "./events.js";
 export { CLEANUP_METHODS, otherSide, type Side } from "./methods.js";
 export type { RequestJob } from "./request-record.js";
-export type { MessageStream } from "./sdk-stream.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
 export { type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";
