@@ -1,4 +1,4 @@
-import { cancelledAnswer, normaliseCancelled } from "../cancelled-answers.js";
+import { cancelledAnswers } from "../cancelled-answers.js";
 import type { VersionRules } from "./rules.js";
 
 /** ACP v1: the prompt answer ends the turn; a cancelled prompt ends with stopReason `cancelled`. */
@@ -9,6 +9,5 @@ export const V1_RULES: VersionRules = Object.freeze({
   workChange: () => undefined,
   forBackground: () => false,
   cancelledWorkEnd: () => undefined,
-  cancelledAnswer,
-  normaliseCancelled,
+  ...cancelledAnswers(true),
 });
