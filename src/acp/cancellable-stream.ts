@@ -99,7 +99,7 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
   const stream = { readable, writable };
   const attach = (options: CancellationOptions) => {
     unattached.delete(stream);
-    cancellation = createCancellation(options, { toLocal, toRemote: (message) => peer.send(message) });
+    cancellation = createCancellation(options, toLocal, (message) => peer.send(message));
     return cancellation;
   };
   unattached.set(stream, attach);

@@ -10,7 +10,7 @@ import {
 } from "../wire/index.js";
 import { PERMISSION_CANCELLED } from "../wire/acp-shapes.js";
 import { Method } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
+import type { RequestJob } from "./engine-jobs.js";
 import type { VersionRules } from "./versions/rules.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });

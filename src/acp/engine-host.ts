@@ -3,7 +3,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../wi
 import type { PortOptions } from "./engine-options.js";
 import type { EngineEvent } from "./events.js";
 import type { Side } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
+import type { RequestJob } from "./engine-jobs.js";
 import type { VersionRules } from "./versions/index.js";
 
 /** What the engine offers its parts: session turns, telling a handler to stop, the turn aftermath. */

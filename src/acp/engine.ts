@@ -19,7 +19,7 @@ import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from
 import type { EngineEvent } from "./events.js";
 import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
-import { isRequestJob, type RequestJob, RequestRecord } from "./request-record.js";
+import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { forcedSupport, stopHandler } from "./stop-handler.js";
@@ -52,8 +52,6 @@ export class CancelEngine {
   private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
-  /** What each port's options decide about `$/cancel_request` (undefined: negotiation does). */
-  private readonly forcedSupport: Record<Side, boolean | undefined>;
   /** Following a cancelled turn to its real end (`turnEnd`), called at named hooks; undefined when off. */
   private readonly aftermath: TurnAftermath | undefined;
   private readonly host: EngineHost;
@@ -71,7 +69,6 @@ export class CancelEngine {
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
-    this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
     this.host = {
       ports: this.ports,
       rules: () => this.rules,
@@ -193,7 +190,7 @@ export class CancelEngine {
 
   /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
   supportsCancel(side: Side): boolean {
-    return this.forcedSupport[side] ?? this.negotiation.capabilities[side]?.cancelRequest === true;
+    return forcedSupport(this.ports[side]) ?? this.negotiation.capabilities[side]?.cancelRequest === true;
   }
 
   // ---- requests ---------------------------------------------------------------------

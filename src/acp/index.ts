@@ -5,6 +5,6 @@ export { CancelEngine } from "./engine.js";
 export { type CancelSupport, type EngineOptions, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
 export type { EngineEvent, StuckTurn, StuckVerdict } from "./events.js";
 export { CLEANUP_METHODS, otherSide, type Side } from "./methods.js";
-export type { RequestJob } from "./request-record.js";
+export type { RequestJob } from "./engine-jobs.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
 export { type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";

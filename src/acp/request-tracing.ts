@@ -2,7 +2,7 @@ import { type JobFailure, jobObserver } from "../core/index.js";
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import { metaOf } from "./capability.js";
 import type { Side } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
+import type { RequestJob } from "./engine-jobs.js";
 
 // What the engine tells the job observer that the job tree cannot; called only while one is installed.
 

@@ -2,8 +2,7 @@ import { type AnyJob, Job } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { EngineHost } from "./engine-host.js";
 import { Method } from "./methods.js";
-import { isRequestJob, type RequestJob } from "./request-record.js";
-import { SessionWork } from "./session-work.js";
+import { isRequestJob, type RequestJob, SessionWork } from "./engine-jobs.js";
 import type { TurnAftermath } from "./turn-aftermath.js";
 import type { WorkChange } from "./versions/index.js";
 

@@ -3,7 +3,7 @@ import { notification } from "../wire/index.js";
 import type { EngineHost } from "./engine-host.js";
 import type { CancelSupport, PortOptions } from "./engine-options.js";
 import { Method, type Side } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
+import type { RequestJob } from "./engine-jobs.js";
 
 /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
 export function stopHandler(context: EngineHost, job: RequestJob, handler: Side, reason: CancelReason): void {

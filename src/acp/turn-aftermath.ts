@@ -5,23 +5,25 @@ import { DEFAULT_TURN_END_WINDOW_MS, TURN_STUCK_ERROR_CODE, type TurnEndOptions 
 import { noTurnsFollowed } from "./engine-stats.js";
 import type { StuckTurn } from "./events.js";
 import { sessionIdOf } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
-import { isWorkJob, type WorkJob } from "./session-work.js";
+import { isWorkJob, type RequestJob, type WorkJob } from "./engine-jobs.js";
 
 /** One session's turn: answered for the peer, not yet ended by the agent. */
-interface Aftermath {
-  readonly sessionId: string;
-  /** The first prompt answered for the agent: the one errors name. */
-  readonly promptId: JsonRpcId;
-  /** Every prompt of the session answered for the agent and not yet answered by it. */
-  readonly open: Set<JsonRpcId>;
-  readonly turnStartedAt: number;
-  readonly answeredAt: number;
-  suppressed: number;
-  held: { job: RequestJob; request: JsonRpcRequest }[];
-  escalations: number;
+class Aftermath {
+  /** Every prompt of the session answered for the agent and not yet answered by it (v1). */
+  readonly open = new Set<JsonRpcId>();
+  suppressed = 0;
+  held: { job: RequestJob; request: JsonRpcRequest }[] = [];
+  escalations = 0;
   /** The window passed with the verdict `fail`: new prompts are refused at once. */
-  failed: boolean;
+  failed = false;
+
+  constructor(
+    readonly sessionId: string,
+    /** The first prompt answered for the agent (v2: the one that opened the work): the one errors name. */
+    readonly promptId: JsonRpcId,
+    readonly turnStartedAt: number,
+    readonly answeredAt: number,
+  ) {}
 }
 
 /**
@@ -33,8 +35,6 @@ interface Aftermath {
  */
 export class TurnAftermath {
   private readonly sessions = new Map<string, Aftermath>();
-  /** Stuck prompt ids (the client's) → session, to recognise the agent's late answer. */
-  private readonly byPrompt = new Map<JsonRpcId, string>();
   /** When each prompt went to the agent. */
   private readonly started = new WeakMap<RequestJob, number>();
   /** Cancelled foreground work (v2), in its grace. */
@@ -62,11 +62,9 @@ export class TurnAftermath {
     const { sessionId, id } = job.payload;
     if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
-    const existing = this.sessions.get(sessionId);
+    const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
     // A second prompt into the same turn: it ends when the agent has answered both.
-    if (existing !== undefined) existing.open.add(id);
-    else this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
-    this.byPrompt.set(id, sessionId);
+    aftermath.open.add(id);
   }
 
   /** v2: cancelled foreground work has no answer to give: a grace of its own bounds it. */
@@ -81,13 +79,12 @@ export class TurnAftermath {
 
   /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
   lateReply(id: JsonRpcId): boolean {
-    const sessionId = this.byPrompt.get(id);
-    if (sessionId === undefined) return false;
-    this.byPrompt.delete(id);
-    const aftermath = this.sessions.get(sessionId);
-    aftermath?.open.delete(id);
-    if (aftermath?.open.size === 0) this.ended(sessionId, "the agent's late answer to the prompt");
-    return true;
+    for (const aftermath of this.sessions.values()) {
+      if (!aftermath.open.delete(id)) continue;
+      if (aftermath.open.size === 0) this.ended(aftermath.sessionId, "the agent's late answer to the prompt");
+      return true;
+    }
+    return false;
   }
 
   /** True drops an update of a turn already answered; the one that ends it (v2 idle) too: the client had ours. */
@@ -147,7 +144,6 @@ export class TurnAftermath {
     this.workGrace.clear();
     this.windows.clear();
     this.sessions.clear();
-    this.byPrompt.clear();
   }
 
   /** v2: the grace after `session/cancel` passed with the work not idle: tell the client, follow the agent's. */
@@ -162,23 +158,14 @@ export class TurnAftermath {
     if (!this.sessions.has(sessionId)) this.open(sessionId, promptId, startedAt);
   }
 
-  private open(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): void {
+  private open(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): Aftermath {
     const now = this.host.now();
-    const aftermath: Aftermath = {
-      sessionId,
-      promptId,
-      open: new Set([promptId]),
-      turnStartedAt: startedAt ?? now,
-      answeredAt: now,
-      suppressed: 0,
-      held: [],
-      escalations: 0,
-      failed: false,
-    };
+    const aftermath = new Aftermath(sessionId, promptId, startedAt ?? now, now);
     this.sessions.set(sessionId, aftermath);
     this.stats.turnsTracked++;
     this.windows.start(aftermath);
     this.host.emit({ type: "turn-outlives-answer", sessionId, id: promptId, windowMs: this.windows.graceMs });
+    return aftermath;
   }
 
   /** The agent's turn in `sessionId` really ended: held prompts go to the agent now, in order. */
@@ -187,7 +174,6 @@ export class TurnAftermath {
     if (aftermath === undefined) return;
     this.windows.stop(aftermath);
     this.sessions.delete(sessionId);
-    for (const id of aftermath.open) this.byPrompt.delete(id);
     this.host.emit({
       type: "turn-ended",
       sessionId,

@@ -1,8 +1,7 @@
 import { AgentApp, ClientApp } from "@agentclientprotocol/sdk";
 import { AgentApp as AgentAppV2, ClientApp as ClientAppV2 } from "@agentclientprotocol/sdk/experimental/v2";
 import { cancellableStream, isMessageStream, type MessageStream } from "./cancellable-stream.js";
-import type { Cancellation, CancellationOptions } from "./cancellation.js";
-import { runHandlerInScope } from "./handler-scope.js";
+import { type Cancellation, type CancellationOptions, runHandlerInScope } from "./cancellation.js";
 import { otherSide, type Side } from "./methods.js";
 
 export type WithCancellationOptions = Omit<CancellationOptions, "role"> & {

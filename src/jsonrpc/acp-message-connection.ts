@@ -42,9 +42,6 @@ interface Work {
 
 type WorkCall = Call<Work, unknown>;
 
-const SESSION_CANCEL = "session/cancel";
-const REQUEST_PERMISSION = "session/request_permission";
-
 /** Which incoming request's handler is running: requests it sends nest under it. */
 const handlerScope = new AsyncLocalStorage<Job<Work>>();
 
@@ -176,11 +173,11 @@ export function createAcpMessageConnection(
   // not wait for them (a dialog may ignore its token).
   const sendNotification = (type: unknown, ...args: unknown[]): Promise<void> => {
     const sent = (connection.sendNotification as (...a: unknown[]) => Promise<void>)(type, ...args);
-    const sessionId = methodOf(type) === SESSION_CANCEL ? sessionIdOf(args[0]) : undefined;
+    const sessionId = methodOf(type) === "session/cancel" ? sessionIdOf(args[0]) : undefined;
     if (sessionId !== undefined) {
       for (const call of [...incoming.values()]) {
         const work = call.payload;
-        if (work.method !== REQUEST_PERMISSION || work.sessionId !== sessionId || !call.job.isRunning) continue;
+        if (work.method !== "session/request_permission" || work.sessionId !== sessionId || !call.job.isRunning) continue;
         call.cancel("session");
         call.resolve(PERMISSION_CANCELLED);
       }

@@ -1,6 +1,5 @@
 import type { JsonRpcNotification, JsonRpcResponse } from "../../wire/index.js";
-import type { RequestJob } from "../request-record.js";
-import type { SessionWork } from "../session-work.js";
+import type { RequestJob, SessionWork } from "../engine-jobs.js";
 
 /** What the idle / running `state_update` of a session means for its foreground work. */
 export type WorkChange = "start" | "end" | undefined;
