@@ -1,7 +1,6 @@
 import type { AnyJob, CancelReason } from "../core/index.js";
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
-import type { PortOptions } from "./engine-options.js";
-import type { EngineEvent } from "./events.js";
+import type { EngineEvent, PortOptions } from "./engine-options.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./engine-jobs.js";
 import type { VersionRules } from "./versions/index.js";

@@ -13,10 +13,9 @@ import {
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
-import { DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
+import { DEFAULT_GRACE_MS, type Deliver, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost } from "./engine-host.js";
 import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from "./engine-stats.js";
-import type { EngineEvent } from "./events.js";
 import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";

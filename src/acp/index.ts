@@ -3,7 +3,7 @@ export type { Cancellation, CancellationOptions } from "./cancellation.js";
 export { CAPABILITY_KEY, CancellationCapabilitySchema, OUR_CAPABILITY } from "./capability.js";
 export { CancelEngine } from "./engine.js";
 export { type CancelSupport, type EngineOptions, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
-export type { EngineEvent, StuckTurn, StuckVerdict } from "./events.js";
+export type { EngineEvent, StuckTurn, StuckVerdict } from "./engine-options.js";
 export { CLEANUP_METHODS, otherSide, type Side } from "./methods.js";
 export type { RequestJob } from "./engine-jobs.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";

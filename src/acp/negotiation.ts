@@ -1,6 +1,6 @@
 import type { JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
-import type { EngineEvent } from "./events.js";
+import type { EngineEvent } from "./engine-options.js";
 import type { Side } from "./methods.js";
 import { PASS_THROUGH_RULES, rulesFor, V1_RULES, type VersionRules } from "./versions/index.js";
 

@@ -1,9 +1,8 @@
 import { type AnyJob, GraceTimers } from "../core/index.js";
 import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/index.js";
 import type { EngineHost } from "./engine-host.js";
-import { DEFAULT_TURN_END_WINDOW_MS, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
+import { DEFAULT_TURN_END_WINDOW_MS, type StuckTurn, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
 import { noTurnsFollowed } from "./engine-stats.js";
-import type { StuckTurn } from "./events.js";
 import { sessionIdOf } from "./methods.js";
 import { isWorkJob, type RequestJob, type WorkJob } from "./engine-jobs.js";
 

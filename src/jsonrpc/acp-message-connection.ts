@@ -14,8 +14,7 @@ import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
 import type { AnyJob, CancelReason, Job } from "../core/index.js";
 import { PERMISSION_CANCELLED, sessionIdOf } from "../wire/acp-shapes.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
-import { ACP_CANCEL_METHOD, NdjsonMessageReader } from "./ndjson-message-reader.js";
-import { NdjsonMessageWriter } from "./ndjson-message-writer.js";
+import { ACP_CANCEL_METHOD, NdjsonMessageReader, NdjsonMessageWriter } from "./ndjson-messages.js";
 
 export interface AcpMessageConnectionOptions {
   /** How long a cancelled request may go unanswered before it is settled with -32800. Default 2000 ms. */
