@@ -84,8 +84,13 @@ export function createAcpMessageConnection(
     cancellationStrategy: {
       receiver: CancellationStrategy.Message.receiver,
       sender: {
-        // A failure means the connection is closing; the request is settled by the close path.
-        sendCancellation: (conn, id) => conn.sendNotification(ACP_CANCEL_METHOD, { requestId: id }).catch(() => {}),
+        sendCancellation: async (conn, id) => {
+          try {
+            await conn.sendNotification(ACP_CANCEL_METHOD, { requestId: id });
+          } catch {
+            // The connection is closing (vscode-jsonrpc throws at once then); the request is settled by the close path.
+          }
+        },
         cleanup() {},
       },
     },
