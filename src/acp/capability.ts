@@ -24,7 +24,7 @@ export const OUR_CAPABILITY: CancellationCapability = Object.freeze({
   sessionCancel: true,
 });
 
-export const CancellationDataSchema = z
+const CancellationDataSchema = z
   .looseObject({
     reason: z.enum(CANCEL_REASONS as [string, ...string[]]).describe("Why the request was cancelled."),
     detail: z.string().optional().describe("Human-readable detail, e.g. which deadline or which exit."),

@@ -23,9 +23,6 @@ export function noTurnsFollowed(): AftermathStats {
   return { turnsTracked: 0, lateUpdatesSuppressed: 0, lateRequestsRefused: 0, promptsHeld: 0, stuckEscalations: 0 };
 }
 
-/** The turn-end counters of an engine without `turnEnd`. */
-export const NO_TURNS_FOLLOWED: Readonly<AftermathStats> = Object.freeze(noTurnsFollowed());
-
 const LATENCY_MEMORY = 4096;
 
 /** Milliseconds from a cancel reaching a job to its answer leaving: the last 4096, in a ring. */

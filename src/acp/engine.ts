@@ -15,7 +15,7 @@ import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
 import { DEFAULT_GRACE_MS, type Deliver, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost } from "./engine-host.js";
-import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from "./engine-stats.js";
+import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
 import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
@@ -163,7 +163,7 @@ export class CancelEngine {
 
   /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
   get aftermathStats(): Readonly<AftermathStats> {
-    return this.aftermath?.stats ?? NO_TURNS_FOLLOWED;
+    return this.aftermath?.stats ?? noTurnsFollowed();
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */

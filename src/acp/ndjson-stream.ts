@@ -29,31 +29,25 @@ export function ndJsonStream(
     let pending = "";
     let batching = false;
     let flushedEarly = false;
-    const write = (text: string) => {
-      writer.write(encoder.encode(text)).catch(writeFailed);
-    };
-    const sendPending = () => {
+    const flush = () => {
       const text = pending;
       pending = "";
-      write(text);
+      writer.write(encoder.encode(text)).catch(writeFailed);
     };
     const endOfTurn = () => {
       batching = false;
-      if (pending !== "") sendPending();
+      if (pending !== "") flush();
     };
     const send = (message: unknown) => {
-      const line = `${JSON.stringify(message)}\n`;
-      if (batching) {
-        pending += line;
-        if (pending.length >= FLUSH_CHARS) {
-          sendPending();
-          flushedEarly = true;
-        }
-        return;
+      pending += `${JSON.stringify(message)}\n`;
+      if (!batching) {
+        batching = true;
+        setImmediate(endOfTurn);
+        flush();
+      } else if (pending.length >= FLUSH_CHARS) {
+        flush();
+        flushedEarly = true;
       }
-      batching = true;
-      setImmediate(endOfTurn);
-      write(line);
     };
 
     return {
