@@ -18,14 +18,16 @@ export function isMessageStream(value: unknown): value is MessageStream {
 
 /** The peer's side of an embedded connection: what the app's stream sends to and reads from. */
 export interface PeerEnd {
+  /** Closed or aborted with the app's writable; the reader is cancelled when the app stops reading. */
+  readonly writer: Pick<WritableStreamDefaultWriter, "close" | "abort">;
+  readonly reader: Pick<ReadableStreamDefaultReader, "cancel">;
   send(message: unknown): void;
   /** Hands the peer's messages to `received` until the peer's end; rejects when the connection fails. */
   read(received: (message: unknown) => void): Promise<void>;
   /** After each write of the app: what its next write waits for, if anything. */
   afterWrite?(): Promise<void> | undefined;
-  stopReading(reason: unknown): void;
-  close(): void;
-  abort(reason: unknown): void;
+  /** Sends what is still held, before the writer closes. */
+  flush?(): void;
 }
 
 /** Streams made here whose engine is not attached yet, with the way to attach it. */
@@ -78,7 +80,7 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
     cancel(reason) {
       appReading = false;
       sideGone(true, "the local app stopped reading");
-      peer.stopReading(reason);
+      void peer.reader.cancel(reason).catch(() => {});
     },
   });
   const writable = new WritableStream<M>({
@@ -89,11 +91,12 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
     },
     close() {
       sideGone(true, "the local app closed the connection");
-      peer.close();
+      peer.flush?.();
+      void peer.writer.close().catch(() => {});
     },
     abort(reason) {
       sideGone(true, `the local app aborted the connection: ${String(reason)}`);
-      peer.abort(reason);
+      void peer.writer.abort(reason).catch(() => {});
     },
   });
   const stream = { readable, writable };
@@ -111,6 +114,8 @@ function objectPeer(inner: MessageStream, writeFailed: (error: unknown) => void)
   const writer = inner.writable.getWriter();
   const reader = inner.readable.getReader();
   return {
+    writer,
+    reader,
     send(message) {
       writer.write(message).catch(writeFailed);
     },
@@ -121,9 +126,6 @@ function objectPeer(inner: MessageStream, writeFailed: (error: unknown) => void)
         received(value);
       }
     },
-    stopReading: (reason) => void reader.cancel(reason).catch(() => {}),
-    close: () => void writer.close().catch(() => {}),
-    abort: (reason) => void writer.abort(reason).catch(() => {}),
   };
 }
 

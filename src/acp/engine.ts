@@ -126,11 +126,8 @@ export class CancelEngine {
     }
     const job = this.tables[otherSide(from)].get(id);
     if (job === undefined) return;
-    job.payload.handlerAnswered = true;
-    const answer = errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`);
     // A cancelled request is answered like every cancelled request, however garbled the reply.
-    if (job.isRunning) this.answer(job, answer);
-    else this.finishCancelled(job, this.rules.normaliseCancelled(job, answer));
+    this.handlerAnswered(job, errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`));
   }
 
   /** Side `side` is gone: what it owed is answered naming `detail`; what it asked for is cancelled. */
@@ -295,14 +292,15 @@ export class CancelEngine {
       }
       return;
     }
-    const record = job.payload;
-    record.handlerAnswered = true;
-    if (job.isRunning) {
-      const answer = record.method === Method.initialize ? this.negotiation.agentInitialize(response) : response;
-      this.answer(job, answer);
-      return;
-    }
-    this.finishCancelled(job, this.rules.normaliseCancelled(job, response));
+    const initialized = job.isRunning && job.payload.method === Method.initialize;
+    this.handlerAnswered(job, initialized ? this.negotiation.agentInitialize(response) : response);
+  }
+
+  /** The handler's answer: passed on, or normalised when the request was cancelled meanwhile. */
+  private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
+    job.payload.handlerAnswered = true;
+    if (job.isRunning) this.answer(job, response);
+    else this.finishCancelled(job, this.rules.normaliseCancelled(job, response));
   }
 
   // ---- notifications ----------------------------------------------------------------

@@ -21,7 +21,7 @@ export function ndJsonStream(
   return embeddedStream<AnyMessage>((writeFailed) => {
     const encoder = new TextEncoder();
     const writer = output.getWriter();
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    const reader = input.getReader();
 
     // The first message of an event-loop turn leaves at once; the rest of the turn leave in one
     // write, every FLUSH_CHARS at the most. After such an early flush the app's next write yields
@@ -51,13 +51,14 @@ export function ndJsonStream(
     };
 
     return {
+      writer,
+      reader,
       send,
       async read(received) {
         const splitter = jsonLineSplitter(
           { value: received, problem: (problem) => send(framingErrorResponse(problem)) },
           options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
         );
-        reader = input.getReader();
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
@@ -70,12 +71,7 @@ export function ndJsonStream(
         flushedEarly = false;
         return new Promise<void>((resolve) => setImmediate(resolve));
       },
-      stopReading: (reason) => void reader?.cancel(reason).catch(() => {}),
-      close() {
-        if (pending !== "") endOfTurn();
-        void writer.close().catch(() => {});
-      },
-      abort: (reason) => void writer.abort(reason).catch(() => {}),
+      flush: endOfTurn,
     };
   }).stream;
 }
