@@ -8,12 +8,8 @@ export interface MessageStream<M = unknown> {
 }
 
 export function isMessageStream(value: unknown): value is MessageStream {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as MessageStream).readable instanceof ReadableStream &&
-    (value as MessageStream).writable instanceof WritableStream
-  );
+  const candidate = value as Partial<MessageStream> | null | undefined;
+  return candidate?.readable instanceof ReadableStream && candidate.writable instanceof WritableStream;
 }
 
 /** The peer's side of an embedded connection: what the app's stream sends to and reads from. */
@@ -109,26 +105,6 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
   return { stream, attach };
 }
 
-/** Another object stream as the peer's end (the SDK's `ndJsonStream`, a WebSocket stream, …). */
-function objectPeer(inner: MessageStream, writeFailed: (error: unknown) => void): PeerEnd {
-  const writer = inner.writable.getWriter();
-  const reader = inner.readable.getReader();
-  return {
-    writer,
-    reader,
-    send(message) {
-      writer.write(message).catch(writeFailed);
-    },
-    async read(received) {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        received(value);
-      }
-    },
-  };
-}
-
 /**
  * Puts the cancellation engine between an SDK app and the stream it would have connected
  * to. Returns the stream to connect to instead, and a handle for scoping handlers. acp-cancel's
@@ -140,6 +116,24 @@ export function cancellableStream(
 ): { stream: MessageStream; cancellation: Cancellation } {
   const attachBuiltIn = unattached.get(inner);
   if (attachBuiltIn !== undefined) return { stream: inner, cancellation: attachBuiltIn(options) };
-  const wrapped = embeddedStream((writeFailed) => objectPeer(inner, writeFailed));
+  // Any other object stream (the SDK's `ndJsonStream`, a WebSocket stream, …) is the peer's end.
+  const wrapped = embeddedStream((writeFailed) => {
+    const writer = inner.writable.getWriter();
+    const reader = inner.readable.getReader();
+    return {
+      writer,
+      reader,
+      send(message) {
+        writer.write(message).catch(writeFailed);
+      },
+      async read(received) {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          received(value);
+        }
+      },
+    };
+  });
   return { stream: wrapped.stream, cancellation: wrapped.attach(options) };
 }

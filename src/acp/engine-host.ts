@@ -1,19 +1,16 @@
 import type { AnyJob, CancelReason } from "../core/index.js";
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
-import type { EngineEvent, PortOptions } from "./engine-options.js";
+import type { EngineEvent } from "./engine-options.js";
 import type { Side } from "./methods.js";
 import type { RequestJob } from "./engine-jobs.js";
 import type { VersionRules } from "./versions/index.js";
 
-/** What the engine offers its parts: session turns, telling a handler to stop, the turn aftermath. */
+/** What the engine offers its parts: the session turns and the turn aftermath. */
 export interface EngineHost {
-  readonly ports: Readonly<Record<Side, PortOptions>>;
   rules(): VersionRules;
   now(): number;
   emit(event: EngineEvent): void;
   isOpen(side: Side): boolean;
-  /** The agent advertised that it ends turns on `session/cancel` (and is not in this process). */
-  agentEndsTurns(): boolean;
   isCleanup(method: string): boolean;
   /** The session's running turn: its prompt (v1) or its foreground work (v2). */
   turnOf(sessionId: string): AnyJob | undefined;

@@ -2,8 +2,6 @@ import type { AnyJob, Job } from "../core/index.js";
 import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
-// The engine's two kinds of job: a request in flight, and a session's foreground work (v2).
-
 /** What the engine remembers about one request in flight (a class, so `isRequestJob` can tell the engine's jobs apart). */
 export class RequestRecord {
   /** The handler side has seen the request (false when cancelled at birth). */

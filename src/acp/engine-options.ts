@@ -1,5 +1,5 @@
 import type { CancelReason } from "../core/index.js";
-import type { JsonRpcId, JsonRpcMessage } from "../wire/index.js";
+import type { JsonRpcId } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
 /** Whether a side honours `$/cancel_request`: `auto` (its capability at `initialize`), or forced. */
@@ -41,9 +41,6 @@ export const DEFAULT_TURN_END_WINDOW_MS = 10_000;
 
 /** The JSON-RPC error code of a prompt refused because its session's previous turn is stuck. */
 export const TURN_STUCK_ERROR_CODE = -32010;
-
-/** Where the engine sends messages: to the client side or to the agent side. */
-export type Deliver = (side: Side, message: JsonRpcMessage) => void;
 
 /** A stuck turn's window passed: `fail` the prompts held behind it, or `wait` one more window. */
 export type StuckVerdict = "fail" | "wait";

@@ -5,15 +5,17 @@ import {
   kindOf,
   errorResponse,
   invalidRequestResponse,
+  notification,
   isJsonRpcId,
   type JsonRpcId,
+  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
-import { DEFAULT_GRACE_MS, type Deliver, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
+import { DEFAULT_GRACE_MS, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost } from "./engine-host.js";
 import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
 import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
@@ -21,7 +23,6 @@ import { Negotiation } from "./negotiation.js";
 import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
-import { forcedSupport, stopHandler } from "./stop-handler.js";
 import { TurnAftermath } from "./turn-aftermath.js";
 import type { VersionRules } from "./versions/index.js";
 
@@ -53,13 +54,13 @@ export class CancelEngine {
   private readonly now: () => number;
   /** Following a cancelled turn to its real end (`turnEnd`), called at named hooks; undefined when off. */
   private readonly aftermath: TurnAftermath | undefined;
-  private readonly host: EngineHost;
   readonly stats = new EngineStats();
   private readonly latencies = new LatencyRing();
   private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
 
   constructor(
-    private readonly deliver: Deliver,
+    /** Where the engine sends messages: to the client side or to the agent side. */
+    private readonly deliver: (side: Side, message: JsonRpcMessage) => void,
     options: EngineOptions = {},
   ) {
     this.grace = new GraceTimers(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
@@ -68,13 +69,11 @@ export class CancelEngine {
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
-    this.host = {
-      ports: this.ports,
+    const host: EngineHost = {
       rules: () => this.rules,
       now: () => this.now(),
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
-      agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
       isCleanup: (method) => this.cleanup.has(method),
       turnOf: (sessionId) => this.turns.get(sessionId),
       running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
@@ -85,8 +84,8 @@ export class CancelEngine {
       endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
     const { turnEnd } = options;
-    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(this.host, turnEnd, this.grace.graceMs);
-    this.turns = new SessionTurns(this.host, this.aftermath);
+    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(host, turnEnd, this.grace.graceMs);
+    this.turns = new SessionTurns(host, this.aftermath);
   }
 
   /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
@@ -186,7 +185,9 @@ export class CancelEngine {
 
   /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
   supportsCancel(side: Side): boolean {
-    return forcedSupport(this.ports[side]) ?? this.negotiation.capabilities[side]?.cancelRequest === true;
+    const { cancelSupport = "auto", inProcess } = this.ports[side];
+    if (cancelSupport !== "auto") return cancelSupport === "yes";
+    return inProcess === true || this.negotiation.capabilities[side]?.cancelRequest === true;
   }
 
   // ---- requests ---------------------------------------------------------------------
@@ -358,7 +359,7 @@ export class CancelEngine {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    stopHandler(this.host, job, handler, reason);
+    this.stopHandler(job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
       this.finishCancelled(job, abandonedAnswer(id, handlerGone));
@@ -377,6 +378,32 @@ export class CancelEngine {
     }
     this.grace.start(job);
     jobObserver?.onEvent(job, "grace");
+  }
+
+  /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
+  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
+    const { id, method, sessionId } = job.payload;
+    // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
+    const speaksCancel = this.ports[handler].cancelSupport !== "no";
+    if (method !== Method.prompt) {
+      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
+      if (speaksCancel) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
+      return;
+    }
+    const agentInProcess = this.ports.agent.inProcess === true;
+    // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
+    const agentEndsTurns = !agentInProcess && this.negotiation.capabilities.agent?.sessionCancel === true;
+    const sendsCancelRequest = speaksCancel && !(reason === "session" && agentEndsTurns);
+    if (sendsCancelRequest) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
+    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
+    const agentHeard = agentEndsTurns && sendsCancelRequest;
+    // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
+    const emulate = this.rules.promptIsTurn && reason !== "session";
+    if (emulate && sessionId !== undefined && !agentInProcess && !agentHeard) {
+      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
+      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
+      this.send(handler, notification(Method.sessionCancel, { sessionId }));
+    }
   }
 
   private graceExpired(job: RequestJob): void {

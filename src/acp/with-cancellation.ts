@@ -13,11 +13,6 @@ export type WithCancellationOptions = Omit<CancellationOptions, "role"> & {
 export type CancellableApp<App> = App & { readonly cancellations: readonly Cancellation[] };
 
 type AnyFunction = (...args: unknown[]) => unknown;
-interface AppShape {
-  onRequest: AnyFunction;
-  connect: AnyFunction;
-  connectWith: AnyFunction;
-}
 
 function roleOf(app: unknown, role: Side | undefined): Side {
   if (role !== undefined) return role;
@@ -45,7 +40,7 @@ function connectionOf(context: unknown): object | undefined {
  */
 export function withCancellation<App extends object>(app: App, options: WithCancellationOptions = {}): CancellableApp<App> {
   const role = roleOf(app, options.role);
-  const target = app as unknown as AppShape;
+  const target = app as unknown as Record<"onRequest" | "connect" | "connectWith", AnyFunction>;
   const cancellations: Cancellation[] = [];
   const byConnection = new WeakMap<object, Cancellation>();
   const onRequest = target.onRequest.bind(app);

@@ -20,13 +20,8 @@ export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
   normaliseCancelled: (_job: unknown, response: JsonRpcResponse) => response,
 });
 
-/** Every protocol version the engine knows. A new version: its rules file, and one entry here. */
-const KNOWN: ReadonlyMap<unknown, VersionRules> = new Map<unknown, VersionRules>([
+/** Every protocol version the engine knows, with its rules. A new version: its rules file, and one entry here. */
+export const KNOWN_VERSIONS: ReadonlyMap<unknown, VersionRules> = new Map<unknown, VersionRules>([
   [1, V1_RULES],
   [2, V2_RULES],
 ]);
-
-/** The rules for `version`, or undefined for a version the engine does not know. */
-export function rulesFor(version: unknown): VersionRules | undefined {
-  return KNOWN.get(version);
-}
