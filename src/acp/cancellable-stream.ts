@@ -1,74 +1,139 @@
 import { type Cancellation, type CancellationOptions, createCancellation } from "./cancellation.js";
 import { otherSide } from "./methods.js";
-import type { MessageStream } from "./sdk-stream.js";
+
+/** The object-level stream an `@agentclientprotocol/sdk` app connects to (structurally typed). */
+export interface MessageStream<M = unknown> {
+  readable: ReadableStream<M>;
+  writable: WritableStream<M>;
+}
+
+export function isMessageStream(value: unknown): value is MessageStream {
+  const candidate = value as Partial<MessageStream> | null | undefined;
+  return candidate?.readable instanceof ReadableStream && candidate.writable instanceof WritableStream;
+}
+
+/** The peer's side of an embedded connection: what the app's stream sends to and reads from. */
+export interface PeerEnd {
+  /** Closed or aborted with the app's writable; the reader is cancelled when the app stops reading. */
+  readonly writer: Pick<WritableStreamDefaultWriter, "close" | "abort">;
+  readonly reader: Pick<ReadableStreamDefaultReader, "cancel">;
+  send(message: unknown): void;
+  /** Hands the peer's messages to `received` until the peer's end; rejects when the connection fails. */
+  read(received: (message: unknown) => void): Promise<void>;
+  /** After each write of the app: what its next write waits for, if anything. */
+  afterWrite?(): Promise<void> | undefined;
+  /** Sends what is still held, before the writer closes. */
+  flush?(): void;
+}
+
+/** Streams made here whose engine is not attached yet, with the way to attach it. */
+const unattached = new WeakMap<object, (options: CancellationOptions) => Cancellation>();
+
+/**
+ * The stream an app in this process connects to, in front of its peer: plain until an engine is
+ * attached, then every message passes through the engine (one pass, no second stream layer).
+ * `connect` makes the peer's end, given what to call when writing to the peer fails.
+ */
+export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => void) => PeerEnd): {
+  stream: MessageStream<M>;
+  attach(options: CancellationOptions): Cancellation;
+} {
+  let cancellation: Cancellation | undefined;
+  let toApp!: ReadableStreamDefaultController<M>;
+  let appReading = true;
+  const sideGone = (local: boolean, detail: string) => {
+    if (cancellation === undefined) return;
+    const { engine, role } = cancellation;
+    engine.close(local ? role : otherSide(role), detail);
+  };
+  const peer = connect((error) => sideGone(false, `writing to the peer failed: ${String(error)}`));
+  const toLocal = (message: unknown) => {
+    if (appReading) toApp.enqueue(message as M);
+  };
+  const fromPeer = (message: unknown) => {
+    if (cancellation === undefined) toLocal(message);
+    else cancellation.engine.receive(otherSide(cancellation.role), message);
+  };
+  const pump = async () => {
+    let detail = "the peer closed the connection";
+    try {
+      await peer.read(fromPeer);
+    } catch (error) {
+      detail = `the connection to the peer failed: ${String(error)}`;
+    } finally {
+      sideGone(false, detail);
+      if (appReading) {
+        appReading = false;
+        toApp.close();
+      }
+    }
+  };
+  const readable = new ReadableStream<M>({
+    start(controller) {
+      toApp = controller;
+      void pump();
+    },
+    cancel(reason) {
+      appReading = false;
+      sideGone(true, "the local app stopped reading");
+      void peer.reader.cancel(reason).catch(() => {});
+    },
+  });
+  const writable = new WritableStream<M>({
+    write(message) {
+      if (cancellation === undefined) peer.send(message);
+      else cancellation.engine.receive(cancellation.role, message);
+      return peer.afterWrite?.();
+    },
+    close() {
+      sideGone(true, "the local app closed the connection");
+      peer.flush?.();
+      void peer.writer.close().catch(() => {});
+    },
+    abort(reason) {
+      sideGone(true, `the local app aborted the connection: ${String(reason)}`);
+      void peer.writer.abort(reason).catch(() => {});
+    },
+  });
+  const stream = { readable, writable };
+  const attach = (options: CancellationOptions) => {
+    unattached.delete(stream);
+    cancellation = createCancellation(options, toLocal, (message) => peer.send(message));
+    return cancellation;
+  };
+  unattached.set(stream, attach);
+  return { stream, attach };
+}
 
 /**
  * Puts the cancellation engine between an SDK app and the stream it would have connected
- * to. Returns the stream to connect to instead, and a handle for scoping handlers.
+ * to. Returns the stream to connect to instead, and a handle for scoping handlers. acp-cancel's
+ * own `ndJsonStream` has the engine built in: it is attached, not wrapped (unless one already is).
  */
 export function cancellableStream(
   inner: MessageStream,
   options: CancellationOptions,
 ): { stream: MessageStream; cancellation: Cancellation } {
-  const local = options.role;
-  const remote = otherSide(local);
-  let localOpen = true;
-  const writer = inner.writable.getWriter();
-  // One handler for every write's failure (no closure per message).
-  const writeFailed = (error: unknown) => engine.close(remote, `write to peer failed: ${String(error)}`);
-  const cancellation = createCancellation(options, {
-    toLocal(message) {
-      if (localOpen) toLocal.enqueue(message);
-    },
-    toRemote(message) {
-      writer.write(message).catch(writeFailed);
-    },
+  const attachBuiltIn = unattached.get(inner);
+  if (attachBuiltIn !== undefined) return { stream: inner, cancellation: attachBuiltIn(options) };
+  // Any other object stream (the SDK's `ndJsonStream`, a WebSocket stream, …) is the peer's end.
+  const wrapped = embeddedStream((writeFailed) => {
+    const writer = inner.writable.getWriter();
+    const reader = inner.readable.getReader();
+    return {
+      writer,
+      reader,
+      send(message) {
+        writer.write(message).catch(writeFailed);
+      },
+      async read(received) {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          received(value);
+        }
+      },
+    };
   });
-  const { engine } = cancellation;
-  const reader = inner.readable.getReader();
-  let toLocal!: ReadableStreamDefaultController<unknown>;
-  const readable = new ReadableStream<unknown>({
-    start(controller) {
-      toLocal = controller;
-    },
-    cancel(reason) {
-      localOpen = false;
-      engine.close(local, "the local app stopped reading");
-      void reader.cancel(reason).catch(() => {});
-    },
-  });
-  const writable = new WritableStream<unknown>({
-    write(message) {
-      engine.receive(local, message);
-    },
-    close() {
-      engine.close(local, "the local app closed the connection");
-      void writer.close().catch(() => {});
-    },
-    abort(reason) {
-      engine.close(local, `the local app aborted the connection: ${String(reason)}`);
-      void writer.abort(reason).catch(() => {});
-    },
-  });
-  void pump();
-  async function pump(): Promise<void> {
-    let detail = "the peer closed the connection";
-    try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        engine.receive(remote, value);
-      }
-    } catch (error) {
-      detail = `the connection to the peer failed: ${String(error)}`;
-    } finally {
-      engine.close(remote, detail);
-      if (localOpen) {
-        localOpen = false;
-        toLocal.close();
-      }
-    }
-  }
-
-  return { stream: { readable, writable }, cancellation };
+  return { stream: wrapped.stream, cancellation: wrapped.attach(options) };
 }

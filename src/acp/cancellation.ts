@@ -1,7 +1,9 @@
+import { bindHandlerJob } from "../core/index.js";
+import { isThenable } from "../core/is-thenable.js";
 import { CancelEngine } from "./engine.js";
 import type { EngineOptions, PortOptions, TurnEndOptions } from "./engine-options.js";
-import { runHandlerInScope } from "./handler-scope.js";
 import { otherSide, type Side } from "./methods.js";
+import type { RequestJob } from "./engine-jobs.js";
 
 export interface CancellationOptions extends Omit<EngineOptions, "client" | "agent" | "turnEnd"> {
   /** The role of the app in this process. */
@@ -29,21 +31,19 @@ export interface Cancellation {
   scope<H extends (context: never) => unknown>(handler: H): H;
 }
 
-/** Where the embedded engine delivers: to the app in this process, or to the peer. */
-export interface EmbeddedDelivery {
-  toLocal(message: unknown): void;
-  toRemote(message: unknown): void;
-}
-
-/** The engine for an app in this process: the local side is the in-process SDK app. */
-export function createCancellation(options: CancellationOptions, delivery: EmbeddedDelivery): Cancellation {
+/** The engine for an app in this process (the local side), delivering to it and to its peer. */
+export function createCancellation(
+  options: CancellationOptions,
+  toLocal: (message: unknown) => void,
+  toRemote: (message: unknown) => void,
+): Cancellation {
   const local = options.role;
   const remote = otherSide(local);
   const { role: _role, peer, app, turnEnd, ...engineOptions } = options;
   // On for clients unless turned off (docs/decisions.md, "Late updates of a cancelled turn, embedded").
   const followed = turnEnd === false ? undefined : (turnEnd ?? (local === "client" ? {} : undefined));
   const engine = new CancelEngine(
-    (side, message) => (side === local ? delivery.toLocal(message) : delivery.toRemote(message)),
+    (side, message) => (side === local ? toLocal(message) : toRemote(message)),
     {
       ...engineOptions,
       ...(followed === undefined ? {} : { turnEnd: followed }),
@@ -59,4 +59,84 @@ export function createCancellation(options: CancellationOptions, delivery: Embed
       return ((context: unknown) => runHandlerInScope(engine, remote, call, context)) as unknown as typeof handler;
     },
   };
+}
+
+/** The SDK's per-request handler context, as far as this library touches it. */
+interface HandlerContext {
+  requestId?: unknown;
+  /** The SDK's per-request signal: the key `jobOf(ctx)` finds the job by. */
+  signal?: unknown;
+  client?: PeerContext;
+  agent?: PeerContext;
+}
+type PeerContext = { request(method: string, params?: unknown, options?: unknown): unknown };
+
+const ENGINE = Symbol("acp-cancel engine");
+const JOB = Symbol("acp-cancel job");
+const SDK_REQUEST = Symbol("acp-cancel sdk request");
+type MarkedPeer = PeerContext & { [ENGINE]: CancelEngine; [JOB]: object; [SDK_REQUEST]: PeerContext["request"] };
+
+/** The `request` of a handler's peer context: marks the params, then sends as the SDK would. */
+function nestedRequest(this: MarkedPeer, method: string, params?: unknown, options?: unknown): unknown {
+  if (typeof params === "object" && params !== null) this[ENGINE].nestUnder(params, this[JOB] as never);
+  return this[SDK_REQUEST].call(this, method, params, options);
+}
+
+/**
+ * Makes the handler's peer context mark the params of requests it sends (a WeakMap entry, read
+ * by identity; no AsyncLocalStorage, which taxes every promise). Own properties added in one
+ * order and one shared function keep V8's inline caches.
+ */
+function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object): void {
+  const marked = peer as MarkedPeer;
+  marked[ENGINE] = engine;
+  marked[JOB] = job;
+  marked[SDK_REQUEST] = peer.request;
+  marked.request = nestedRequest;
+}
+
+/**
+ * Runs a handler as part of its request's job: its requests nest under it, `jobOf(ctx)` finds
+ * it, and its own abort answers -32800. A native promise goes back as it is, watched by one
+ * reaction ahead of the SDK's; another thenable passes through one `then`.
+ */
+export function runHandlerInScope(
+  engine: CancelEngine,
+  remote: Side,
+  handler: (context: unknown) => unknown,
+  context: unknown,
+): unknown {
+  const ctx = context as HandlerContext | undefined;
+  const id = ctx?.requestId;
+  const job = id === undefined ? undefined : engine.job(remote, id as never);
+  if (job === undefined || ctx === undefined) return handler(context);
+  if (ctx.signal instanceof AbortSignal) bindHandlerJob(ctx.signal, job);
+  if (ctx.client !== undefined) markNestedRequests(engine, ctx.client, job);
+  if (ctx.agent !== undefined) markNestedRequests(engine, ctx.agent, job);
+  const failed = (error: unknown): void => cancelOnOwnAbort(engine, remote, job, error);
+  let result: unknown;
+  try {
+    result = handler(context);
+  } catch (error) {
+    failed(error);
+    return Promise.reject(error);
+  }
+  if (result instanceof Promise && result.constructor === Promise) {
+    result.then(undefined, failed);
+    return result;
+  }
+  if (!isThenable(result)) return Promise.resolve(result);
+  return result.then(undefined, (error: unknown) => {
+    failed(error);
+    throw error;
+  });
+}
+
+/** A handler's own abort (its AbortController, AbortSignal.timeout) cancels its job. */
+function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, error: unknown): void {
+  if (typeof error !== "object" || error === null || !job.isRunning) return;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  if (name === "AbortError" || name === "TimeoutError" || code === "ABORT_ERR") {
+    engine.cancel(remote, job.payload.id, name === "TimeoutError" ? "deadline" : "internal");
+  }
 }

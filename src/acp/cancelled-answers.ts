@@ -10,7 +10,8 @@ import {
 } from "../wire/index.js";
 import { PERMISSION_CANCELLED } from "../wire/acp-shapes.js";
 import { Method } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
+import type { RequestJob } from "./engine-jobs.js";
+import type { VersionRules } from "./versions/rules.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
 /** One frozen `data` per reason, shared by a cascade's answers. */
@@ -20,14 +21,6 @@ const REASON_ONLY = Object.fromEntries(
 
 function reasonData(reason: CancelReason, detail: string | undefined): CancelledErrorData {
   return detail === undefined ? REASON_ONLY[reason] : cancelledErrorData(reason, detail);
-}
-
-/** A cancelled request's answer when its handler gave none: the method's cancelled result, else -32800. */
-export function cancelledAnswer(job: RequestJob, detail?: string): JsonRpcResponse {
-  const { id, method } = job.payload;
-  if (method === Method.prompt) return resultResponse(id, PROMPT_CANCELLED);
-  if (method === Method.requestPermission) return resultResponse(id, PERMISSION_CANCELLED);
-  return cancelledError(job, detail);
 }
 
 /** -32800 with the job's reason: the cancelled answer of a method without a cancelled result. */
@@ -46,18 +39,32 @@ export function abandonedAnswer(id: JsonRpcId, detail: string): JsonRpcResponse 
   );
 }
 
-/** The handler's answer to a cancelled request, normalised (docs/decisions.md, "Normalising the handler's answer"). */
-export function normaliseCancelled(job: RequestJob, response: JsonRpcResponse): JsonRpcResponse {
-  const { id, method } = job.payload;
-  if (method === Method.prompt) {
-    if ("result" in response && typeof response.result === "object" && response.result !== null) {
-      return resultResponse(id, withField(response.result, "stopReason", "cancelled"));
+/**
+ * A version's answers for a cancelled request: the method's cancelled result, else -32800, when
+ * its handler gave none; the handler's own answer normalised (docs/decisions.md, "Normalising the
+ * handler's answer"). A prompt has a cancelled result only where it is the turn (v1: stopReason
+ * `cancelled`); where it is not (v2), its result stands and it gets -32800 like any request.
+ */
+export function cancelledAnswers(promptIsTurn: boolean): Pick<VersionRules, "cancelledAnswer" | "normaliseCancelled"> {
+  const cancelledAnswer = (job: RequestJob, detail?: string): JsonRpcResponse => {
+    const { id, method } = job.payload;
+    if (method === Method.prompt && promptIsTurn) return resultResponse(id, PROMPT_CANCELLED);
+    if (method === Method.requestPermission) return resultResponse(id, PERMISSION_CANCELLED);
+    return cancelledError(job, detail);
+  };
+  const normaliseCancelled = (job: RequestJob, response: JsonRpcResponse): JsonRpcResponse => {
+    const { id, method } = job.payload;
+    if (method === Method.prompt && promptIsTurn) {
+      if ("result" in response && typeof response.result === "object" && response.result !== null) {
+        return resultResponse(id, withField(response.result, "stopReason", "cancelled"));
+      }
+      return cancelledAnswer(job);
     }
-    return cancelledAnswer(job);
-  }
-  if (method === Method.requestPermission) return cancelledAnswer(job);
-  if ("result" in response) return response;
-  return normaliseCancelledError(job, response);
+    if (method === Method.requestPermission) return cancelledAnswer(job);
+    if ("result" in response) return response;
+    return normaliseCancelledError(job, response);
+  };
+  return { cancelledAnswer, normaliseCancelled };
 }
 
 /** `{ ...source, [key]: value }`, copied key by key: on Node 20 the spread costs 1.5 µs against 0.1 µs. */
@@ -69,7 +76,7 @@ function withField(source: object, key: string, value: unknown): Record<string, 
 }
 
 /** A handler's error for a cancelled request, made -32800 with the reason (its own error kept). */
-export function normaliseCancelledError(
+function normaliseCancelledError(
   job: RequestJob,
   response: Extract<JsonRpcResponse, { error: unknown }>,
 ): JsonRpcResponse {

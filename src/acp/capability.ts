@@ -24,7 +24,7 @@ export const OUR_CAPABILITY: CancellationCapability = Object.freeze({
   sessionCancel: true,
 });
 
-export const CancellationDataSchema = z
+const CancellationDataSchema = z
   .looseObject({
     reason: z.enum(CANCEL_REASONS as [string, ...string[]]).describe("Why the request was cancelled."),
     detail: z.string().optional().describe("Human-readable detail, e.g. which deadline or which exit."),
@@ -35,12 +35,27 @@ export const CancellationDataSchema = z
   })
   .describe("The `data` of a -32800 error produced by acp-cancel.");
 
-type Meta = Record<string, unknown>;
+/** Every JSON document this library adds to the ACP wire, by the file name of its JSON Schema. */
+export function wireSchemas(): Record<string, unknown> {
+  return {
+    "cancellation-capability.schema.json": {
+      $id: "urn:acp-cancel:schema:cancellation-capability",
+      title: "acp-cancel cancellation capability (under _meta['acp-cancel/cancellation'] in initialize)",
+      ...z.toJSONSchema(CancellationCapabilitySchema),
+    },
+    "cancellation-data.schema.json": {
+      $id: "urn:acp-cancel:schema:cancellation-data",
+      title: "data of a -32800 Request cancelled error produced by acp-cancel",
+      ...z.toJSONSchema(CancellationDataSchema),
+    },
+  };
+}
 
-function metaOf(capabilities: unknown): Meta | undefined {
-  if (typeof capabilities !== "object" || capabilities === null) return undefined;
-  const meta = (capabilities as { _meta?: unknown })._meta;
-  return typeof meta === "object" && meta !== null ? (meta as Meta) : undefined;
+/** The `_meta` object (ACP's property bag) of params, a result or capabilities, if it has one. */
+export function metaOf(holder: unknown): Record<string, unknown> | undefined {
+  if (typeof holder !== "object" || holder === null) return undefined;
+  const meta = (holder as { _meta?: unknown })._meta;
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }
 
 /** Reads a peer's capability from a capabilities object; undefined when absent or malformed. */

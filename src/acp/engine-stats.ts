@@ -7,24 +7,20 @@ export class EngineStats {
   lateRepliesDropped = 0;
 }
 
-/** Counters of the turns followed past their answer (`turnEnd`); zero while no agent ignored a cancel. */
-export interface AftermathStats {
-  /** Turns answered for the agent and then tracked to their real end. */
-  turnsTracked: number;
-  lateUpdatesSuppressed: number;
-  lateRequestsRefused: number;
-  promptsHeld: number;
-  /** Times a window passed with the turn not ended. */
-  stuckEscalations: number;
+/** The counters of the turns followed past their answer (`turnEnd`), at zero; plain, so they compare equal to a literal. */
+export function noTurnsFollowed() {
+  return {
+    /** Turns answered for the agent and then tracked to their real end. */
+    turnsTracked: 0,
+    lateUpdatesSuppressed: 0,
+    lateRequestsRefused: 0,
+    promptsHeld: 0,
+    /** Times a window passed with the turn not ended. */
+    stuckEscalations: 0,
+  };
 }
 
-/** Plain objects (not a class): the counters compare equal to a literal. */
-export function noTurnsFollowed(): AftermathStats {
-  return { turnsTracked: 0, lateUpdatesSuppressed: 0, lateRequestsRefused: 0, promptsHeld: 0, stuckEscalations: 0 };
-}
-
-/** The turn-end counters of an engine without `turnEnd`. */
-export const NO_TURNS_FOLLOWED: Readonly<AftermathStats> = Object.freeze(noTurnsFollowed());
+export type AftermathStats = ReturnType<typeof noTurnsFollowed>;
 
 const LATENCY_MEMORY = 4096;
 

@@ -5,26 +5,25 @@ import {
   kindOf,
   errorResponse,
   invalidRequestResponse,
+  notification,
   isJsonRpcId,
   type JsonRpcId,
+  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
-import { cleanupMethodSet } from "./cleanup-methods.js";
-import { DEFAULT_GRACE_MS, type Deliver, type EngineOptions, type PortOptions } from "./engine-options.js";
-import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
-import { type AftermathStats, EngineStats, LatencyRing, NO_TURNS_FOLLOWED } from "./engine-stats.js";
-import type { EngineEvent } from "./events.js";
-import { Method, otherSide, type Side, sessionIdOf } from "./methods.js";
+import { DEFAULT_GRACE_MS, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
+import type { EngineHost } from "./engine-host.js";
+import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
+import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
-import { pluginFor } from "./plugins.js";
-import { isRequestJob, type RequestJob, RequestRecord } from "./request-record.js";
+import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
-import { forcedSupport, type StopContext, stopHandler } from "./stop-handler.js";
+import { TurnAftermath } from "./turn-aftermath.js";
 import type { VersionRules } from "./versions/index.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
@@ -53,17 +52,15 @@ export class CancelEngine {
   private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
-  /** What each port's options decide about `$/cancel_request` (undefined: negotiation does). */
-  private readonly forcedSupport: Record<Side, boolean | undefined>;
-  /** Behaviour added at named hooks (`turnEnd`: following a cancelled turn to its real end). */
-  private readonly plugin: EnginePlugin | undefined;
-  private readonly stopping: StopContext;
+  /** Following a cancelled turn to its real end (`turnEnd`), called at named hooks; undefined when off. */
+  private readonly aftermath: TurnAftermath | undefined;
   readonly stats = new EngineStats();
   private readonly latencies = new LatencyRing();
   private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
 
   constructor(
-    private readonly deliver: Deliver,
+    /** Where the engine sends messages: to the client side or to the agent side. */
+    private readonly deliver: (side: Side, message: JsonRpcMessage) => void,
     options: EngineOptions = {},
   ) {
     this.grace = new GraceTimers(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
@@ -72,40 +69,28 @@ export class CancelEngine {
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
-    this.forcedSupport = { client: forcedSupport(this.ports.client), agent: forcedSupport(this.ports.agent) };
-    const host = this.host();
-    this.plugin = pluginFor(options, host);
-    this.turns = new SessionTurns({
-      ...host,
-      plugin: this.plugin,
-      cancel: (job, reason) => this.cancelJob(job, reason),
-      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
-      isCleanup: (method) => this.cleanup.has(method),
-    });
-    this.stopping = {
-      ...host,
-      ports: this.ports,
-      agentEndsTurns: () => this.ports.agent.inProcess !== true && this.negotiation.capabilities.agent?.sessionCancel === true,
-    };
-  }
-
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
-  get cancelLatencies(): readonly number[] {
-    return this.latencies.values;
-  }
-
-  private host(): EngineHost {
-    return {
+    const host: EngineHost = {
       rules: () => this.rules,
       now: () => this.now(),
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
+      isCleanup: (method) => this.cleanup.has(method),
       turnOf: (sessionId) => this.turns.get(sessionId),
+      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
+      cancel: (job, reason) => this.cancelJob(job, reason),
       forward: (job, request) => this.forwardHeldPrompt(job, request),
       answer: (job, response) => this.answer(job, response),
       notify: (side, message) => this.send(side, message),
       endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
+    const { turnEnd } = options;
+    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(host, turnEnd, this.grace.graceMs);
+    this.turns = new SessionTurns(host, this.aftermath);
+  }
+
+  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
+  get cancelLatencies(): readonly number[] {
+    return this.latencies.values;
   }
 
   private get rules(): VersionRules {
@@ -140,11 +125,8 @@ export class CancelEngine {
     }
     const job = this.tables[otherSide(from)].get(id);
     if (job === undefined) return;
-    job.payload.handlerAnswered = true;
-    const answer = errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`);
     // A cancelled request is answered like every cancelled request, however garbled the reply.
-    if (job.isRunning) this.answer(job, answer);
-    else this.finishCancelled(job, this.rules.normaliseCancelled(job, answer));
+    this.handlerAnswered(job, errorResponse(id, ErrorCode.InternalError, `Invalid response from the peer: ${problem}`));
   }
 
   /** Side `side` is gone: what it owed is answered naming `detail`; what it asked for is cancelled. */
@@ -164,7 +146,7 @@ export class CancelEngine {
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
     this.turns.clear();
-    this.plugin?.sideClosed();
+    this.aftermath?.sideClosed();
   }
 
   /** Side `side` was replaced by a fresh peer: answered as on close, then open again, nothing negotiated. */
@@ -177,7 +159,7 @@ export class CancelEngine {
 
   /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
   get aftermathStats(): Readonly<AftermathStats> {
-    return this.plugin?.stats ?? NO_TURNS_FOLLOWED;
+    return this.aftermath?.stats ?? noTurnsFollowed();
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
@@ -203,7 +185,9 @@ export class CancelEngine {
 
   /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
   supportsCancel(side: Side): boolean {
-    return this.forcedSupport[side] ?? this.negotiation.capabilities[side]?.cancelRequest === true;
+    const { cancelSupport = "auto", inProcess } = this.ports[side];
+    if (cancelSupport !== "auto") return cancelSupport === "yes";
+    return inProcess === true || this.negotiation.capabilities[side]?.cancelRequest === true;
   }
 
   // ---- requests ---------------------------------------------------------------------
@@ -224,7 +208,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const refusal = from === "agent" && sessionId !== undefined ? this.plugin?.refuses(request, sessionId) : undefined;
+    const refusal = from === "agent" && sessionId !== undefined ? this.aftermath?.refuses(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.create(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
@@ -244,8 +228,8 @@ export class CancelEngine {
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
       this.turns.start(sessionId, job);
-      held = from === "client" && this.plugin?.holds(job, request) === true;
-      if (!held) this.plugin?.turnStarted(job);
+      held = from === "client" && this.aftermath?.holds(job, request) === true;
+      if (!held) this.aftermath?.turnStarted(job);
     } else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
       this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
@@ -287,7 +271,7 @@ export class CancelEngine {
     job.payload.delivered = true;
     const { sessionId } = job.payload;
     if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
-    this.plugin?.turnStarted(job);
+    this.aftermath?.turnStarted(job);
     this.send("agent", withTraceContext(job, request));
   }
 
@@ -303,20 +287,21 @@ export class CancelEngine {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      const expected = from === "agent" && this.plugin?.lateReply(response.id) === true;
+      const expected = from === "agent" && this.aftermath?.lateReply(response.id) === true;
       if (!late && !expected) {
         this.emit({ type: "problem", side: from, detail: `response to unknown request id ${JSON.stringify(response.id)}` });
       }
       return;
     }
-    const record = job.payload;
-    record.handlerAnswered = true;
-    if (job.isRunning) {
-      const answer = record.method === Method.initialize ? this.negotiation.agentInitialize(response) : response;
-      this.answer(job, answer);
-      return;
-    }
-    this.finishCancelled(job, this.rules.normaliseCancelled(job, response));
+    const initialized = job.isRunning && job.payload.method === Method.initialize;
+    this.handlerAnswered(job, initialized ? this.negotiation.agentInitialize(response) : response);
+  }
+
+  /** The handler's answer: passed on, or normalised when the request was cancelled meanwhile. */
+  private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
+    job.payload.handlerAnswered = true;
+    if (job.isRunning) this.answer(job, response);
+    else this.finishCancelled(job, this.rules.normaliseCancelled(job, response));
   }
 
   // ---- notifications ----------------------------------------------------------------
@@ -327,7 +312,7 @@ export class CancelEngine {
       this.onCancelRequest(from, message);
       return;
     }
-    if (from === "agent" && method === Method.sessionUpdate && this.plugin?.suppresses(message.params) === true) return;
+    if (from === "agent" && method === Method.sessionUpdate && this.aftermath?.suppresses(message.params) === true) return;
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
@@ -370,11 +355,11 @@ export class CancelEngine {
     record.cancelledAt = at;
     this.emit({ type: "cancel", side: issuer, id, method, reason });
     // A held prompt never reached the agent: nothing to stop, answer now.
-    if (!record.delivered && this.plugin?.released(job) === true) {
+    if (!record.delivered && this.aftermath?.released(job) === true) {
       this.finishCancelled(job, this.rules.cancelledAnswer(job));
       return;
     }
-    stopHandler(this.stopping, job, handler, reason);
+    this.stopHandler(job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
       this.finishCancelled(job, abandonedAnswer(id, handlerGone));
@@ -393,6 +378,32 @@ export class CancelEngine {
     }
     this.grace.start(job);
     jobObserver?.onEvent(job, "grace");
+  }
+
+  /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
+  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
+    const { id, method, sessionId } = job.payload;
+    // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
+    const speaksCancel = this.ports[handler].cancelSupport !== "no";
+    if (method !== Method.prompt) {
+      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
+      if (speaksCancel) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
+      return;
+    }
+    const agentInProcess = this.ports.agent.inProcess === true;
+    // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
+    const agentEndsTurns = !agentInProcess && this.negotiation.capabilities.agent?.sessionCancel === true;
+    const sendsCancelRequest = speaksCancel && !(reason === "session" && agentEndsTurns);
+    if (sendsCancelRequest) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
+    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
+    const agentHeard = agentEndsTurns && sendsCancelRequest;
+    // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
+    const emulate = this.rules.promptIsTurn && reason !== "session";
+    if (emulate && sessionId !== undefined && !agentInProcess && !agentHeard) {
+      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
+      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
+      this.send(handler, notification(Method.sessionCancel, { sessionId }));
+    }
   }
 
   private graceExpired(job: RequestJob): void {
@@ -436,7 +447,7 @@ export class CancelEngine {
     if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
     this.send(record.issuer, response);
     // A prompt answered for the agent, whose own turn may go on.
-    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.plugin?.turnAnswered(job);
+    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.aftermath?.turnAnswered(job);
     const parent = job.parent;
     if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
       this.answer(parent, parent.payload.held);

@@ -1,12 +1,10 @@
-export { cancellableStream } from "./cancellable-stream.js";
+export { cancellableStream, type MessageStream } from "./cancellable-stream.js";
 export type { Cancellation, CancellationOptions } from "./cancellation.js";
 export { CAPABILITY_KEY, CancellationCapabilitySchema, OUR_CAPABILITY } from "./capability.js";
-export { CLEANUP_METHODS } from "./cleanup-methods.js";
 export { CancelEngine } from "./engine.js";
 export { type CancelSupport, type EngineOptions, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
-export type { EngineEvent, StuckTurn, StuckVerdict } from "./events.js";
-export { otherSide, type Side } from "./methods.js";
-export type { RequestJob } from "./request-record.js";
-export type { MessageStream } from "./sdk-stream.js";
+export type { EngineEvent, StuckTurn, StuckVerdict } from "./engine-options.js";
+export { CLEANUP_METHODS, otherSide, type Side } from "./methods.js";
+export type { RequestJob } from "./engine-jobs.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
 export { type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";

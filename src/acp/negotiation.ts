@@ -1,8 +1,8 @@
 import type { JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
-import type { EngineEvent } from "./events.js";
+import type { EngineEvent } from "./engine-options.js";
 import type { Side } from "./methods.js";
-import { PASS_THROUGH_RULES, rulesFor, V1_RULES, type VersionRules } from "./versions/index.js";
+import { KNOWN_VERSIONS, PASS_THROUGH_RULES, V1_RULES, type VersionRules } from "./versions/index.js";
 
 /** What `initialize` settles: the version in force (its rules) and each side's capability; ours is added both ways. */
 export class Negotiation {
@@ -17,7 +17,7 @@ export class Negotiation {
   clientInitialize(request: JsonRpcRequest): JsonRpcRequest {
     const params = request.params as Record<string, unknown> | undefined;
     const asked = params?.protocolVersion;
-    const field = (asked === undefined ? this.rules : rulesFor(asked))?.capabilityField?.client;
+    const field = (asked === undefined ? this.rules : KNOWN_VERSIONS.get(asked))?.capabilityField?.client;
     if (field === undefined) return request;
     this.capabilities.client = readCapability(params?.[field]);
     return { ...request, params: withCapability(params ?? {}, field) };
@@ -30,7 +30,7 @@ export class Negotiation {
     const version = result?.protocolVersion;
     // An answer naming no version (invalid in every version) leaves the rules in force.
     if (version !== undefined) {
-      const known = rulesFor(version);
+      const known = KNOWN_VERSIONS.get(version);
       this.rules = known ?? PASS_THROUGH_RULES;
       this.emit({ type: "protocol-version", version, rules: known === undefined ? "pass-through" : `v${String(version)}` });
     }

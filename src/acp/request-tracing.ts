@@ -1,7 +1,8 @@
 import { type JobFailure, jobObserver } from "../core/index.js";
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
+import { metaOf } from "./capability.js";
 import type { Side } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
+import type { RequestJob } from "./engine-jobs.js";
 
 // What the engine tells the job observer that the job tree cannot; called only while one is installed.
 
@@ -64,10 +65,4 @@ export class AnsweredForPeer {
     this.jobs[issuer].delete(id);
     jobObserver?.onEvent(job, "late-reply-dropped");
   }
-}
-
-function metaOf(params: unknown): Record<string, unknown> | undefined {
-  if (typeof params !== "object" || params === null) return undefined;
-  const meta = (params as { _meta?: unknown })._meta;
-  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
 }

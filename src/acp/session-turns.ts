@@ -1,18 +1,10 @@
-import { type AnyJob, type CancelReason, Job } from "../core/index.js";
+import { type AnyJob, Job } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
-import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
-import { Method, type Side } from "./methods.js";
-import { isRequestJob, type RequestJob } from "./request-record.js";
-import { SessionWork } from "./session-work.js";
+import type { EngineHost } from "./engine-host.js";
+import { Method } from "./methods.js";
+import { isRequestJob, type RequestJob, SessionWork } from "./engine-jobs.js";
+import type { TurnAftermath } from "./turn-aftermath.js";
 import type { WorkChange } from "./versions/index.js";
-
-/** What the turns read from their engine. */
-export type TurnsHost = Pick<EngineHost, "rules" | "now"> & {
-  readonly plugin: EnginePlugin | undefined;
-  cancel(job: AnyJob, reason: CancelReason): void;
-  running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
-  isCleanup(method: string): boolean;
-};
 
 /**
  * The running turn of each session: its prompt (v1), or its foreground work (v2). A turn is
@@ -21,7 +13,10 @@ export type TurnsHost = Pick<EngineHost, "rules" | "now"> & {
 export class SessionTurns {
   private readonly turns = new Map<string, AnyJob>();
 
-  constructor(private readonly host: TurnsHost) {}
+  constructor(
+    private readonly host: EngineHost,
+    private readonly aftermath: TurnAftermath | undefined,
+  ) {}
 
   get(sessionId: string): AnyJob | undefined {
     return this.turns.get(sessionId);
@@ -56,7 +51,7 @@ export class SessionTurns {
       }
       return;
     }
-    if (open !== undefined) this.host.plugin?.turnEnded(open);
+    if (open !== undefined) this.aftermath?.turnEnded(open);
     open?.settle();
     this.turns.delete(sessionId);
   }
@@ -67,7 +62,7 @@ export class SessionTurns {
     const turn = this.turns.get(sessionId);
     if (turn?.isRunning) {
       host.cancel(turn, "session");
-      host.plugin?.turnCancelled(turn);
+      this.aftermath?.turnCancelled(turn);
     }
     // v2: the session's unanswered prompts. v1: its agent requests under no turn (permission dialogs).
     const stray = host.rules().promptIsTurn
@@ -89,8 +84,8 @@ export class SessionTurns {
 
   /** A side is gone: no turn runs any more. */
   clear(): void {
-    const plugin = this.host.plugin;
-    if (plugin !== undefined) for (const turn of this.turns.values()) plugin.turnEnded(turn);
+    const { aftermath } = this;
+    if (aftermath !== undefined) for (const turn of this.turns.values()) aftermath.turnEnded(turn);
     this.turns.clear();
   }
 }

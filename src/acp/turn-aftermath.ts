@@ -1,39 +1,39 @@
 import { type AnyJob, GraceTimers } from "../core/index.js";
 import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/index.js";
-import { DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
-import type { EngineHost, EnginePlugin } from "./engine-plugin.js";
+import type { EngineHost } from "./engine-host.js";
+import { DEFAULT_TURN_END_WINDOW_MS, type StuckTurn, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
 import { noTurnsFollowed } from "./engine-stats.js";
-import type { StuckTurn } from "./events.js";
 import { sessionIdOf } from "./methods.js";
-import type { RequestJob } from "./request-record.js";
-import { isWorkJob, type WorkJob } from "./session-work.js";
+import { isWorkJob, type RequestJob, type WorkJob } from "./engine-jobs.js";
 
 /** One session's turn: answered for the peer, not yet ended by the agent. */
-interface Aftermath {
-  readonly sessionId: string;
-  /** The first prompt answered for the agent: the one errors name. */
-  readonly promptId: JsonRpcId;
-  /** Every prompt of the session answered for the agent and not yet answered by it. */
-  readonly open: Set<JsonRpcId>;
-  readonly turnStartedAt: number;
-  readonly answeredAt: number;
-  suppressed: number;
-  held: { job: RequestJob; request: JsonRpcRequest }[];
-  escalations: number;
+class Aftermath {
+  /** Every prompt of the session answered for the agent and not yet answered by it (v1). */
+  readonly open = new Set<JsonRpcId>();
+  suppressed = 0;
+  held: { job: RequestJob; request: JsonRpcRequest }[] = [];
+  escalations = 0;
   /** The window passed with the verdict `fail`: new prompts are refused at once. */
-  failed: boolean;
+  failed = false;
+
+  constructor(
+    readonly sessionId: string,
+    /** The first prompt answered for the agent (v2: the one that opened the work): the one errors name. */
+    readonly promptId: JsonRpcId,
+    readonly turnStartedAt: number,
+    readonly answeredAt: number,
+  ) {}
 }
 
 /**
- * The engine plug-in `turnEnd` turns on: a turn the engine answered for the agent is followed to
- * its real end (v1: the agent's late prompt answer; v2: its idle `state_update`). Meanwhile its
- * updates are dropped, its requests refused, and new prompts wait, bounded by a window and an
- * escalation hook. See docs/decisions.md, "The real end of a turn".
+ * What the engine option `turnEnd` turns on, called by the engine at named hooks: a turn the
+ * engine answered for the agent is followed to its real end (v1: the agent's late prompt answer;
+ * v2: its idle `state_update`). Meanwhile its updates are dropped, its requests refused, and new
+ * prompts wait, bounded by a window and an escalation hook. See docs/decisions.md, "The real end
+ * of a turn".
  */
-export class TurnAftermath implements EnginePlugin {
+export class TurnAftermath {
   private readonly sessions = new Map<string, Aftermath>();
-  /** Stuck prompt ids (the client's) → session, to recognise the agent's late answer. */
-  private readonly byPrompt = new Map<JsonRpcId, string>();
   /** When each prompt went to the agent. */
   private readonly started = new WeakMap<RequestJob, number>();
   /** Cancelled foreground work (v2), in its grace. */
@@ -45,12 +45,13 @@ export class TurnAftermath implements EnginePlugin {
   constructor(
     private readonly host: EngineHost,
     private readonly options: TurnEndOptions,
-    graceMs: number = DEFAULT_GRACE_MS,
+    graceMs: number,
   ) {
     this.workGrace = new GraceTimers(graceMs, (work) => this.workGivenUp(work));
     this.windows = new GraceTimers(options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS, (aftermath) => this.windowPassed(aftermath));
   }
 
+  /** A prompt went to the agent. */
   turnStarted(job: RequestJob): void {
     this.started.set(job, this.host.now());
   }
@@ -58,13 +59,11 @@ export class TurnAftermath implements EnginePlugin {
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
   turnAnswered(job: RequestJob): void {
     const { sessionId, id } = job.payload;
-    if (sessionId === undefined || this.host.rules().realTurnEnd !== "prompt-answer") return;
+    if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
-    const existing = this.sessions.get(sessionId);
+    const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
     // A second prompt into the same turn: it ends when the agent has answered both.
-    if (existing !== undefined) existing.open.add(id);
-    else this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
-    this.byPrompt.set(id, sessionId);
+    aftermath.open.add(id);
   }
 
   /** v2: cancelled foreground work has no answer to give: a grace of its own bounds it. */
@@ -72,19 +71,19 @@ export class TurnAftermath implements EnginePlugin {
     if (isWorkJob(turn)) this.workGrace.start(turn);
   }
 
+  /** The engine stopped following a session's turn (work ended, or a side closed). */
   turnEnded(turn: AnyJob): void {
     if (isWorkJob(turn)) this.workGrace.stop(turn);
   }
 
   /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
   lateReply(id: JsonRpcId): boolean {
-    const sessionId = this.byPrompt.get(id);
-    if (sessionId === undefined) return false;
-    this.byPrompt.delete(id);
-    const aftermath = this.sessions.get(sessionId);
-    aftermath?.open.delete(id);
-    if (aftermath?.open.size === 0) this.ended(sessionId, "the agent's late answer to the prompt");
-    return true;
+    for (const aftermath of this.sessions.values()) {
+      if (!aftermath.open.delete(id)) continue;
+      if (aftermath.open.size === 0) this.ended(aftermath.sessionId, "the agent's late answer to the prompt");
+      return true;
+    }
+    return false;
   }
 
   /** True drops an update of a turn already answered; the one that ends it (v2 idle) too: the client had ours. */
@@ -103,7 +102,7 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
-  /** An agent request of a session whose turn was answered: the client was told it is over. */
+  /** An agent request of a session whose turn was answered (the client was told it is over): why it is refused, or undefined. */
   refuses(request: JsonRpcRequest, sessionId: string): string | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
     this.stats.lateRequestsRefused++;
@@ -111,7 +110,7 @@ export class TurnAftermath implements EnginePlugin {
     return "its turn was already answered cancelled";
   }
 
-  /** A client prompt for `job`'s session: true when it waits (or was refused) instead of going on. */
+  /** A client prompt that just opened its session's turn: true when it waits here (or was refused) instead of going on. */
   holds(job: RequestJob, request: JsonRpcRequest): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
@@ -125,7 +124,7 @@ export class TurnAftermath implements EnginePlugin {
     return true;
   }
 
-  /** A held prompt was cancelled before it went anywhere. True when it was held here. */
+  /** A prompt not yet delivered was cancelled: true when it was held here (the engine answers it now). */
   released(job: RequestJob): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
@@ -144,7 +143,6 @@ export class TurnAftermath implements EnginePlugin {
     this.workGrace.clear();
     this.windows.clear();
     this.sessions.clear();
-    this.byPrompt.clear();
   }
 
   /** v2: the grace after `session/cancel` passed with the work not idle: tell the client, follow the agent's. */
@@ -159,23 +157,14 @@ export class TurnAftermath implements EnginePlugin {
     if (!this.sessions.has(sessionId)) this.open(sessionId, promptId, startedAt);
   }
 
-  private open(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): void {
+  private open(sessionId: string, promptId: JsonRpcId, startedAt: number | undefined): Aftermath {
     const now = this.host.now();
-    const aftermath: Aftermath = {
-      sessionId,
-      promptId,
-      open: new Set([promptId]),
-      turnStartedAt: startedAt ?? now,
-      answeredAt: now,
-      suppressed: 0,
-      held: [],
-      escalations: 0,
-      failed: false,
-    };
+    const aftermath = new Aftermath(sessionId, promptId, startedAt ?? now, now);
     this.sessions.set(sessionId, aftermath);
     this.stats.turnsTracked++;
     this.windows.start(aftermath);
     this.host.emit({ type: "turn-outlives-answer", sessionId, id: promptId, windowMs: this.windows.graceMs });
+    return aftermath;
   }
 
   /** The agent's turn in `sessionId` really ended: held prompts go to the agent now, in order. */
@@ -184,7 +173,6 @@ export class TurnAftermath implements EnginePlugin {
     if (aftermath === undefined) return;
     this.windows.stop(aftermath);
     this.sessions.delete(sessionId);
-    for (const id of aftermath.open) this.byPrompt.delete(id);
     this.host.emit({
       type: "turn-ended",
       sessionId,

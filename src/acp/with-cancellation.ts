@@ -1,10 +1,8 @@
 import { AgentApp, ClientApp } from "@agentclientprotocol/sdk";
 import { AgentApp as AgentAppV2, ClientApp as ClientAppV2 } from "@agentclientprotocol/sdk/experimental/v2";
-import { cancellableStream } from "./cancellable-stream.js";
-import type { Cancellation, CancellationOptions } from "./cancellation.js";
-import type { Side } from "./methods.js";
-import { attachEngine, hasBuiltInEngine } from "./ndjson-stream.js";
-import { isMessageStream, type MessageStream } from "./sdk-stream.js";
+import { cancellableStream, isMessageStream, type MessageStream } from "./cancellable-stream.js";
+import { type Cancellation, type CancellationOptions, runHandlerInScope } from "./cancellation.js";
+import { otherSide, type Side } from "./methods.js";
 
 export type WithCancellationOptions = Omit<CancellationOptions, "role"> & {
   /** Needed only for apps the SDK's v1 and v2 app classes do not cover (another entry point or SDK copy). */
@@ -15,11 +13,6 @@ export type WithCancellationOptions = Omit<CancellationOptions, "role"> & {
 export type CancellableApp<App> = App & { readonly cancellations: readonly Cancellation[] };
 
 type AnyFunction = (...args: unknown[]) => unknown;
-interface AppShape {
-  onRequest: AnyFunction;
-  connect: AnyFunction;
-  connectWith: AnyFunction;
-}
 
 function roleOf(app: unknown, role: Side | undefined): Side {
   if (role !== undefined) return role;
@@ -47,7 +40,7 @@ function connectionOf(context: unknown): object | undefined {
  */
 export function withCancellation<App extends object>(app: App, options: WithCancellationOptions = {}): CancellableApp<App> {
   const role = roleOf(app, options.role);
-  const target = app as unknown as AppShape;
+  const target = app as unknown as Record<"onRequest" | "connect" | "connectWith", AnyFunction>;
   const cancellations: Cancellation[] = [];
   const byConnection = new WeakMap<object, Cancellation>();
   const onRequest = target.onRequest.bind(app);
@@ -58,49 +51,44 @@ export function withCancellation<App extends object>(app: App, options: WithCanc
     const known = connection === undefined ? undefined : byConnection.get(connection);
     return known ?? (cancellations.length === 1 ? cancellations[0] : undefined);
   };
+  const remember = (context: unknown, cancellation: Cancellation) => {
+    const connection = connectionOf(context);
+    if (connection !== undefined) byConnection.set(connection, cancellation);
+  };
 
   target.onRequest = (...args: unknown[]) => {
     const last = args.length - 1;
     const handler = args[last] as AnyFunction;
-    const scopedByCancellation = new WeakMap<Cancellation, AnyFunction>();
     args[last] = (context: unknown) => {
       const cancellation = cancellationFor(context);
       if (cancellation === undefined) return handler(context);
-      let scoped = scopedByCancellation.get(cancellation);
-      if (scoped === undefined) {
-        scoped = cancellation.scope(handler as (context: never) => unknown) as AnyFunction;
-        scopedByCancellation.set(cancellation, scoped);
-      }
-      return scoped(context);
+      return runHandlerInScope(cancellation.engine, otherSide(cancellation.role), handler, context);
     };
     return onRequest(...args);
   };
-  /** Our own ndjson stream gets its built-in engine attached; any other stream is wrapped. */
   const throughEngine = (stream: MessageStream) => {
-    const routed = hasBuiltInEngine(stream)
-      ? { stream: stream as MessageStream, cancellation: attachEngine(stream, { ...options, role }) }
-      : cancellableStream(stream, { ...options, role });
+    const routed = cancellableStream(stream, { ...options, role });
     cancellations.push(routed.cancellation);
     return routed;
   };
-  target.connect = ((original: AnyFunction) => (stream: unknown, ...rest: unknown[]) => {
-    if (!isMessageStream(stream)) return original(stream, ...rest);
+  const connect = target.connect.bind(app);
+  target.connect = (stream: unknown, ...rest: unknown[]) => {
+    if (!isMessageStream(stream)) return connect(stream, ...rest);
     const routed = throughEngine(stream);
-    const connection = original(routed.stream, ...rest) as Record<string, unknown>;
-    const key = connectionOf(connection.client ?? connection.agent);
-    if (key !== undefined) byConnection.set(key, routed.cancellation);
+    const connection = connect(routed.stream, ...rest) as Record<string, unknown>;
+    remember(connection.client ?? connection.agent, routed.cancellation);
     return connection;
-  })(target.connect.bind(app));
-  target.connectWith = ((original: AnyFunction) => (stream: unknown, op: unknown, ...rest: unknown[]) => {
-    if (!isMessageStream(stream)) return original(stream, op, ...rest);
+  };
+  const connectWith = target.connectWith.bind(app);
+  target.connectWith = (stream: unknown, op: unknown, ...rest: unknown[]) => {
+    if (!isMessageStream(stream)) return connectWith(stream, op, ...rest);
     const routed = throughEngine(stream);
     // The op receives the connection's context first: learn the connection from it.
     const learning = (context: unknown) => {
-      const key = connectionOf(context);
-      if (key !== undefined) byConnection.set(key, routed.cancellation);
+      remember(context, routed.cancellation);
       return (op as AnyFunction)(context);
     };
-    return original(routed.stream, learning, ...rest);
-  })(target.connectWith.bind(app));
+    return connectWith(routed.stream, learning, ...rest);
+  };
   return Object.assign(app, { cancellations }) as CancellableApp<App>;
 }

@@ -14,9 +14,7 @@ import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
 import type { AnyJob, CancelReason, Job } from "../core/index.js";
 import { PERMISSION_CANCELLED, sessionIdOf } from "../wire/acp-shapes.js";
 import { cancelledErrorData, ErrorCode } from "../wire/index.js";
-import { ACP_CANCEL_METHOD } from "./cancel-methods.js";
-import { NdjsonMessageReader } from "./ndjson-message-reader.js";
-import { NdjsonMessageWriter } from "./ndjson-message-writer.js";
+import { ACP_CANCEL_METHOD, NdjsonMessageReader, NdjsonMessageWriter } from "./ndjson-messages.js";
 
 export interface AcpMessageConnectionOptions {
   /** How long a cancelled request may go unanswered before it is settled with -32800. Default 2000 ms. */
@@ -42,9 +40,6 @@ interface Work {
 }
 
 type WorkCall = Call<Work, unknown>;
-
-const SESSION_CANCEL = "session/cancel";
-const REQUEST_PERMISSION = "session/request_permission";
 
 /** Which incoming request's handler is running: requests it sends nest under it. */
 const handlerScope = new AsyncLocalStorage<Job<Work>>();
@@ -93,7 +88,7 @@ export function createAcpMessageConnection(
           try {
             await conn.sendNotification(ACP_CANCEL_METHOD, { requestId: id });
           } catch {
-            // The connection is closing; the request is settled by the close path.
+            // The connection is closing (vscode-jsonrpc throws at once then); the request is settled by the close path.
           }
         },
         cleanup() {},
@@ -182,11 +177,11 @@ export function createAcpMessageConnection(
   // not wait for them (a dialog may ignore its token).
   const sendNotification = (type: unknown, ...args: unknown[]): Promise<void> => {
     const sent = (connection.sendNotification as (...a: unknown[]) => Promise<void>)(type, ...args);
-    const sessionId = methodOf(type) === SESSION_CANCEL ? sessionIdOf(args[0]) : undefined;
+    const sessionId = methodOf(type) === "session/cancel" ? sessionIdOf(args[0]) : undefined;
     if (sessionId !== undefined) {
       for (const call of [...incoming.values()]) {
         const work = call.payload;
-        if (work.method !== REQUEST_PERMISSION || work.sessionId !== sessionId || !call.job.isRunning) continue;
+        if (work.method !== "session/request_permission" || work.sessionId !== sessionId || !call.job.isRunning) continue;
         call.cancel("session");
         call.resolve(PERMISSION_CANCELLED);
       }

@@ -6,5 +6,4 @@ export {
   currentJob,
 } from "./acp-message-connection.js";
 // The framing alone, for vscode-jsonrpc's own createMessageConnection.
-export { NdjsonMessageReader } from "./ndjson-message-reader.js";
-export { NdjsonMessageWriter } from "./ndjson-message-writer.js";
+export { NdjsonMessageReader, NdjsonMessageWriter } from "./ndjson-messages.js";

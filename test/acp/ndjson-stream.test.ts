@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ndJsonStream } from "../../src/index.js";
+import { cancellableStream, ndJsonStream } from "../../src/index.js";
 import { collectLines, spawnFixture } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
 
@@ -26,6 +26,26 @@ describe("acp-cancel's ndJsonStream (engine inline), in a real SDK agent over st
       peer.child.stdin.end();
       await peer.exited;
     }
+  });
+});
+
+describe("cancellableStream given acp-cancel's ndJsonStream", () => {
+  it("attaches the stream's own engine (the same stream back, no second layer); a stream that has one is wrapped", async () => {
+    const fromPeer = new TransformStream<Uint8Array, Uint8Array>();
+    const toPeer = new TransformStream<Uint8Array, Uint8Array>();
+    const stream = ndJsonStream(toPeer.writable, fromPeer.readable);
+    const { stream: attached, cancellation } = cancellableStream(stream, { role: "agent" });
+    assert.equal(attached, stream);
+    const peer = fromPeer.writable.getWriter();
+    await peer.write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "_test/echo", params: {} })}\n`));
+    const app = attached.readable.getReader();
+    assert.deepEqual((await app.read()).value, { jsonrpc: "2.0", id: 1, method: "_test/echo", params: {} });
+    // The request went through the attached engine: it is in flight there.
+    assert.equal(cancellation.engine.inFlight.client, 1);
+    app.releaseLock();
+    const again = cancellableStream(stream, { role: "agent" });
+    assert.notEqual(again.stream, stream);
+    await peer.close();
   });
 });
 

@@ -1,18 +1,27 @@
-import { PASS_THROUGH_RULES } from "./pass-through.js";
+import type { JsonRpcResponse } from "../../wire/index.js";
+import { cancelledError } from "../cancelled-answers.js";
 import type { VersionRules } from "./rules.js";
 import { V1_RULES } from "./v1.js";
 import { V2_RULES } from "./v2.js";
 
-export type { RealTurnEnd, VersionRules, WorkChange } from "./rules.js";
-export { PASS_THROUGH_RULES, V1_RULES };
+export type { VersionRules, WorkChange } from "./rules.js";
+export { V1_RULES };
 
-/** Every protocol version the engine knows. A new version: its rules file, and one entry here. */
-const KNOWN: ReadonlyMap<unknown, VersionRules> = new Map<unknown, VersionRules>([
+/** A version the engine does not know: nothing rewritten or answered for a peer; only the bookkeeping. */
+export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
+  passThrough: true,
+  capabilityField: undefined,
+  promptIsTurn: false,
+  workChange: () => undefined,
+  forBackground: () => false,
+  cancelledWorkEnd: () => undefined,
+  // Only reached for a request whose issuer is gone (never delivered): plain JSON-RPC.
+  cancelledAnswer: cancelledError,
+  normaliseCancelled: (_job: unknown, response: JsonRpcResponse) => response,
+});
+
+/** Every protocol version the engine knows, with its rules. A new version: its rules file, and one entry here. */
+export const KNOWN_VERSIONS: ReadonlyMap<unknown, VersionRules> = new Map<unknown, VersionRules>([
   [1, V1_RULES],
   [2, V2_RULES],
 ]);
-
-/** The rules for `version`, or undefined for a version the engine does not know. */
-export function rulesFor(version: unknown): VersionRules | undefined {
-  return KNOWN.get(version);
-}

@@ -1,12 +1,8 @@
 import type { JsonRpcNotification, JsonRpcResponse } from "../../wire/index.js";
-import type { RequestJob } from "../request-record.js";
-import type { SessionWork } from "../session-work.js";
+import type { RequestJob, SessionWork } from "../engine-jobs.js";
 
 /** What the idle / running `state_update` of a session means for its foreground work. */
 export type WorkChange = "start" | "end" | undefined;
-
-/** What really ends a turn the engine answered for the agent (see `VersionRules.realTurnEnd`). */
-export type RealTurnEnd = "prompt-answer" | "idle" | undefined;
 
 /** What the engine decides per ACP version, chosen at `initialize`; a new version is one file and one entry in `index.ts`. */
 export interface VersionRules {
@@ -14,10 +10,8 @@ export interface VersionRules {
   readonly passThrough: boolean;
   /** Where our capability goes under `_meta` in `initialize`: the params field and the result field. */
   readonly capabilityField: { readonly client: string; readonly agent: string } | undefined;
-  /** The prompt is the turn (v1); else its answer only acknowledges insertion (v2: work by `state_update`). */
+  /** The prompt is the turn, ended by its (late) answer (v1); else work runs from `state_update` to the idle one (v2). */
   readonly promptIsTurn: boolean;
-  /** What really ends a turn answered for the agent: v1 its late prompt answer, v2 the idle `state_update`. */
-  readonly realTurnEnd: RealTurnEnd;
   /** The notice that a session's cancelled work is over, when its grace expired (v2; v1 has none). */
   cancelledWorkEnd(sessionId: string): JsonRpcNotification | undefined;
   /** What a `session/update` from the agent does to the session's foreground work (hot path: no allocation). */

@@ -1,4 +1,4 @@
-import { cancelledAnswer, normaliseCancelled } from "../cancelled-answers.js";
+import { cancelledAnswers } from "../cancelled-answers.js";
 import type { VersionRules } from "./rules.js";
 
 /** ACP v1: the prompt answer ends the turn; a cancelled prompt ends with stopReason `cancelled`. */
@@ -6,10 +6,8 @@ export const V1_RULES: VersionRules = Object.freeze({
   passThrough: false,
   capabilityField: Object.freeze({ client: "clientCapabilities", agent: "agentCapabilities" }),
   promptIsTurn: true,
-  realTurnEnd: "prompt-answer",
   workChange: () => undefined,
   forBackground: () => false,
   cancelledWorkEnd: () => undefined,
-  cancelledAnswer,
-  normaliseCancelled,
+  ...cancelledAnswers(true),
 });

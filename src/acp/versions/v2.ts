@@ -1,24 +1,8 @@
-import { type JsonRpcNotification, type JsonRpcResponse, notification, resultResponse } from "../../wire/index.js";
-import { PERMISSION_CANCELLED } from "../../wire/acp-shapes.js";
-import { cancelledError, normaliseCancelled, normaliseCancelledError } from "../cancelled-answers.js";
+import { type JsonRpcNotification, notification } from "../../wire/index.js";
+import { cancelledAnswers } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
-import type { RequestJob } from "../request-record.js";
-import type { SessionWork } from "../session-work.js";
+import type { SessionWork } from "../engine-jobs.js";
 import type { VersionRules, WorkChange } from "./rules.js";
-
-/** v2's cancelled answer: the `cancelled` permission outcome, else -32800 (a prompt has no cancelled result). */
-function cancelledAnswerV2(job: RequestJob, detail?: string): JsonRpcResponse {
-  if (job.payload.method === Method.requestPermission) return resultResponse(job.payload.id, PERMISSION_CANCELLED);
-  return cancelledError(job, detail);
-}
-
-/** The handler's result stands (a prompt's `{messageId}` untouched); an error becomes -32800. */
-function normaliseCancelledV2(job: RequestJob, response: JsonRpcResponse): JsonRpcResponse {
-  if (job.payload.method === Method.prompt) {
-    return "result" in response ? response : normaliseCancelledError(job, response);
-  }
-  return normaliseCancelled(job, response);
-}
 
 /** `session/update` with a `state_update`: running / requires_action start foreground work, idle ends it. */
 function workChangeV2(params: unknown): WorkChange {
@@ -69,10 +53,8 @@ export const V2_RULES: VersionRules = Object.freeze({
   passThrough: false,
   capabilityField: Object.freeze({ client: "capabilities", agent: "capabilities" }),
   promptIsTurn: false,
-  realTurnEnd: "idle",
   workChange: workChangeV2,
   forBackground: forBackgroundV2,
   cancelledWorkEnd: cancelledWorkEndV2,
-  cancelledAnswer: cancelledAnswerV2,
-  normaliseCancelled: normaliseCancelledV2,
+  ...cancelledAnswers(false),
 });

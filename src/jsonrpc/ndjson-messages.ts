@@ -1,7 +1,11 @@
-import type { Readable } from "node:stream";
-import { AbstractMessageReader, type DataCallback, type Disposable, type Message } from "vscode-jsonrpc/node";
-import { describeProblem, isJsonRpcId, readNdjson } from "../wire/index.js";
-import { ACP_CANCEL_METHOD, LSP_CANCEL_METHOD } from "./cancel-methods.js";
+import type { Readable, Writable } from "node:stream";
+import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from "vscode-jsonrpc/node";
+import { describeProblem, isJsonRpcId, NdjsonWriter, readNdjson } from "../wire/index.js";
+
+/** ACP's cancel notification, `{requestId}`. */
+export const ACP_CANCEL_METHOD = "$/cancel_request";
+/** LSP's, `{id}`: the only one vscode-jsonrpc's receive path knows. */
+const LSP_CANCEL_METHOD = "$/cancelRequest";
 
 /**
  * A vscode-jsonrpc reader for ACP's ndjson; bad lines go to `onError`, never ending the connection. ACP's
@@ -38,4 +42,25 @@ function translateIncoming(message: Message): Message {
   const requestId = candidate.params?.requestId;
   if (!isJsonRpcId(requestId) || requestId === null) return message;
   return { jsonrpc: "2.0", method: LSP_CANCEL_METHOD, params: { id: requestId } } as Message;
+}
+
+/** A vscode-jsonrpc writer for ACP's newline-delimited JSON, honouring backpressure. */
+export class NdjsonMessageWriter extends AbstractMessageWriter {
+  private readonly writer: NdjsonWriter;
+
+  constructor(private readonly stream: Writable) {
+    super();
+    this.writer = new NdjsonWriter(stream);
+    stream.on("close", () => this.fireClose());
+    stream.on("error", (error) => this.fireError(error));
+  }
+
+  write(message: Message): Promise<void> {
+    if (this.stream.destroyed || this.stream.writableEnded) return Promise.reject(new Error("the output stream is closed"));
+    return this.writer.write(message) ? Promise.resolve() : this.writer.drained();
+  }
+
+  end(): void {
+    this.writer.end();
+  }
 }
