@@ -26,8 +26,14 @@ export interface PeerEnd {
   flush?(): void;
 }
 
-/** Streams made here whose engine is not attached yet, with the way to attach it. */
-const unattached = new WeakMap<object, (options: CancellationOptions) => Cancellation>();
+/**
+ * Where a stream made here carries the way to attach its engine. A property, not a table keyed
+ * by the object, so that a copy such as `{ ...stream, readable: tapped }` still attaches inline
+ * instead of being wrapped in a second stream layer.
+ */
+const attachKey = Symbol("acp-cancel attach");
+
+type Attachable<M = unknown> = MessageStream<M> & { [attachKey]?: (options: CancellationOptions) => Cancellation };
 
 /**
  * The stream an app in this process connects to, in front of its peer: plain until an engine is
@@ -95,26 +101,25 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
       void peer.writer.abort(reason).catch(() => {});
     },
   });
-  const stream = { readable, writable };
   const attach = (options: CancellationOptions) => {
-    unattached.delete(stream);
+    if (cancellation !== undefined) throw new Error("acp-cancel: this stream already has an engine attached");
     cancellation = createCancellation(options, toLocal, (message) => peer.send(message));
     return cancellation;
   };
-  unattached.set(stream, attach);
+  const stream: Attachable<M> = { readable, writable, [attachKey]: attach };
   return { stream, attach };
 }
 
 /**
  * Puts the cancellation engine between an SDK app and the stream it would have connected
  * to. Returns the stream to connect to instead, and a handle for scoping handlers. acp-cancel's
- * own `ndJsonStream` has the engine built in: it is attached, not wrapped (unless one already is).
+ * own `ndJsonStream` has the engine built in: it is attached, not wrapped; a second attach throws.
  */
 export function cancellableStream(
   inner: MessageStream,
   options: CancellationOptions,
 ): { stream: MessageStream; cancellation: Cancellation } {
-  const attachBuiltIn = unattached.get(inner);
+  const attachBuiltIn = (inner as Attachable)[attachKey];
   if (attachBuiltIn !== undefined) return { stream: inner, cancellation: attachBuiltIn(options) };
   // Any other object stream (the SDK's `ndJsonStream`, a WebSocket stream, …) is the peer's end.
   const wrapped = embeddedStream((writeFailed) => {

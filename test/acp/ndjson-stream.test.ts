@@ -30,7 +30,7 @@ describe("acp-cancel's ndJsonStream (engine inline), in a real SDK agent over st
 });
 
 describe("cancellableStream given acp-cancel's ndJsonStream", () => {
-  it("attaches the stream's own engine (the same stream back, no second layer); a stream that has one is wrapped", async () => {
+  it("attaches the stream's own engine (the same stream back, no second layer); a second attach throws", async () => {
     const fromPeer = new TransformStream<Uint8Array, Uint8Array>();
     const toPeer = new TransformStream<Uint8Array, Uint8Array>();
     const stream = ndJsonStream(toPeer.writable, fromPeer.readable);
@@ -43,8 +43,32 @@ describe("cancellableStream given acp-cancel's ndJsonStream", () => {
     // The request went through the attached engine: it is in flight there.
     assert.equal(cancellation.engine.inFlight.client, 1);
     app.releaseLock();
-    const again = cancellableStream(stream, { role: "agent" });
-    assert.notEqual(again.stream, stream);
+    assert.throws(() => cancellableStream(stream, { role: "agent" }), /already has an engine attached/);
+    await peer.close();
+  });
+
+  it("a copy of the stream with a tapped side ({ ...stream, readable }) still attaches inline, not wrapped", async () => {
+    const fromPeer = new TransformStream<Uint8Array, Uint8Array>();
+    const toPeer = new TransformStream<Uint8Array, Uint8Array>();
+    const stream = ndJsonStream(toPeer.writable, fromPeer.readable);
+    const seen: unknown[] = [];
+    const tap = new TransformStream<unknown, unknown>({
+      transform(message, controller) {
+        seen.push(message);
+        controller.enqueue(message);
+      },
+    });
+    const copy = { ...stream, readable: stream.readable.pipeThrough(tap) };
+    const { stream: attached, cancellation } = cancellableStream(copy, { role: "agent" });
+    assert.equal(attached, copy);
+    const peer = fromPeer.writable.getWriter();
+    await peer.write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "_test/echo", params: {} })}\n`));
+    const app = attached.readable.getReader();
+    assert.deepEqual((await app.read()).value, { jsonrpc: "2.0", id: 7, method: "_test/echo", params: {} });
+    assert.equal(seen.length, 1);
+    // The engine inside the original stream saw the request: in flight there, not in a second layer.
+    assert.equal(cancellation.engine.inFlight.client, 1);
+    app.releaseLock();
     await peer.close();
   });
 });
