@@ -7,7 +7,8 @@
 //   node scripts/test-suite.mjs fast -- --reporter dot   passes what follows "--" to mocha
 // A suite with no compiled files (replicas, before its first test) says so and passes; a suite
 // that names a file which does not exist fails, so a renamed test is never dropped in silence.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative, sep } from "node:path";
@@ -58,9 +59,13 @@ function filesOf(name) {
   return built.filter((file) => SUITES[name].paths.some((path) => matches(file, path)));
 }
 
+/** How much of a suite's report is kept for the recap (mocha prints its failures last). */
+const RECAP_BYTES = 64 * 1024;
+const recaps = [];
+
 const mocha = createRequire(import.meta.url).resolve("mocha/bin/mocha.js");
 
-function run(name, mochaArgs) {
+async function run(name, mochaArgs) {
   const suite = name === "fast" ? FAST : SUITES[name];
   const files = filesOf(name);
   if (files.length === 0) {
@@ -79,12 +84,25 @@ function run(name, mochaArgs) {
     ...mochaArgs,
     ...files.map((file) => relative(root, join(builtTests, file.replace(/\.ts$/, ".js")))),
   ];
-  const result = spawnSync(process.execPath, args, {
+  const child = spawn(process.execPath, args, {
     cwd: root,
-    stdio: "inherit",
+    stdio: ["inherit", "pipe", "inherit"],
     env: { ...process.env, ...suite.env },
   });
-  return result.status ?? 1;
+  // mocha's report passes through as it comes; its "N failing" part is kept to be printed again
+  // at the very end, where a CI log's tail (all some CI views show) still names what failed.
+  let report = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    report = (report + chunk).slice(-RECAP_BYTES);
+  });
+  const [code, signal] = await once(child, "close");
+  if (code !== 0) {
+    const failing = report.search(/^ {2}\d+ failing/m);
+    recaps.push(`[test:${name}] exit ${code ?? signal}\n${failing === -1 ? report.slice(-4_000) : report.slice(failing)}`);
+  }
+  return code ?? 1;
 }
 
 const split = process.argv.indexOf("--", 2);
@@ -111,8 +129,9 @@ if (notBuilt.length > 0) {
   process.exit(2);
 }
 const failed = [];
-for (const name of names) if (run(name, mochaArgs) !== 0) failed.push(name);
+for (const name of names) if ((await run(name, mochaArgs)) !== 0) failed.push(name);
 if (failed.length > 0) {
+  console.error(`\n\nrecap of the failures:\n${recaps.join("\n")}`);
   console.error(`\nfailed: ${failed.map((name) => `test:${name}`).join(", ")}`);
   process.exit(1);
 }

@@ -3,7 +3,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { type CancellableApp, ndJsonStream, withCancellation, type WithCancellationOptions } from "../../src/index.js";
 import { type ClientApp, harness, openSession, textPrompt } from "../support/client-harness.js";
 import { endAndAwaitExit, spawnFixture } from "../support/spawn-peer.js";
-import { assertEachAnsweredOnce, eventually, notificationsIn } from "../support/wire-assertions.js";
+import { assertEachAnsweredOnce, eventually, notificationsIn, requestsIn, responsesTo } from "../support/wire-assertions.js";
 
 const { methods } = acp;
 
@@ -99,6 +99,9 @@ describe("the real end of a turn, embedded in an SDK client, against a real SDK 
       const shownBeforeAnswer = updates.length;
       await eventually(() => (updates.length === 20 ? true : undefined), "the agent's whole stream");
       assert.ok(updates.length > shownBeforeAnswer, "late updates shown");
+      // The agent answers right after its last update; the wire check below needs that answer read.
+      const promptId = requestsIn(h.log, "out", methods.agent.session.prompt)[0]?.id;
+      await eventually(() => (responsesTo(h.log, "in", promptId).length > 0 ? true : undefined), "the agent's own answer");
       assert.equal(client.cancellations[0]?.engine.aftermathStats.turnsTracked, 0);
     });
     assertEachAnsweredOnce(h.log);
