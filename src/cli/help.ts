@@ -53,7 +53,8 @@ Options:
                              created mode 0600; a symbolic link, another user's file or a file with
                              other hard links is refused (exit 73); the user's own file is replaced.
                              Secrets are redacted: env values, credential headers, anything under a
-                             key named like a token, secret, password or API key
+                             key named like a token, secret, password or API key, such a flag's value
+                             in args (--api-key=…, --token …), a URL's password and such query values
   --trace-secrets            keep those secrets in the trace, unredacted (prompts and file contents
                              are always in it)
   --otel                     export every request as an OpenTelemetry span over OTLP/HTTP (needs
