@@ -61,8 +61,8 @@ async function withStuckBridge(
 ): Promise<void> {
   const bridge = spawnBridge(bridgeArgs, fixture, agentArgs);
   const editor = new RawPeer(bridge.input, bridge.child.stdin);
-  const sessionId = await openRawSession(editor);
   try {
+    const sessionId = await openRawSession(editor);
     await body({ bridge, editor, sessionId });
   } finally {
     await closeBridge(bridge);
@@ -308,8 +308,13 @@ async function openV2Session(editor: RawPeer): Promise<string> {
 async function v2StuckSetup(bridgeArgs: string[], agentArgs: string[] = []) {
   const bridge = spawnBridge(bridgeArgs, "stuck-agent", ["--v2", ...agentArgs]);
   const editor = new RawPeer(bridge.input, bridge.child.stdin);
-  const sessionId = await openV2Session(editor);
-  return { bridge, editor, sessionId };
+  try {
+    return { bridge, editor, sessionId: await openV2Session(editor) };
+  } catch (error) {
+    // The caller's finally is not reached yet: close the bridge here.
+    await closeBridge(bridge);
+    throw error;
+  }
 }
 
 const stateOf = (m: Message) =>

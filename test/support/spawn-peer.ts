@@ -22,12 +22,33 @@ export function spawnFixture(name: string, args: string[] = []): SpawnedPeer {
   return spawnNode([fixturePath(name), ...args]);
 }
 
+/** Processes spawnNode started that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * After each test, SIGKILLs what it started and left running: a test that fails midway (an
+ * assertion before its close) cannot leave a bridge or an agent behind. A root hook, only when
+ * mocha loaded this module: fixtures, which run outside mocha, import it too.
+ */
+if (typeof afterEach === "function") {
+  afterEach(function killLeftovers() {
+    for (const child of running) {
+      const name = String(child.spawnargs.slice(1, 3).map((arg) => arg.replace(/^.*\//, "")).join(" "));
+      if (this.currentTest?.state === "passed") console.log(`      [leftover] a process the test did not end: ${name} (pid ${child.pid}), killed`);
+      child.kill("SIGKILL");
+    }
+    running.clear();
+  });
+}
+
 /** Runs `node <args>` with piped stdio, collecting its stderr. */
 export function spawnNode(args: string[], env?: NodeJS.ProcessEnv): SpawnedPeer {
   const child = spawn(process.execPath, args, {
     stdio: ["pipe", "pipe", "pipe"],
     ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
