@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cancelMessage } from "../../src/a2a/cancel-payload.js";
 import { GuardianClient } from "../../src/a2a/index.js";
-import { CLIENT_CARD } from "./a2a-clients.js";
 import { exitAfterOutput } from "../support/spawn-peer.js";
+import { CLIENT_CARD } from "./a2a-clients.js";
 import { runGuardianCli } from "./guardians.js";
 
 const FLOOD_REQUESTS = 20_000;
