@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { exitAfterOutput } from "./support/spawn-peer.js";
 
 const clientPath = fileURLToPath(new URL("../examples/embedded-client.js", import.meta.url));
 
@@ -17,7 +17,8 @@ async function runExample(path: string, limitMs = 15_000) {
     stderr += chunk.toString();
   });
   const timer = setTimeout(() => child.kill("SIGKILL"), limitMs);
-  const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+  // Once its output was read to the end too: 'exit' can come before its last lines are read.
+  const { code, signal } = await exitAfterOutput(child, [child.stdout, child.stderr]);
   clearTimeout(timer);
   return { code, signal, stdout, stderr };
 }

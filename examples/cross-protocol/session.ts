@@ -128,12 +128,18 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       agentStderr += chunk.toString();
     });
     const exited = new Promise((resolve) => child.on("exit", resolve));
+    // Its events are read from its stderr after it exits: 'exit' can come before the last lines are
+    // read. Wait for the stream's end too (bounded: a child of the agent may hold it open).
+    const stderrRead = new Promise((resolve) => child.stderr.once("close", resolve));
     started.push({
       close: async () => {
         child.stdin.end();
         const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
         await exited;
         clearTimeout(timer);
+        let bound: NodeJS.Timeout | undefined;
+        await Promise.race([stderrRead, new Promise((resolve) => (bound = setTimeout(resolve, 2000)))]);
+        clearTimeout(bound);
       },
     });
     const stream = acp.ndJsonStream(

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cancelMessage } from "../../src/a2a/cancel-payload.js";
 import { GuardianClient } from "../../src/a2a/index.js";
+import { exitAfterOutput } from "../support/spawn-peer.js";
 import { CLIENT_CARD } from "./a2a-clients.js";
 import { runGuardianCli } from "./guardians.js";
 
@@ -62,9 +63,11 @@ function startFlood(url: string): Promise<{ sent: number; counts: Record<string,
   });
   let out = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString()));
-  return new Promise((resolve, reject) =>
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as never) : reject(new Error(`the flood exited ${code}`)))),
-  );
+  // Its figures are parsed once stdout was read to the end: 'exit' can come before its last bytes are read.
+  return exitAfterOutput(child, [child.stdout]).then(({ code }) => {
+    if (code !== 0) throw new Error(`the flood exited ${code}`);
+    return JSON.parse(out) as never;
+  });
 }
 
 describe("reliability: an unauthenticated flood against the guardian does not starve authorised callers", function () {

@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type GuardianLogEntry, type GuardianRules, startGuardian } from "../../src/a2a/index.js";
 import { CLI } from "../support/bridge-harness.js";
+import { exitAfterOutput } from "../support/spawn-peer.js";
 
 export interface RecordingGuardian {
   url: string;
@@ -130,9 +131,8 @@ export function runGuardianCli(args: string[]): GuardianCli {
     stderr += c.toString();
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
-  );
+  // Resolved once its output was read to the end too: 'exit' can come before its last lines are read.
+  const exited = exitAfterOutput(child, [child.stdout, child.stderr].filter((s) => s !== null));
   const listening = () =>
     new Promise<string>((resolve, reject) => {
       const look = () => {

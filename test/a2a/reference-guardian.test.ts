@@ -7,6 +7,7 @@ import { GuardianClient, type GuardianRules, RulesError, startGuardian } from ".
 import { cancelMessage } from "../../src/a2a/cancel-payload.js";
 import { parseGuardianRules } from "../../src/a2a/guardian-rules.js";
 import { CLI } from "../support/bridge-harness.js";
+import { exitAfterOutput } from "../support/spawn-peer.js";
 import { CLIENT_CARD } from "./a2a-clients.js";
 import { recordingGuardian } from "./guardians.js";
 
@@ -183,7 +184,8 @@ describe("reference AOS guardian (node:http, declarative rules)", () => {
       let stderr = "";
       child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      // Once its output was read to the end too: 'exit' can come before its last lines are read.
+      const exited = exitAfterOutput(child, [child.stdout, child.stderr]).then(({ code }) => code);
       return { child, exited, out: () => stdout, err: () => stderr };
     }
 

@@ -30,8 +30,10 @@ describe("ABP over postMessage to a dedicated worker, in headless Chromium", fun
       const stop = new AbortController();
       let ack: unknown;
       const call = client.call("count", {}, { signal: stop.signal, onCancelAcknowledged: (a: unknown) => (ack = a) });
-      // Let it count a while, then cancel.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Let it count (seen counting, not assumed after a sleep), then cancel.
+      while (((await client.call("counted")).data as { counted: number }).counted === 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       stop.abort();
       const result = await call;
       const first = (await client.call("counted")).data as { counted: number };

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import * as acp from "@agentclientprotocol/sdk";
 import { closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
 import { openSession, textPrompt } from "../support/client-harness.js";
-import { type SpawnedPeer, spawnFixture, tap, type WireRecord } from "../support/spawn-peer.js";
+import { endAndAwaitExit, type SpawnedPeer, spawnFixture, tap, type WireRecord } from "../support/spawn-peer.js";
 import { assertEachAnsweredOnce, errorCode, eventually, requestsIn, responsesTo } from "../support/wire-assertions.js";
 
 const { methods } = acp;
@@ -50,6 +50,18 @@ function terminalEditor() {
   return { editor, processes, released, extensionStops };
 }
 
+/**
+ * Waits for the editor's answer to terminal/release on the wire. The agent releases in its
+ * `finally`, before its own answer; but an answer given for it once the grace has run out (a
+ * loaded machine) comes first, and closing the connection at that answer would drop the release.
+ */
+function releaseAnswered(log: WireRecord[]): Promise<true> {
+  return eventually(() => {
+    const release = requestsIn(log, "in", "terminal/release")[0];
+    return release !== undefined && responsesTo(log, "out", release.id).length > 0 ? true : undefined;
+  }, "the editor's answer to terminal/release");
+}
+
 type Running = SpawnedPeer & { close(): Promise<unknown> };
 
 const placements: { name: string; start(agentArgs: string[]): Running }[] = [
@@ -59,10 +71,8 @@ const placements: { name: string; start(agentArgs: string[]): Running }[] = [
       const peer = spawnFixture("terminal-agent", agentArgs);
       return {
         ...peer,
-        close: async () => {
-          peer.child.stdin.end();
-          await peer.exited;
-        },
+        // Killed if it hangs, so that a failing test cannot leave it behind.
+        close: () => endAndAwaitExit(peer, 5000),
       };
     },
   },
@@ -103,6 +113,7 @@ describe("cleanup after Stop: terminal/kill and terminal/release are never cance
             assert.ok(commandPid !== undefined && isAlive(commandPid), "the command runs before Stop");
             await agent.notify(methods.agent.session.cancel, { sessionId });
             const answer = (await turn) as { stopReason: string };
+            await releaseAnswered(log);
             return { stopReason: answer.stopReason, commandPid };
           });
           assert.equal(stopReason, "cancelled");
@@ -138,6 +149,7 @@ describe("cleanup after Stop: an extension method joins the table with --cleanup
           await eventually(() => (requestsIn(log, "in", "terminal/wait_for_exit").length > 0 ? true : undefined), "the wait");
           await agent.notify(methods.agent.session.cancel, { sessionId });
           await turn;
+          await releaseAnswered(log);
         });
         assert.deepEqual(extensionStops, declared ? ["_acme/stop_job"] : []);
         const fromAgent = bridge.hop("agent->bridge").filter((m) => m.method === "_acme/stop_job");

@@ -88,8 +88,11 @@ describe("embedded in an SDK client, against real SDK agents over stdio", () => 
           (m) => (m.params as { requestId: unknown }).requestId === deep?.id,
         ),
       );
-      const [leafAnswer] = responsesTo(h.log, "in", leaf?.id);
-      const [deepAnswer] = responsesTo(h.log, "out", deep?.id);
+      // Nothing orders these two answers before the prompt's: wait for them.
+      const [leafAnswer, deepAnswer] = await eventually(() => {
+        const answers = [responsesTo(h.log, "in", leaf?.id)[0], responsesTo(h.log, "out", deep?.id)[0]];
+        return answers.every((answer) => answer !== undefined) ? answers : undefined;
+      }, "the answers to the leaf and to the deep request");
       assert.equal(errorCode(leafAnswer), -32800);
       assert.equal(errorCode(deepAnswer), -32800);
       assert.deepEqual(await agentInFlight(agent), { client: 0, agent: 0 });

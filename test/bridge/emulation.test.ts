@@ -224,6 +224,14 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
         () => (responsesTo(log, "out", readId).length ? true : undefined),
         "the editor's late answer",
       );
+      // Written by the editor is not yet handled by the bridge: wait for the bridge's verdict on it.
+      await eventually(
+        () =>
+          bridge.trace().some((e) => e.note?.includes('"type":"late-reply-dropped"') && e.note.includes(`"id":${JSON.stringify(readId)}`))
+            ? true
+            : undefined,
+        "the editor's late answer dropped",
+      );
       const toAgent = bridge.hop("bridge->agent").filter((m) => m.id === readId && !("method" in m));
       assert.equal(toAgent.length, 1, "the agent got exactly one answer");
       assert.equal(errorCode(toAgent[0]), -32800);

@@ -324,7 +324,10 @@ describe("bridge lifecycle and framing, with the bridge as a real process", () =
         answer.error.message,
         "Request cancelled: the agent did not answer initialize within 0.3 s (the bridge's deadline: --timeout initialize=SECONDS changes it)",
       );
-      assert.match(bridge.stderr(), /warn: editor request 1: the agent did not answer initialize within 0\.3 s/);
+      // Its stderr and its stdout are two pipes: the warning may be read after the answer.
+      const warning = /warn: editor request 1: the agent did not answer initialize within 0\.3 s/;
+      await eventually(() => (warning.test(bridge.stderr()) ? true : undefined), "the warning").catch(() => undefined);
+      assert.match(bridge.stderr(), warning);
     } finally {
       await closeBridge(bridge);
     }

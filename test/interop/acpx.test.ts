@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI } from "../support/bridge-harness.js";
-import { fixturePath } from "../support/spawn-peer.js";
+import { exitAfterOutput, fixturePath } from "../support/spawn-peer.js";
 import { killAll, type Message, ModelHole, type Placement, processesWith, sealedEnv, until, within } from "./harness.js";
 import { codex, PEERS_INSTALLED, PEERS_NOTE, peerFile, RUN_SLOW, sdkLine, SLOW_NOTE } from "./peers.js";
 
@@ -55,9 +55,8 @@ async function runAcpx(options: Options): Promise<Run> {
     stdout += chunk.toString();
   });
   child.stderr.on("data", () => {});
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
-  );
+  // Its json lines are parsed once stdout was read to the end: 'exit' can come before the last are read.
+  const exited = exitAfterOutput(child, [child.stdout]);
   const readLines = (file: string) =>
     existsSync(file)
       ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").flatMap((l) => {

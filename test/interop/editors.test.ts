@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLI } from "../support/bridge-harness.js";
+import { exitAfterOutput } from "../support/spawn-peer.js";
 import { killAll, processesWith, sealedEnv, until, within } from "./harness.js";
 import { ModelServer } from "./model-server.js";
 import { claude, codex, PEERS_INSTALLED, PEERS_NOTE, peerFile, RUN_SLOW, SLOW_NOTE } from "./peers.js";
@@ -65,7 +66,8 @@ describe("docs/editors.md: the acpx configurations, run as written", function ()
         let out = "";
         child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
         child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-        const exit = await within(new Promise<number | null>((resolve) => child.on("exit", resolve)), 60_000);
+        // Its output is matched once read to the end: 'exit' can come before its last lines are read.
+        const exit = await within(exitAfterOutput(child, [child.stdout, child.stderr]).then(({ code }) => code), 60_000);
         assert.equal(exit, 0, out.slice(-800));
         assert.match(out, /hello from the scripted model/);
         assert.ok(model.turns.length > 0, "the turn went to the model");

@@ -59,8 +59,8 @@ describe("bridge --otel: a real bridge process exports the cascade over OTLP/HTT
         assert.equal(span.status.code, 2, `${span.name}: status ERROR`);
       }
       // Requests the editor sent without context (initialize, session/new) each start a trace of their own.
-      const setup = receiver.spans.find((s) => s.name === "session/new");
-      assert.ok(setup);
+      // An earlier export than the prompt's, in principle: waited for all the same.
+      const setup = await eventually(() => receiver.spans.find((s) => s.name === "session/new"), "span session/new");
       assert.notEqual(setup.traceId, EDITOR_TRACE);
       assert.equal(setup.parentSpanId, undefined);
     } finally {

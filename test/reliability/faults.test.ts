@@ -226,11 +226,16 @@ describe("reliability: faults with real processes", function () {
           () => (bridge.hop("agent->bridge").some((m) => m.id === "turn") ? true : undefined),
           "the agent's late reply",
         );
-        await sleep(50);
-        assert.equal(peer.responsesTo("turn").length, 1, "answered exactly once");
-        assert.ok(bridge.trace().some((e) => e.note?.includes('"type":"late-reply-dropped"')), "late reply dropped");
+        // Noted as the bridge handles it, just after tracing the read: wait for the note itself.
+        await eventually(
+          () => (bridge.trace().some((e) => e.note?.includes('"type":"late-reply-dropped"')) ? true : undefined),
+          "the late reply dropped",
+        );
         peer.send(prompt("again", sessionId, "hello"));
         assert.deepEqual((await peer.answer("again")).result, { stopReason: "end_turn" });
+        // The agent answered "again" after its late reply, and the bridge relays in order: a relayed
+        // duplicate would have reached the editor before this answer (no sleep needed to see it).
+        assert.equal(peer.responsesTo("turn").length, 1, "answered exactly once");
       } finally {
         await closeBridge(bridge);
       }
@@ -300,8 +305,10 @@ describe("reliability: faults with real processes", function () {
         trace.slice(shutdownAt).filter((e) => e.hop === "bridge->editor"),
         [],
       );
+      // The bridge's exit can be seen before its stdout's end is read: wait for that end, so that
+      // everything it wrote is counted.
+      if (!editorStopsReading) await eventually(() => (peer.ended ? true : undefined), "the bridge's stdout ends");
       assert.equal(peer.received.length, before, "nothing reached the editor after its EOF");
-      assert.ok(editorStopsReading || peer.ended, "the bridge's stdout ended");
       assert.deepEqual(peer.garbage, []);
     });
   }

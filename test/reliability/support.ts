@@ -6,7 +6,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { CLI } from "../support/bridge-harness.js";
-import { fixturePath } from "../support/spawn-peer.js";
+import { exitAfterOutput, fixturePath } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
 
 /** `ACP_CANCEL_SOAK=1` (npm run test:soak) scales every loop of the suite up. */
@@ -271,9 +271,7 @@ export function spawnPlainBridge(bridgeArgs: string[], fixture: string, agentArg
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
-  );
+  const exited = exitAfterOutput(child, [child.stderr]);
   return { child, peer: new RawPeer(child.stdout, child.stdin), stderr: () => stderr, exited };
 }
 

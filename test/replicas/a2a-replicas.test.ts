@@ -96,7 +96,13 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
         assert.ok((work?.steps ?? 0) < 200, "it did not run to the end");
         const stored = await (await clientOf(a)).getTask({ tenant: "", id: task.id });
         assert.equal(stored.status?.state, 5);
-        assert.equal(stored.artifacts.length, work?.steps, "one artifact per step done, none after the stop");
+        assert.ok(stored.artifacts.length <= (work?.steps ?? 0), "no artifact after the stop");
+        // Artifacts the work produced before it stopped may be persisted after the final state.
+        const persisted = await until(async () => {
+          const { artifacts } = await (await clientOf(a)).getTask({ tenant: "", id: task.id });
+          return artifacts.length === work?.steps ? artifacts.length : undefined;
+        }, "one artifact per step done");
+        assert.equal(persisted, work?.steps, "one artifact per step done, none after the stop");
       });
 
       it("behind haproxy with 3 replicas, a cancel landing on any replica stops each task where it runs", async () => {

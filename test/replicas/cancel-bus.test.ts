@@ -7,6 +7,7 @@ import type { CancelRequest } from "../../src/replicas/cancel-bus.js";
 import { eventually } from "../support/wire-assertions.js";
 import { BACKENDS, OpenBuses } from "./backends.js";
 import { freePort, type RealServer } from "./servers.js";
+import { until } from "./until.js";
 
 const OWNER_PROCESS = fileURLToPath(new URL("./owner-process.js", import.meta.url));
 
@@ -85,7 +86,12 @@ for (const backend of BACKENDS) {
       });
       try {
         await once(doomed.stdout, "data");
-        const whileAlive = await b.cancel("orphan-1", { waitMs: 100 });
+        // "claimed" comes half a lease after the claim, which leases asynchronously: on a loaded
+        // machine the lease can be written later still. Ask until the owner is seen (bounded).
+        const whileAlive = await until(async () => {
+          const verdict = await b.cancel("orphan-1", { waitMs: 100 });
+          return verdict.kind === "no-owner" ? undefined : verdict;
+        }, "the doomed replica's lease");
         assert.deepEqual(whileAlive, { kind: "unconfirmed", owner: "doomed" });
         doomed.kill("SIGKILL");
         await once(doomed, "exit");

@@ -11,6 +11,7 @@ import { cancelMessage } from "../../src/a2a/cancel-payload.js";
 import { GuardianClient, type GuardianRules } from "../../src/a2a/index.js";
 import { CLIENT_CARD } from "../a2a/a2a-clients.js";
 import { type GuardianCli, runGuardianCli } from "../a2a/guardians.js";
+import { eventually } from "../support/wire-assertions.js";
 import { type RealServer, startRedis } from "./servers.js";
 
 const RULES: GuardianRules = {
@@ -64,7 +65,11 @@ describe("guardian replicas share one rate on Redis (acp-cancel guardian --redis
     const decisions = [];
     for (const [n, client] of [a, b, a, b].entries()) decisions.push((await ask(client, `task-${n}`)).decision);
     assert.deepEqual(decisions, ["allow", "allow", "deny", "deny"]);
-    for (const cli of running) assert.match(cli.out(), /"decision"/, "each replica logged its decisions");
+    // Logged on its stdout before it answers over HTTP, but nothing orders two pipes for the reader: wait for it.
+    for (const cli of running) {
+      await eventually(() => (/"decision"/.test(cli.out()) ? true : undefined), "each replica's decision log").catch(() => undefined);
+      assert.match(cli.out(), /"decision"/, "each replica logged its decisions");
+    }
   });
 
   it("without --redis each replica counts alone (what the flag is for): all 4 allowed", async () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TraceEntry, TraceHop } from "../../src/bridge/trace-writer.js";
 import { ConformanceTracker, checkAfterTest } from "./schema-validator.js";
-import { endAndAwaitExit, fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
+import { endAndAwaitExit, exitAfterOutput, fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -144,6 +144,7 @@ export function runCli(
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    child.on("exit", (code) => resolve({ code, stderr }));
+    // Its last words may still be in the pipe at 'exit': resolve once stderr was read to its end.
+    void exitAfterOutput(child, child.stderr === null ? [] : [child.stderr]).then(({ code }) => resolve({ code, stderr }));
   });
 }

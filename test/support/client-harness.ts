@@ -1,6 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { MessageStream } from "../../src/index.js";
 import { endAndAwaitExit, type SpawnedPeer, spawnFixture, tap, type WireRecord } from "./spawn-peer.js";
+import { answersArrived } from "./wire-assertions.js";
 
 export type ClientApp = ReturnType<typeof acp.client>;
 export type AgentContext = Parameters<Parameters<ClientApp["connectWith"]>[1]>[0];
@@ -8,7 +9,10 @@ export type AgentContext = Parameters<Parameters<ClientApp["connectWith"]>[1]>[0
 export interface Harness {
   peer: SpawnedPeer;
   log: WireRecord[];
-  /** Runs `body` connected to the fixture agent, then closes its stdin and waits for it to exit. */
+  /**
+   * Runs `body` connected to the fixture agent, waits (bounded) for every request on the wire to
+   * have its answer there, then closes its stdin and waits for it to exit.
+   */
   run<T>(body: (agent: AgentContext) => Promise<T>): Promise<T>;
 }
 
@@ -22,7 +26,11 @@ export function harness(client: ClientApp, agentArgs: string[] = [], fixture = "
     log,
     async run(body) {
       try {
-        return await client.connectWith(stream, body);
+        return await client.connectWith(stream, async (agent) => {
+          const result = await body(agent);
+          await answersArrived(log);
+          return result;
+        });
       } finally {
         await endAndAwaitExit(peer, 5000);
       }

@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { MessageStream } from "../../src/index.js";
@@ -22,19 +22,38 @@ export function spawnFixture(name: string, args: string[] = []): SpawnedPeer {
   return spawnNode([fixturePath(name), ...args]);
 }
 
+/** Processes spawnNode started that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * After each test, SIGKILLs what it started and left running: a test that fails midway (an
+ * assertion before its close) cannot leave a bridge or an agent behind. A root hook, only when
+ * mocha loaded this module: fixtures, which run outside mocha, import it too.
+ */
+if (typeof afterEach === "function") {
+  afterEach(function killLeftovers() {
+    for (const child of running) {
+      const name = String(child.spawnargs.slice(1, 3).map((arg) => arg.replace(/^.*\//, "")).join(" "));
+      if (this.currentTest?.state === "passed") console.log(`      [leftover] a process the test did not end: ${name} (pid ${child.pid}), killed`);
+      child.kill("SIGKILL");
+    }
+    running.clear();
+  });
+}
+
 /** Runs `node <args>` with piped stdio, collecting its stderr. */
 export function spawnNode(args: string[], env?: NodeJS.ProcessEnv): SpawnedPeer {
   const child = spawn(process.execPath, args, {
     stdio: ["pipe", "pipe", "pipe"],
     ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
   });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
-  );
+  const exited = exitAfterOutput(child, [child.stderr]);
   return {
     child,
     output: Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -42,6 +61,32 @@ export function spawnNode(args: string[], env?: NodeJS.ProcessEnv): SpawnedPeer 
     stderr: () => stderr,
     exited,
   };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** How long after its exit a process's output may still take to be read to its end. */
+const OUTPUT_AFTER_EXIT_LIMIT_MS = 5_000;
+
+/**
+ * The process's exit, once `outputs` (streams the caller reads: stderr, stdout) were also read to
+ * their end. Node may emit 'exit' before the last bytes the process wrote were read, so text
+ * collected at 'exit' can lack its last lines (a summary, an error). Listen from the spawn on: a
+ * stream that already closed is not missed. A grandchild that inherited a stream can hold it open
+ * long after the exit: that wait is bounded, and then the exit is returned as it is.
+ */
+export function exitAfterOutput(child: ChildProcess, outputs: NodeJS.ReadableStream[]): Promise<Exit> {
+  const closed = Promise.all(outputs.map((stream) => new Promise<void>((resolve) => stream.once("close", () => resolve()))));
+  const exit = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return exit.then(async (result) => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, OUTPUT_AFTER_EXIT_LIMIT_MS)))]);
+    clearTimeout(timer);
+    return result;
+  });
 }
 
 export interface WireRecord {

@@ -1,6 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import type { MessageStream } from "../../src/index.js";
 import { endAndAwaitExit, type SpawnedPeer, tap, type WireRecord } from "./spawn-peer.js";
+import { answersArrived } from "./wire-assertions.js";
 
 /** A real SDK 2.4.0 client from the ACP v2 draft entrypoint. */
 export type V2ClientApp = acp.ClientApp;
@@ -8,7 +9,10 @@ export type V2AgentContext = acp.ClientContext;
 
 export interface V2Harness {
   log: WireRecord[];
-  /** Runs `body` connected to the peer, then closes its stdin and waits for it to exit. */
+  /**
+   * Runs `body` connected to the peer, waits (bounded) for every request on the wire to have its
+   * answer there, then closes its stdin and waits for it to exit.
+   */
   run<T>(body: (agent: V2AgentContext) => Promise<T>): Promise<T>;
 }
 
@@ -20,7 +24,11 @@ export function v2Harness(client: V2ClientApp, peer: SpawnedPeer): V2Harness {
     log,
     async run(body) {
       try {
-        return await client.connectWith(stream, body);
+        return await client.connectWith(stream, async (agent) => {
+          const result = await body(agent);
+          await answersArrived(log);
+          return result;
+        });
       } finally {
         await endAndAwaitExit(peer, 10_000);
       }

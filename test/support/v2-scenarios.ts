@@ -125,7 +125,12 @@ export async function heldPromptCancelled(placement: V2Placement, agentArgs: str
     const second = await held;
     assert.equal(second.code, -32800);
     for (const prompt of requestsIn(h.log, "out", "session/prompt").slice(1)) {
-      const [answer] = responsesTo(h.log, "in", prompt.id);
+      // The app's promise can settle before the wire answer is read (an engine in this client
+      // answers its app itself): wait for the wire's.
+      const [answer] = await eventually(() => {
+        const answers = responsesTo(h.log, "in", prompt.id);
+        return answers.length > 0 ? answers : undefined;
+      }, `the wire answer to prompt #${String(prompt.id)}`);
       assert.equal(errorCode(answer), -32800);
       assert.ok(!("result" in (answer ?? {})), "no v1 stopReason result in v2");
     }

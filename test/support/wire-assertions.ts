@@ -35,6 +35,32 @@ export function assertEachAnsweredOnce(log: WireRecord[]): void {
   }
 }
 
+/** Requests seen in one direction with no response in the other, yet. */
+export function unanswered(log: WireRecord[]): Message[] {
+  return (
+    [
+      ["in", "out"],
+      ["out", "in"],
+    ] as const
+  ).flatMap(([requests, answers]) =>
+    requestsIn(log, requests).filter((request) => responsesTo(log, answers, request.id).length === 0),
+  );
+}
+
+/** How long a harness waits, before it closes, for answers still on their way. */
+const ANSWERS_IN_FLIGHT_LIMIT_MS = 5_000;
+
+/**
+ * Waits until every request on the wire has its answer on the wire, or the limit passed: the
+ * answers a test's body did not await itself (one the peer writes right after what the body
+ * waited for, one for a request the body gave up on) may still be in a pipe or a handler when
+ * the body ends, and closing the connection then would drop them from the log. Never throws: an
+ * answer that never comes is still missing after the wait, and `assertEachAnsweredOnce` names it.
+ */
+export async function answersArrived(log: WireRecord[], limitMs = ANSWERS_IN_FLIGHT_LIMIT_MS): Promise<void> {
+  await eventually(() => (unanswered(log).length === 0 ? true : undefined), "every answer", limitMs).catch(() => {});
+}
+
 /** Polls until `check` returns a value other than undefined (no timing assertion, just a wait). */
 export async function eventually<T>(check: () => T | undefined, what: string, limitMs = 10_000): Promise<T> {
   const started = Date.now();

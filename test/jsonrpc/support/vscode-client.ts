@@ -1,13 +1,24 @@
 /** A vscode-jsonrpc client (our binding) over a real agent subprocess, as the jsonrpc tests drive it. */
 import { PassThrough } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { type AcpMessageConnectionOptions, createAcpMessageConnection } from "../../../src/jsonrpc/index.js";
 import { spawnFixture } from "../../support/spawn-peer.js";
 
 export type Line = Record<string, unknown>;
 
-/** A `data` listener that parses each chunk's newline-separated JSON lines into `into`. */
-export const recordLinesInto = (into: Line[]) => (chunk: Buffer) => {
-  for (const line of chunk.toString().split("\n").filter(Boolean)) into.push(JSON.parse(line));
+/**
+ * A `data` listener that parses newline-separated JSON lines into `into`. A chunk of a pipe can end
+ * inside a line (one longer than the pipe writes atomically), even inside a character: the rest
+ * waits for the next chunk.
+ */
+export const recordLinesInto = (into: Line[]) => {
+  let partial = "";
+  const decoder = new StringDecoder("utf8");
+  return (chunk: Buffer) => {
+    const lines = (partial + decoder.write(chunk)).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines.filter(Boolean)) into.push(JSON.parse(line));
+  };
 };
 
 /** Spawns `fixture` and connects the binding to it, recording the lines the client sends. */
