@@ -42,6 +42,8 @@ export class ReplicaBus implements CancelBus {
   private readonly waiting = new Map<string, Waiting>();
   /** Claims whose lease and early-cancel lookup are due in the next batch. */
   private readonly announcing = new Map<string, LocalClaim>();
+  /** The announcing batch on its way to the backend (close waits for it: its leases carry the records). */
+  private announced: Promise<void> = Promise.resolve();
   /** Cancels due in the next batch, and the promise of that batch's round trip. */
   private outgoing: { batch: OutgoingCancel[]; sent: Promise<void> } | undefined;
   private readonly confirmMs: number;
@@ -185,6 +187,9 @@ export class ReplicaBus implements CancelBus {
     clearInterval(this.renewal);
     for (const sweep of this.sweeps) sweep.stop();
     this.sweeps.clear();
+    // Claims made just before: written first, so the unlease below leaves their records behind.
+    if (this.announcing.size > 0) this.announced = this.flushAnnounced();
+    await this.announced;
     const keys = [...this.claims.keys()];
     this.claims.clear();
     if (this.isConnected) {
@@ -209,7 +214,11 @@ export class ReplicaBus implements CancelBus {
   private announce(key: string, claim: LocalClaim): void {
     if (!this.isConnected) return; // leased on the next renewal after reconnecting
     this.announcing.set(key, claim);
-    if (this.announcing.size === 1) setImmediate(() => void this.flushAnnounced());
+    if (this.announcing.size === 1) {
+      setImmediate(() => {
+        if (this.announcing.size > 0) this.announced = this.flushAnnounced();
+      });
+    }
   }
 
   private async flushAnnounced(): Promise<void> {
