@@ -189,7 +189,7 @@ function replicaError(taskId: string, failure: ReplicaFailure, why: string): Err
 /** Starts the orphan sweep `sweepMs` asks for, after checking the option and the bus. */
 function startSweep(options: CancelRoutingOptions, sweepMs: number): void {
   if (!Number.isInteger(sweepMs) || sweepMs < 10 || sweepMs > 2_147_483_647) {
-    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of milliseconds from 10 to 2147483647, got ${String(sweepMs)}`);
+    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of ms from 10 to 2147483647, got ${String(sweepMs)}`);
   }
   const { replicas } = options;
   if (typeof replicas.sweepOrphans !== "function") {

@@ -11,7 +11,7 @@ const MIN_SWEEP_MS = 10;
 /** Throws a RangeError naming `option` unless `value` is an integer number of ms a sweep can wait. */
 export function checkSweepMs(option: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_SWEEP_MS || value > MAX_TIMER_MS) {
-    throw new RangeError(`${option} must be an integer number of milliseconds from ${MIN_SWEEP_MS} to ${MAX_TIMER_MS}, got ${String(value)}`);
+    throw new RangeError(`${option} must be an integer number of ms from ${MIN_SWEEP_MS} to ${MAX_TIMER_MS}, got ${String(value)}`);
   }
   return value;
 }

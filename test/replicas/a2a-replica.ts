@@ -122,12 +122,10 @@ const card: AgentCard = {
 const inner = new DefaultRequestHandler(card, taskStore, executor);
 const sweeps: unknown[] = [];
 const sweepMs = process.env.SWEEP_MS;
-const sweep = sweepMs === undefined ? {} : {
-  sweepMs: Number(sweepMs),
-  onSweep: (event: object) => {
-    sweeps.push("error" in event && event.error instanceof Error ? { ...event, error: event.error.message } : event);
-  },
+const onSweep = (event: object) => {
+  sweeps.push("error" in event && event.error instanceof Error ? { ...event, error: event.error.message } : event);
 };
+const sweep = sweepMs === undefined ? {} : { sweepMs: Number(sweepMs), onSweep };
 const handler = routeCancelsToOwner(inner, { executor, replicas: bus, taskStore, confirmMs: 3000, ...sweep });
 
 const app = express();

@@ -55,7 +55,9 @@ describe("A2A across replicas: the orphan sweep (sweepMs) on the SDK's DatabaseT
         await a.kill();
         await untilState(b, task, 4, "the sweep marked the dead replica's task failed");
         const stored = await readTask(b, task.id);
-        assert.match(statusText(stored), /The replica running this task \(a\) stopped before the task ended; a sweep found its replica's lease on the cancel bus expired/);
+        const why = new RegExp("The replica running this task \\(a\\) stopped before the task ended; " +
+          "a sweep found its replica's lease on the cancel bus expired");
+        assert.match(statusText(stored), why);
         assert.deepEqual(await sweepsOf(b, task.id), [{ taskId: task.id, replica: "a", outcome: "marked-failed" }]);
       });
 
@@ -80,8 +82,8 @@ describe("A2A across replicas: the orphan sweep (sweepMs) on the SDK's DatabaseT
         await untilWorking(a, task);
         await a.kill();
         // A cancel finds the task orphaned first and marks it failed; the claim's record stays on the bus.
-        await until(async () => /replica that ran it is gone/.test((await cancelError(await clientOf(b), task.id)).message) || undefined,
-          "the cancel found A gone");
+        const ownerGone = async () => /replica that ran it is gone/.test((await cancelError(await clientOf(b), task.id)).message);
+        await until(async () => (await ownerGone()) || undefined, "the cancel found A gone");
         const before = await readTask(b, task.id);
         assert.match(statusText(before), /a cancel found no live owner/);
         const sweeping = await start("s", { SWEEP_MS: "100" });
@@ -102,11 +104,12 @@ describe("A2A across replicas: the orphan sweep (sweepMs) on the SDK's DatabaseT
           const inner = new DefaultRequestHandler({} as AgentCard, taskStore, executor);
           for (const sweepMs of [0, 9, -1, 2.5, Number.NaN, 2 ** 31]) {
             assert.throws(() => routeCancelsToOwner(inner, { executor, replicas: bus, taskStore, sweepMs }), (error: unknown) =>
-              error instanceof RangeError && /^routeCancelsToOwner: sweepMs must be an integer number of milliseconds/.test(error.message));
+              error instanceof RangeError && /^routeCancelsToOwner: sweepMs must be an integer number of ms/.test(error.message));
           }
           const cancelOnly = { cancel: bus.cancel.bind(bus) };
+          const needsSweeper = /sweepMs needs a `replicas` bus with sweepOrphans/;
           assert.throws(() => routeCancelsToOwner(inner, { executor, replicas: cancelOnly, taskStore, sweepMs: 100 }),
-            (error: unknown) => error instanceof TypeError && /sweepMs needs a `replicas` bus with sweepOrphans/.test(error.message));
+            (error: unknown) => error instanceof TypeError && needsSweeper.test(error.message));
           // Without sweepMs nothing is checked or started: the plain hook, as before.
           assert.ok(routeCancelsToOwner(inner, { executor, replicas: cancelOnly, taskStore }));
         } finally {

@@ -145,7 +145,7 @@ for (const backend of BACKENDS) {
       const s = await sweeper("s");
       for (const everyMs of [0, 9, -100, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "100" as unknown as number]) {
         assert.throws(() => s.sweepOrphans("t6:", { ...new SweepLog().options(), everyMs }), (error: unknown) =>
-          error instanceof RangeError && /everyMs must be an integer number of milliseconds from 10 to 2147483647/.test(error.message));
+          error instanceof RangeError && /everyMs must be an integer number of ms from 10 to 2147483647/.test(error.message));
       }
     });
 
