@@ -84,16 +84,16 @@ describe("A2A across replicas: the orphan sweep (sweepMs) on the SDK's DatabaseT
         // A cancel finds the task orphaned first and marks it failed; the claim's record stays on the bus.
         const ownerGone = async () => /replica that ran it is gone/.test((await cancelError(await clientOf(b), task.id)).message);
         await until(async () => (await ownerGone()) || undefined, "the cancel found A gone");
-        const before = await readTask(b, task.id);
-        assert.match(statusText(before), /a cancel found no live owner/);
+        const marked = await readTask(b, task.id);
+        assert.match(statusText(marked), /a cancel found no live owner/);
         const sweeping = await start("s", { SWEEP_MS: "100" });
         const [report] = await until(async () => {
           const reports = await sweepsOf(sweeping, task.id);
           return reports.length > 0 ? reports : undefined;
         }, "the sweep met the task");
         assert.deepEqual(report, { taskId: task.id, replica: "a", outcome: "left" });
-        const after = await readTask(b, task.id);
-        assert.deepEqual(after.status, before.status, "the cancel's failed status, untouched");
+        const afterSweep = await readTask(b, task.id);
+        assert.deepEqual(afterSweep.status, marked.status, "the cancel's failed status, untouched");
       });
 
       it("sweepMs is checked: a bad value is a RangeError naming it; a replicas port that cannot sweep, a TypeError", async () => {
