@@ -1,6 +1,7 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
 import { GraceTimers, Job, jobObserver, RecentKeys } from "../core/index.js";
+import { claimRecord } from "./orphaned-tasks.js";
 import { overriding } from "./overriding.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
 
@@ -14,9 +15,12 @@ export interface CancellableExecutorOptions {
   replicas?: TaskOwnership;
 }
 
-/** A task is claimed while its work runs; `stop` is called when a cancel for it reached another replica. */
+/**
+ * A task is claimed while its work runs; `stop` is called when a cancel for it reached another
+ * replica. `record` (the task's store scope) is kept with the claim for the orphan sweep.
+ */
 export interface TaskOwnership {
-  claim(key: string, stop: () => Promise<StoppedTask>): { release(): void };
+  claim(key: string, stop: () => Promise<StoppedTask>, options?: { record?: string }): { release(): void };
 }
 
 /** The final state the owner published once the task's work stopped. */
@@ -25,7 +29,8 @@ export interface StoppedTask {
   state: TaskState | undefined;
 }
 
-export const taskKey = (taskId: string) => `a2a-task:${taskId}`;
+export const TASK_KEY_PREFIX = "a2a-task:";
+export const taskKey = (taskId: string) => `${TASK_KEY_PREFIX}${taskId}`;
 
 /** How many returned tasks are remembered, to tell "ran here and returned" from "never ran here". */
 const RETURNED_MEMORY = 10_000;
@@ -90,7 +95,7 @@ export class CancellableExecutor implements AgentExecutor {
     // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
     jobObserver?.onStart(running.job, { protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata });
     this.tasks.set(taskId, running);
-    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(running));
+    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(running), { record: claimRecord(context) });
     try {
       await this.work(context, watchFinal(eventBus, running), signal);
     } catch (error) {

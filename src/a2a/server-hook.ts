@@ -3,9 +3,10 @@ import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, JsonRpcTaskNotCancelableE
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import type { AosAgent } from "./aos.js";
 import { a2aVersion, aosAgent, cancelInputProblem, cancelMessage, toAosAgent } from "./cancel-payload.js";
-import { taskKey } from "./cancellable-executor.js";
+import { TASK_KEY_PREFIX, taskKey } from "./cancellable-executor.js";
 import type { GuardDecision } from "./guard-decision.js";
 import type { GuardianClient } from "./guardian-client.js";
+import { markOrphaned, type OrphanSweeper, type SweepEvent, sweepOrphanedTasks } from "./orphaned-tasks.js";
 import { overriding } from "./overriding.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
@@ -81,8 +82,11 @@ function defaultCaller(context: ServerCallContext): AosAgent {
   return { name: name !== "" ? name : "anonymous" };
 }
 
-/** Delivers a cancel to whichever replica claimed the key (a cancel bus); rejects when it cannot. */
-export interface ReplicaCancels {
+/**
+ * Delivers a cancel to whichever replica claimed the key (a cancel bus); rejects when it cannot.
+ * `sweepOrphans` is needed only with the `sweepMs` option.
+ */
+export interface ReplicaCancels extends Partial<OrphanSweeper> {
   cancel(key: string, options?: { waitMs?: number; reason?: string }): Promise<ReplicaVerdict>;
 }
 
@@ -100,6 +104,19 @@ export interface CancelRoutingOptions {
   taskStore: TaskStore;
   /** How long the owner has to confirm, and then the store to show the final state (default 2000 ms). */
   confirmMs?: number;
+  /**
+   * Off by default. Every `sweepMs`, this replica looks on the bus for tasks whose replica's lease
+   * expired (it died, or closed its bus with the task running) and marks them `failed` in
+   * `taskStore`, as a cancel finding them orphaned does, without waiting for a cancel. Stopped by
+   * the bus's `close()`. An integer from 10 to 2147483647, else a RangeError.
+   */
+  sweepMs?: number;
+  /**
+   * Hears what each sweep did: `{ taskId, replica, outcome }` with outcome `marked-failed`,
+   * `left` (already final, or waiting for input) or `not-found`; or `{ error }` when the bus or
+   * the store could not be reached (nothing changed; the next sweep tries again).
+   */
+  onSweep?: (event: SweepEvent) => void;
 }
 
 /** The `replicas` field in the metadata of a cross-replica cancel's error: what went wrong. */
@@ -113,6 +130,7 @@ export type ReplicaFailure = "bus-unavailable" | "unconfirmed" | "owner-gone" | 
  */
 export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelRoutingOptions): A2ARequestHandler {
   const confirmMs = options.confirmMs ?? 2000;
+  if (options.sweepMs !== undefined) startSweep(options, options.sweepMs);
 
   async function cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     checkParams(params);
@@ -136,7 +154,7 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     if (!verdict.settled) {
       throw replicaError(params.id, "owner-unknown", "no replica confirmed the stop and the cancel bus reconnected too recently to tell whether its replica is gone; try again");
     }
-    await options.taskStore.save(orphaned(task), context);
+    await markOrphaned(options.taskStore, task, context, "cancel");
     throw replicaError(params.id, "owner-gone", "the replica that ran it is gone (its lease expired); the task is now marked failed");
   }
 
@@ -168,26 +186,17 @@ function replicaError(taskId: string, failure: ReplicaFailure, why: string): Err
   });
 }
 
-/** The task of a replica that died, as the store should say: failed, and why. */
-function orphaned(task: Task): Task {
-  const text = "The replica running this task stopped before the task ended; a cancel found no live owner.";
-  return {
-    ...task,
-    status: {
-      state: TASK_STATE.failed,
-      message: {
-        role: 2, // ROLE_AGENT
-        messageId: crypto.randomUUID(),
-        taskId: task.id,
-        contextId: task.contextId,
-        parts: [{ content: { $case: "text", value: text }, mediaType: "text/plain", filename: "", metadata: {} }],
-        metadata: {},
-        extensions: [],
-        referenceTaskIds: [],
-      },
-      timestamp: new Date().toISOString(),
-    },
-  } as Task;
+/** Starts the orphan sweep `sweepMs` asks for, after checking the option and the bus. */
+function startSweep(options: CancelRoutingOptions, sweepMs: number): void {
+  if (!Number.isInteger(sweepMs) || sweepMs < 10 || sweepMs > 2_147_483_647) {
+    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of ms from 10 to 2147483647, got ${String(sweepMs)}`);
+  }
+  const { replicas } = options;
+  if (typeof replicas.sweepOrphans !== "function") {
+    throw new TypeError("routeCancelsToOwner: sweepMs needs a `replicas` bus with sweepOrphans (acp-cancel/replicas' CancelBus)");
+  }
+  const bus = { sweepOrphans: replicas.sweepOrphans.bind(replicas) };
+  sweepOrphanedTasks(bus, options.taskStore, sweepMs, TASK_KEY_PREFIX, options.onSweep ?? (() => undefined));
 }
 
 function messageOf(error: unknown): string {

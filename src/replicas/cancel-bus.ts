@@ -37,19 +37,48 @@ export type CancelVerdict =
   | { kind: "unconfirmed"; owner: string }
   | { kind: "no-owner"; settled: boolean };
 
+/** A claim whose owner's lease expired (the owner is gone) while its record stayed on the bus. */
+export interface OrphanedClaim {
+  key: string;
+  /** The replica that claimed it and is gone. */
+  replica: string;
+  /** What the owner kept with the claim (`claim(key, onCancel, { record })`). */
+  record: string;
+}
+
+export interface OrphanSweepOptions {
+  /** Pause between the end of one sweep and the start of the next (ms; an integer from 10). */
+  everyMs: number;
+  /** Handles one orphan; once it resolves, its record is dropped. A rejection keeps it for the next sweep. */
+  onOrphan(orphan: OrphanedClaim): Promise<void>;
+  /** A sweep that could not run (backend down or too slow) or an `onOrphan` that rejected. */
+  onError(error: Error, orphan?: OrphanedClaim): void;
+}
+
 export interface CancelBus {
   /** This replica's id on the bus. */
   readonly replica: string;
   /** Whether the backend is reachable now (local claims and cancels work either way). */
   readonly connected: boolean;
-  /** This replica runs the work for `key`: cancels for it, from any replica, call `onCancel`. */
-  claim(key: string, onCancel: CancelHandler): Claim;
+  /**
+   * This replica runs the work for `key`: cancels for it, from any replica, call `onCancel`.
+   * With `record`, the claim is also kept on the bus until released: if this replica dies or
+   * closes holding it, another replica's `sweepOrphans` finds it once the lease expired.
+   */
+  claim(key: string, onCancel: CancelHandler, options?: { record?: string }): Claim;
   /**
    * Cancels the work for `key` wherever it runs. Never hangs: resolves within about `waitMs`,
    * or rejects with `BusUnavailableError` when the key is not local and the backend is down.
    */
   cancel(key: string, options?: CancelOptions): Promise<CancelVerdict>;
-  /** Releases every claim's lease, stops timers and disconnects. */
+  /**
+   * Every `everyMs`, finds the claims under `prefix` kept with a record whose owner's lease has
+   * expired, as a cancel's `no-owner` (settled) verdict would judge them, and hands each to
+   * `onOrphan`. One sweep at a time; stopped by `stop()` or `close()`; its timer never keeps the
+   * process alive. Throws a RangeError for a bad `everyMs`.
+   */
+  sweepOrphans(prefix: string, options: OrphanSweepOptions): { stop(): void };
+  /** Releases every claim's lease (claims kept with a record stay for a sweep), stops timers and sweeps, disconnects. */
   close(): Promise<void>;
 }
 

@@ -1,10 +1,11 @@
 /**
  * The PostgreSQL backend: LISTEN/NOTIFY for cancels and confirmations, two small unlogged
- * tables (remembered cancels, owner leases) whose rows carry their own expiry. Uses `pg`
+ * tables (remembered cancels, owner leases) whose rows carry their own expiry, and one of
+ * claim records (kept until released or forgotten, so a sweep finds a dead owner's work). Uses `pg`
  * (an optional peer, loaded here only): a pool for commands, one client that listens.
  */
 import type { Client, Pool } from "pg";
-import type { BusMessage, BusTransport, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, ClaimRecord, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 export interface PostgresTransportOptions {
   /** A `pg` connection string (postgres://user@host:port/db). */
@@ -38,6 +39,7 @@ export class PostgresTransport implements BusTransport {
   private lastSweep = 0;
   private readonly early: string;
   private readonly owners: string;
+  private readonly claims: string;
 
   constructor(private readonly options: PostgresTransportOptions) {
     if (!/^[a-z_][a-z0-9_]{0,40}$/.test(options.namespace)) {
@@ -45,6 +47,7 @@ export class PostgresTransport implements BusTransport {
     }
     this.early = `${options.namespace}_early`;
     this.owners = `${options.namespace}_owner`;
+    this.claims = `${options.namespace}_claim`;
   }
 
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
@@ -94,11 +97,11 @@ export class PostgresTransport implements BusTransport {
   }
 
   private async ensureTables(client: Client): Promise<void> {
-    for (const table of [this.early, this.owners]) {
+    const columns = "(key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)";
+    const tables: [string, string][] = [[this.early, columns], [this.owners, columns], [this.claims, "(key text PRIMARY KEY, replica text NOT NULL, record text NOT NULL)"]];
+    for (const [table, definition] of tables) {
       try {
-        await client.query(
-          `CREATE UNLOGGED TABLE IF NOT EXISTS ${table} (key text PRIMARY KEY, value text NOT NULL, expires_at timestamptz NOT NULL)`,
-        );
+        await client.query(`CREATE UNLOGGED TABLE IF NOT EXISTS ${table} ${definition}`);
       } catch (error) {
         // Two replicas creating the table at once: the loser sees a duplicate, which is fine.
         const code = (error as { code?: string }).code;
@@ -137,16 +140,42 @@ export class PostgresTransport implements BusTransport {
     return found;
   }
 
-  async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {
+  async lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void> {
+    // One statement: a claim record never exists without its lease having been written with it.
+    const recorded = keys.filter((leased) => leased.record !== undefined);
     await this.query(
-      `INSERT INTO ${this.owners} (key, value, expires_at) SELECT k, $2, now() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k
-       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
-      [keys, replica, ms],
+      `WITH leased AS (
+         INSERT INTO ${this.owners} (key, value, expires_at) SELECT k, $2, now() + $3 * interval '1 millisecond' FROM unnest($1::text[]) AS k
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
+       ) INSERT INTO ${this.claims} (key, replica, record) SELECT k, $2, r FROM unnest($4::text[], $5::text[]) AS c(k, r)
+       ON CONFLICT (key) DO UPDATE SET replica = EXCLUDED.replica, record = EXCLUDED.record`,
+      [keys.map(({ key }) => key), replica, ms, recorded.map(({ key }) => key), recorded.map(({ record }) => record)],
     );
   }
 
-  async unlease(key: string, replica: string): Promise<void> {
-    await this.query(`DELETE FROM ${this.owners} WHERE key = $1 AND value = $2`, [key, replica]);
+  async unlease(key: string, replica: string, dropRecord: boolean): Promise<void> {
+    await this.query(
+      `WITH unleased AS (DELETE FROM ${this.owners} WHERE key = $1 AND value = $2)
+       DELETE FROM ${this.claims} WHERE key = $1 AND replica = $2 AND $3`,
+      [key, replica, dropRecord],
+    );
+  }
+
+  async orphans(prefix: string, limit: number): Promise<ClaimRecord[]> {
+    const result = await this.query<ClaimRecord>(
+      `SELECT c.key, c.replica, c.record FROM ${this.claims} c WHERE starts_with(c.key, $1)
+       AND NOT EXISTS (SELECT 1 FROM ${this.owners} o WHERE o.key = c.key AND o.expires_at > now()) LIMIT $2`,
+      [prefix, limit],
+    );
+    return result.rows.map(({ key, replica, record }) => ({ key, replica, record }));
+  }
+
+  async forget(orphan: ClaimRecord): Promise<void> {
+    await this.query(
+      `DELETE FROM ${this.claims} c WHERE c.key = $1 AND c.replica = $2
+       AND NOT EXISTS (SELECT 1 FROM ${this.owners} o WHERE o.key = c.key AND o.expires_at > now())`,
+      [orphan.key, orphan.replica],
+    );
   }
 
   async owner(key: string): Promise<string | undefined> {

@@ -1,12 +1,47 @@
 /**
  * The Redis backend: pub/sub for cancels and confirmations, keys with a TTL for remembered
- * cancels and owner leases. Uses the official `redis` client (an optional peer, loaded here only).
+ * cancels and owner leases, and one hash of claim records (kept until released or forgotten, so
+ * a sweep finds a dead owner's work). Uses the official `redis` client (an optional peer, loaded
+ * here only). The claim scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { BusMessage, BusTransport, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, ClaimRecord, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
 
-/** Deletes a lease only while this replica still holds it (another may have taken the key over). */
-const UNLEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+/**
+ * Deletes a lease only while this replica still holds it (another may have taken the key over),
+ * and, when asked (ARGV[3]), the key's claim record only while it names this replica.
+ */
+const UNLEASE = `
+local dropped = 0
+if redis.call('GET', KEYS[1]) == ARGV[1] then dropped = redis.call('DEL', KEYS[1]) end
+if ARGV[3] == '1' then
+  local held = redis.call('HGET', KEYS[2], ARGV[2])
+  if held and cjson.decode(held).replica == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[2]) end
+end
+return dropped`;
+
+/** The claim records under a prefix (ARGV[1]) whose lease key (ARGV[2] .. key) is gone; at most ARGV[3]. */
+const ORPHANS = `
+local found = {}
+local limit = tonumber(ARGV[3])
+local claims = redis.call('HGETALL', KEYS[1])
+for i = 1, #claims, 2 do
+  if #found >= limit * 2 then break end
+  local key = claims[i]
+  if string.sub(key, 1, #ARGV[1]) == ARGV[1] and redis.call('EXISTS', ARGV[2] .. key) == 0 then
+    found[#found + 1] = key
+    found[#found + 1] = claims[i + 1]
+  end
+end
+return found`;
+
+/** Drops a claim record that still names the same replica (ARGV[2]) and still has no lease (KEYS[2]). */
+const FORGET = `
+local held = redis.call('HGET', KEYS[1], ARGV[1])
+if held and cjson.decode(held).replica == ARGV[2] and redis.call('EXISTS', KEYS[2]) == 0 then
+  return redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 0`;
 
 export interface RedisTransportOptions {
   url: string;
@@ -27,11 +62,14 @@ export async function loadRedis(): Promise<typeof CreateClient> {
 export class RedisTransport implements BusTransport {
   readonly backend = "redis";
   private readonly channel: string;
+  /** The hash of claim records: field = key, value = JSON { replica, record }. */
+  private readonly claims: string;
   private commands: RedisClientType | undefined;
   private listener: RedisClientType | undefined;
 
   constructor(private readonly options: RedisTransportOptions) {
     this.channel = `${options.namespace}:bus`;
+    this.claims = `${options.namespace}:claims`;
   }
 
   /** The command client, for other users of the same Redis (e.g. the guardian's rate counter). */
@@ -111,14 +149,35 @@ export class RedisTransport implements BusTransport {
     return found;
   }
 
-  async lease(keys: readonly string[], replica: string, ms: number): Promise<void> {
+  async lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void> {
     const batch = this.client_().multi();
-    for (const key of keys) batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
+    for (const { key, record } of keys) {
+      batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
+      if (record !== undefined) batch.hSet(this.claims, key, JSON.stringify({ replica, record }));
+    }
     await batch.exec();
   }
 
-  async unlease(key: string, replica: string): Promise<void> {
-    await this.client_().eval(UNLEASE, { keys: [this.ownerKey(key)], arguments: [replica] });
+  async unlease(key: string, replica: string, dropRecord: boolean): Promise<void> {
+    await this.client_().eval(UNLEASE, { keys: [this.ownerKey(key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
+  }
+
+  async orphans(prefix: string, limit: number): Promise<ClaimRecord[]> {
+    const flat = (await this.client_().eval(ORPHANS, {
+      keys: [this.claims],
+      arguments: [prefix, this.ownerKey(""), String(limit)],
+    })) as string[];
+    const found: ClaimRecord[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const held = parseRecord(flat[i + 1] as string);
+      if (held !== undefined) found.push({ key: flat[i] as string, ...held });
+    }
+    return found;
+  }
+
+  async forget(orphan: ClaimRecord): Promise<void> {
+    const keys = [this.claims, this.ownerKey(orphan.key)];
+    await this.client_().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }
 
   async owner(key: string): Promise<string | undefined> {
@@ -144,6 +203,15 @@ export class RedisTransport implements BusTransport {
 
   private ownerKey(key: string): string {
     return `${this.options.namespace}:owner:${key}`;
+  }
+}
+
+function parseRecord(raw: string): { replica: string; record: string } | undefined {
+  try {
+    const held = JSON.parse(raw) as { replica?: unknown; record?: unknown };
+    return typeof held.replica === "string" && typeof held.record === "string" ? { replica: held.replica, record: held.record } : undefined;
+  } catch {
+    return undefined;
   }
 }
 

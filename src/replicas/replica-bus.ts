@@ -14,11 +14,19 @@ import {
   type CancelVerdict,
   type Claim,
   BusUnavailableError,
+  type OrphanedClaim,
+  type OrphanSweepOptions,
 } from "./cancel-bus.js";
-import { type BusMessage, type BusTransport, bounded, type OutgoingCancel } from "./transport.js";
+import { OrphanSweep } from "./orphan-sweep.js";
+import { type BusMessage, type BusTransport, bounded, type LeasedKey, type OutgoingCancel } from "./transport.js";
+
+/** How many orphans one sweep hands on at most (the next sweep takes the rest). */
+const ORPHANS_PER_SWEEP = 100;
 
 interface LocalClaim {
   onCancel: CancelHandler;
+  /** Kept on the bus with the claim, for a sweep to find if this replica dies holding it. */
+  record: string | undefined;
   /** The handler runs once per claim; every later cancel awaits the same outcome. */
   outcome?: Promise<unknown>;
 }
@@ -34,6 +42,8 @@ export class ReplicaBus implements CancelBus {
   private readonly waiting = new Map<string, Waiting>();
   /** Claims whose lease and early-cancel lookup are due in the next batch. */
   private readonly announcing = new Map<string, LocalClaim>();
+  /** The announcing batch on its way to the backend (close waits for it: its leases carry the records). */
+  private announced: Promise<void> = Promise.resolve();
   /** Cancels due in the next batch, and the promise of that batch's round trip. */
   private outgoing: { batch: OutgoingCancel[]; sent: Promise<void> } | undefined;
   private readonly confirmMs: number;
@@ -41,6 +51,9 @@ export class ReplicaBus implements CancelBus {
   private readonly leaseMs: number;
   private readonly operationMs: number;
   private readonly renewal: ReturnType<typeof setInterval>;
+  private readonly sweeps = new Set<OrphanSweep>();
+  /** Keys released while their lease and record could not be dropped (backend down): dropped at the next renewal. */
+  private readonly undropped = new Set<string>();
   private isConnected = false;
   /** When the bus last (re)connected: a missing lease means "gone" only a lease period after it. */
   private connectedSince = 0;
@@ -78,15 +91,15 @@ export class ReplicaBus implements CancelBus {
     return this.isConnected;
   }
 
-  claim(key: string, onCancel: CancelHandler): Claim {
-    const claim: LocalClaim = { onCancel };
+  claim(key: string, onCancel: CancelHandler, options: { record?: string } = {}): Claim {
+    const claim: LocalClaim = { onCancel, record: options.record };
     this.claims.set(key, claim);
     this.announce(key, claim);
     return {
       release: () => {
         if (this.claims.get(key) !== claim) return;
         this.claims.delete(key);
-        if (this.isConnected) this.op("unlease", this.transport.unlease(key, this.replica)).catch(() => undefined);
+        this.drop(key);
       },
     };
   }
@@ -119,7 +132,36 @@ export class ReplicaBus implements CancelBus {
     if (verdict !== undefined) return verdict;
     const owner = await this.op("owner", this.transport.owner(key));
     if (owner !== undefined) return { kind: "unconfirmed", owner };
-    return { kind: "no-owner", settled: this.isConnected && Date.now() - this.connectedSince >= this.leaseMs };
+    return { kind: "no-owner", settled: this.settled() };
+  }
+
+  /**
+   * A missing lease means "the owner is gone" only once the bus has been connected for a whole
+   * lease period: a live owner would have renewed it by then. The one rule for cancels and sweeps.
+   */
+  private settled(): boolean {
+    return this.isConnected && Date.now() - this.connectedSince >= this.leaseMs;
+  }
+
+  sweepOrphans(prefix: string, options: OrphanSweepOptions): { stop(): void } {
+    if (this.closed) throw new Error("the cancel bus is closed: it cannot sweep");
+    const sweep = new OrphanSweep(options, () => this.orphans(prefix), (orphan) => this.op("forget", this.transport.forget(orphan)));
+    this.sweeps.add(sweep);
+    return {
+      stop: () => {
+        sweep.stop();
+        this.sweeps.delete(sweep);
+      },
+    };
+  }
+
+  /** The kept claims under `prefix` with no live lease, judged as a `no-owner` (settled) cancel is. */
+  private async orphans(prefix: string): Promise<OrphanedClaim[]> {
+    if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "sweep (not connected)");
+    if (!this.settled()) return []; // reconnected too recently to tell a dead owner from one renewing
+    const found = await this.op("orphans", this.transport.orphans(prefix, ORPHANS_PER_SWEEP));
+    // A key claimed here runs here, whatever its lease says.
+    return found.filter((orphan) => !this.claims.has(orphan.key));
   }
 
   /**
@@ -143,10 +185,19 @@ export class ReplicaBus implements CancelBus {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.renewal);
+    for (const sweep of this.sweeps) sweep.stop();
+    this.sweeps.clear();
+    // Claims made just before: written first, so the unlease below leaves their records behind.
+    if (this.announcing.size > 0) this.announced = this.flushAnnounced();
+    await this.announced;
     const keys = [...this.claims.keys()];
     this.claims.clear();
     if (this.isConnected) {
-      await Promise.allSettled(keys.map((key) => this.op("unlease", this.transport.unlease(key, this.replica))));
+      // Work still claimed at close is abandoned: its record stays, so a sweep elsewhere finds it.
+      await Promise.allSettled([
+        ...keys.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, false))),
+        ...[...this.undropped].map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))),
+      ]);
     }
     for (const [id, waiting] of this.waiting) {
       this.waiting.delete(id);
@@ -163,18 +214,21 @@ export class ReplicaBus implements CancelBus {
   private announce(key: string, claim: LocalClaim): void {
     if (!this.isConnected) return; // leased on the next renewal after reconnecting
     this.announcing.set(key, claim);
-    if (this.announcing.size === 1) setImmediate(() => void this.flushAnnounced());
+    if (this.announcing.size === 1) {
+      setImmediate(() => {
+        if (this.announcing.size > 0) this.announced = this.flushAnnounced();
+      });
+    }
   }
 
   private async flushAnnounced(): Promise<void> {
     const batch = [...this.announcing.entries()];
     this.announcing.clear();
     try {
-      const keys = batch.map(([key]) => key);
-      await this.op("lease", this.transport.lease(keys, this.replica, this.leaseMs));
-      // Released while the lease was being written: take those leases back.
+      await this.op("lease", this.transport.lease(leased(batch), this.replica, this.leaseMs));
+      // Released while the lease was being written: take those leases (and records) back.
       const released = batch.filter(([key, claim]) => this.claims.get(key) !== claim).map(([key]) => key);
-      await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica))));
+      await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
       await this.answerRemembered(batch);
     } catch {
       // The backend went away: the renewal re-leases once it is back.
@@ -238,11 +292,29 @@ export class ReplicaBus implements CancelBus {
     this.isConnected = connected;
   }
 
+  /** The work of `key` ended: drop its lease and record now, or at the next renewal if the backend cannot be reached. */
+  private drop(key: string): void {
+    this.undropped.delete(key);
+    if (!this.isConnected) {
+      this.undropped.add(key);
+      return;
+    }
+    this.op("unlease", this.transport.unlease(key, this.replica, true)).catch(() => {
+      if (!this.claims.has(key) && !this.closed) this.undropped.add(key);
+    });
+  }
+
   private async renewLeases(reconnected: boolean): Promise<void> {
-    if (!this.isConnected || this.claims.size === 0) return;
+    if (!this.isConnected) return;
+    // A record left behind would have a sweep judge ended work abandoned (the task's final state protects it, too).
+    for (const key of this.undropped) {
+      if (this.claims.has(key)) this.undropped.delete(key); // claimed again: the new claim rewrote both
+      else this.drop(key);
+    }
+    if (this.claims.size === 0) return;
     const claimed = [...this.claims.entries()];
     try {
-      await this.op("lease", this.transport.lease(claimed.map(([key]) => key), this.replica, this.leaseMs));
+      await this.op("lease", this.transport.lease(leased(claimed), this.replica, this.leaseMs));
     } catch {
       return;
     }
@@ -253,4 +325,8 @@ export class ReplicaBus implements CancelBus {
   private op<T>(operation: string, promise: Promise<T>): Promise<T> {
     return bounded(promise, this.operationMs, () => new BusUnavailableError(this.transport.backend, operation));
   }
+}
+
+function leased(claims: readonly (readonly [string, LocalClaim])[]): LeasedKey[] {
+  return claims.map(([key, claim]) => ({ key, record: claim.record }));
 }

@@ -22,6 +22,21 @@ export interface OutgoingCancel {
   message: BusMessage;
 }
 
+/** A claim the owner asked to keep on the bus (`record`): it outlives the owner's lease until released or forgotten. */
+export interface ClaimRecord {
+  key: string;
+  /** The replica that claimed it. */
+  replica: string;
+  /** What the owner wrote with it, opaque to the bus. */
+  record: string;
+}
+
+/** One key a replica leases, with the record it keeps for it (if any). */
+export interface LeasedKey {
+  key: string;
+  record: string | undefined;
+}
+
 export interface BusTransport {
   /** The backend's name in errors ("postgres", "redis"). */
   readonly backend: string;
@@ -32,10 +47,20 @@ export interface BusTransport {
   rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void>;
   /** The live remembered cancels among `keys`. */
   remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>>;
-  /** Writes (or rewrites, after a backend restart lost them) this replica's leases on `keys`. */
-  lease(keys: readonly string[], replica: string, ms: number): Promise<void>;
-  /** Drops this replica's lease on `key` (only if it still holds it). */
-  unlease(key: string, replica: string): Promise<void>;
+  /**
+   * Writes (or rewrites, after a backend restart lost them) this replica's leases on `keys`, and
+   * the claim record of each key that has one, in one round trip.
+   */
+  lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void>;
+  /**
+   * Drops this replica's lease on `key` (only if it still holds it), and with `dropRecord` its
+   * claim record too (the work ended); without, the record stays for a sweep (the work was abandoned).
+   */
+  unlease(key: string, replica: string, dropRecord: boolean): Promise<void>;
+  /** Up to `limit` claim records of keys starting with `prefix` whose lease is gone (none, or expired). */
+  orphans(prefix: string, limit: number): Promise<ClaimRecord[]>;
+  /** Drops `orphan`'s record if it still names the same replica and still has no live lease. */
+  forget(orphan: ClaimRecord): Promise<void>;
   /** The replica holding a live lease on `key`, if any. */
   owner(key: string): Promise<string | undefined>;
   close(): Promise<void>;

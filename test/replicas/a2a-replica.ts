@@ -5,8 +5,10 @@
  * for tasks that run elsewhere. The work publishes one artifact per step.
  *
  * Environment: BACKEND (postgres|redis), BUS_URL, DB_URL, REPLICA, PUBLIC_URL (optional: the
- * URL the card names, e.g. a load balancer's). Prints "listening <port>" when ready.
- * GET /work answers what the work did per task (the test reads it, never the store alone).
+ * URL the card names, e.g. a load balancer's), SWEEP_MS (optional: this replica sweeps for
+ * orphaned tasks). Prints "listening <port>" when ready.
+ * GET /work answers what the work did per task (the test reads it, never the store alone);
+ * GET /sweeps what the orphan sweep reported (its `onSweep` events, errors as their message).
  */
 import type { AddressInfo } from "node:net";
 import type { AgentCard } from "@a2a-js/sdk";
@@ -118,12 +120,21 @@ const card: AgentCard = {
   signatures: [],
 } as unknown as AgentCard;
 const inner = new DefaultRequestHandler(card, taskStore, executor);
-const handler = routeCancelsToOwner(inner, { executor, replicas: bus, taskStore, confirmMs: 3000 });
+const sweeps: unknown[] = [];
+const sweepMs = process.env.SWEEP_MS;
+const onSweep = (event: object) => {
+  sweeps.push("error" in event && event.error instanceof Error ? { ...event, error: event.error.message } : event);
+};
+const sweep = sweepMs === undefined ? {} : { sweepMs: Number(sweepMs), onSweep };
+const handler = routeCancelsToOwner(inner, { executor, replicas: bus, taskStore, confirmMs: 3000, ...sweep });
 
 const app = express();
 app.use(express.json());
 app.get("/work", (_req, res) => {
   res.json({ replica, work: Object.fromEntries(work) });
+});
+app.get("/sweeps", (_req, res) => {
+  res.json({ replica, sweeps });
 });
 app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: inner }));
 app.use("/a2a", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));

@@ -1,47 +1,17 @@
 import assert from "node:assert/strict";
 import type { Task } from "@a2a-js/sdk";
-import { type Client, ClientFactory } from "@a2a-js/sdk/client";
+import { ClientFactory } from "@a2a-js/sdk/client";
 import { ServerCallContext } from "@a2a-js/sdk/server";
 import { DatabaseTaskStore } from "@a2a-js/sdk/server/database";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
 import { guardTerminalTaskStates } from "../../src/replicas/index.js";
+import { cancel, cancelError, clientOf, startTask, workOf } from "./a2a-tasks.js";
 import { BACKENDS } from "./backends.js";
 import { here, migrateTaskStore, type ReplicaProcess, ReplicaSet } from "./replica-processes.js";
 import { startHaproxy } from "./haproxy.js";
 import { freePort, type RealServer, startPostgres } from "./servers.js";
 import { until } from "./until.js";
-
-interface WorkRecord {
-  steps: number;
-  aborted: boolean;
-  returned: boolean;
-}
-
-async function workOf(replica: ReplicaProcess, taskId: string): Promise<WorkRecord | undefined> {
-  const answer = (await (await fetch(`${replica.baseUrl}/work`)).json()) as { work: Record<string, WorkRecord> };
-  return answer.work[taskId];
-}
-
-async function startTask(client: Client, steps: number | "ask"): Promise<Task> {
-  const result = await client.sendMessage(textTaskRequest(steps === "ask" ? "ask" : `run ${steps}`));
-  if (!("status" in result)) throw new Error("the server answered a message, not a task");
-  return result;
-}
-
-const cancel = (client: Client, id: string) => client.cancelTask({ tenant: "", id, metadata: {} });
-
-/** The error a cancel was answered with (the test fails if it was answered with a task). */
-async function cancelError(client: Client, id: string): Promise<Error> {
-  try {
-    const task = await cancel(client, id);
-    throw new assert.AssertionError({ message: `expected an error, got a task in state ${task.status?.state}` });
-  } catch (error) {
-    if (error instanceof assert.AssertionError) throw error;
-    return error as Error;
-  }
-}
 
 describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", function () {
   this.timeout(60_000);
@@ -83,7 +53,6 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
     describe(`with the ${backend.name} cancel bus`, () => {
       const replicas = new ReplicaSet(backend, here("./a2a-replica.js"), () => ({ DB_URL: database.url }));
       const start = (name: string, extra?: Record<string, string>) => replicas.start(name, extra);
-      const clientOf = (replica: ReplicaProcess) => new ClientFactory().createFromUrl(replica.baseUrl);
 
       it("a cancel reaching replica B stops the work on A: canceled, no artifact after the stop", async () => {
         const [a, b] = [await start("a"), await start("b")];

@@ -86,8 +86,7 @@ for (const backend of BACKENDS) {
       });
       try {
         await once(doomed.stdout, "data");
-        // "claimed" comes half a lease after the claim, which leases asynchronously: on a loaded
-        // machine the lease can be written later still. Ask until the owner is seen (bounded).
+        // "claimed" is printed once the lease is seen; the cancel's own view is asked until it agrees (bounded).
         const whileAlive = await until(async () => {
           const verdict = await b.cancel("orphan-1", { waitMs: 100 });
           return verdict.kind === "no-owner" ? undefined : verdict;

@@ -1,0 +1,137 @@
+/**
+ * Tasks whose replica is gone: the one way they are marked `failed` in the store, whether a
+ * cancel found them orphaned or the periodic sweep did (docs/scale-out.md).
+ */
+import type { Task } from "@a2a-js/sdk";
+import type { RequestContext, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
+
+/** Why a task was found orphaned, in the words of its new status message. */
+export type OrphanFinder = "cancel" | "sweep";
+
+const FOUND_BY: Record<OrphanFinder, string> = {
+  cancel: "a cancel found no live owner",
+  sweep: "a sweep found its replica's lease on the cancel bus expired",
+};
+
+/**
+ * Marks `task` failed, saying why, unless its status is already final or it waits for input
+ * (its work returned: nothing ran on the replica that died). Answers what it did.
+ */
+export async function markOrphaned(
+  store: TaskStore,
+  task: Task,
+  context: ServerCallContext,
+  foundBy: OrphanFinder,
+  replica?: string,
+): Promise<"marked-failed" | "left"> {
+  const state = task.status?.state;
+  if (isFinalState(state) || isInterrupted(state)) return "left";
+  await store.save(orphaned(task, foundBy, replica), context);
+  return "marked-failed";
+}
+
+/** The task of a replica that died, as the store should say: failed, and why. */
+function orphaned(task: Task, foundBy: OrphanFinder, replica?: string): Task {
+  const who = replica !== undefined ? `The replica running this task (${replica})` : "The replica running this task";
+  const text = `${who} stopped before the task ended; ${FOUND_BY[foundBy]}.`;
+  return {
+    ...task,
+    status: {
+      state: TASK_STATE.failed,
+      message: {
+        role: 2, // ROLE_AGENT
+        messageId: crypto.randomUUID(),
+        taskId: task.id,
+        contextId: task.contextId,
+        parts: [{ content: { $case: "text", value: text }, mediaType: "text/plain", filename: "", metadata: {} }],
+        metadata: {},
+        extensions: [],
+        referenceTaskIds: [],
+      },
+      timestamp: new Date().toISOString(),
+    },
+  } as Task;
+}
+
+/**
+ * What the owner keeps with a task's claim on the bus: the store scope (tenant, user) the task
+ * was saved under, so a sweep on another replica reads and writes it in the same scope.
+ */
+export function claimRecord(context: RequestContext): string {
+  const call = context.context as ServerCallContext | undefined;
+  const user = call?.user;
+  return JSON.stringify({
+    tenant: call?.tenant ?? "",
+    ...(user !== undefined ? { user: { userName: user.userName, isAuthenticated: user.isAuthenticated } } : {}),
+  });
+}
+
+/** The call context a sweep reads and writes an orphaned task with; rejects for a record it cannot read. */
+export async function sweepContext(record: string): Promise<ServerCallContext> {
+  const parsed = JSON.parse(record) as { tenant?: unknown; user?: { userName?: unknown; isAuthenticated?: unknown } };
+  if (typeof parsed !== "object" || parsed === null || typeof parsed.tenant !== "string") {
+    throw new Error(`an unreadable claim record: ${record.slice(0, 200)}`);
+  }
+  const { user } = parsed;
+  const named = user !== undefined && typeof user.userName === "string" && typeof user.isAuthenticated === "boolean"
+    ? { user: { userName: user.userName, isAuthenticated: user.isAuthenticated } }
+    : {};
+  // Loaded when a sweep runs, not with the hook: the SDK's server entry is the heavier one.
+  const { ServerCallContext: Context } = await import("@a2a-js/sdk/server");
+  return new Context({ tenant: parsed.tenant, ...named });
+}
+
+/** A claim on the cancel bus whose owner's lease expired (acp-cancel/replicas' `OrphanedClaim`). */
+interface OrphanedClaim {
+  key: string;
+  replica: string;
+  record: string;
+}
+
+/** The part of a cancel bus the sweep needs (acp-cancel/replicas' `CancelBus.sweepOrphans`). */
+export interface OrphanSweeper {
+  sweepOrphans(prefix: string, options: {
+    everyMs: number;
+    onOrphan(orphan: OrphanedClaim): Promise<void>;
+    onError(error: Error, orphan?: OrphanedClaim): void;
+  }): { stop(): void };
+}
+
+/** What one sweep did with a task, or an error it met (nothing changed; the next sweep tries again). */
+export type SweepEvent =
+  | { taskId: string; replica: string; outcome: "marked-failed" | "left" | "not-found" }
+  | { taskId?: string; replica?: string; error: Error };
+
+/**
+ * Starts the bus's sweep over task claims: each task whose replica is gone is marked failed
+ * (markOrphaned, as a cancel does). `report` hears every outcome and error; a throwing one is ignored.
+ */
+export function sweepOrphanedTasks(
+  bus: OrphanSweeper,
+  store: TaskStore,
+  everyMs: number,
+  keyPrefix: string,
+  report: (event: SweepEvent) => void,
+): { stop(): void } {
+  const tell = (event: SweepEvent) => {
+    try {
+      report(event);
+    } catch {
+      // The sweep goes on whatever the listener does.
+    }
+  };
+  return bus.sweepOrphans(keyPrefix, {
+    everyMs,
+    onOrphan: async ({ key, replica, record }) => {
+      const taskId = key.slice(keyPrefix.length);
+      const context = await sweepContext(record);
+      const task = await store.load(taskId, context);
+      const outcome = task === undefined ? "not-found" : await markOrphaned(store, task, context, "sweep", replica);
+      tell({ taskId, replica, outcome });
+    },
+    onError: (error, orphan) => {
+      tell(orphan === undefined ? { error } : { taskId: orphan.key.slice(keyPrefix.length), replica: orphan.replica, error });
+    },
+  });
+}

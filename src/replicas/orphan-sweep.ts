@@ -1,0 +1,76 @@
+/**
+ * The periodic sweep for claims whose owner died: one timer, never two sweeps at once, never
+ * keeping the process alive, every failure reported and none thrown.
+ */
+import type { OrphanedClaim, OrphanSweepOptions } from "./cancel-bus.js";
+
+/** The longest delay a Node timer can wait; a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+const MIN_SWEEP_MS = 10;
+
+/** Throws a RangeError naming `option` unless `value` is an integer number of ms a sweep can wait. */
+export function checkSweepMs(option: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_SWEEP_MS || value > MAX_TIMER_MS) {
+    throw new RangeError(`${option} must be an integer number of ms from ${MIN_SWEEP_MS} to ${MAX_TIMER_MS}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export class OrphanSweep {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+
+  /**
+   * `find` lists the orphans (throws when the backend cannot answer); `forget` drops one once
+   * handled. Starts at once: the first sweep runs `everyMs` from now.
+   */
+  constructor(
+    private readonly options: OrphanSweepOptions,
+    private readonly find: () => Promise<OrphanedClaim[]>,
+    private readonly forget: (orphan: OrphanedClaim) => Promise<void>,
+  ) {
+    checkSweepMs("everyMs", options.everyMs);
+    this.schedule();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The next sweep is scheduled only when this one has ended: sweeps never overlap. */
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.sweep().finally(() => this.schedule()), this.options.everyMs);
+    this.timer.unref();
+  }
+
+  private async sweep(): Promise<void> {
+    let orphans: OrphanedClaim[];
+    try {
+      orphans = await this.find();
+    } catch (error) {
+      this.report(error);
+      return;
+    }
+    for (const orphan of orphans) {
+      if (this.stopped) return;
+      try {
+        await this.options.onOrphan(orphan);
+        await this.forget(orphan);
+      } catch (error) {
+        this.report(error, orphan);
+      }
+    }
+  }
+
+  private report(error: unknown, orphan?: OrphanedClaim): void {
+    if (this.stopped) return;
+    try {
+      this.options.onError(error instanceof Error ? error : new Error(String(error)), orphan);
+    } catch {
+      // A throwing error callback must not end the sweeps (nor reach the event loop).
+    }
+  }
+}
