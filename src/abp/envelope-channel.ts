@@ -25,8 +25,7 @@ import {
   type ShutdownPayload,
 } from "./app/protocol.js";
 import { envelopeIdOf } from "./app/validate.js";
-import type { AbpTransport, TransportRequestOptions } from "./client.js";
-import { AbpClosedError, AbpProtocolError } from "./errors.js";
+import { AbpClosedError, AbpProtocolError, type AbpTransport, type TransportRequestOptions } from "./client.js";
 import {
   describeIssue,
   EnvelopeSchema,

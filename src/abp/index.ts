@@ -12,13 +12,14 @@
 export type { CancelResult } from "./app/protocol.js";
 export {
   type AbpCallOptions,
+  AbpClosedError,
+  AbpProtocolError,
   type AbpCallResult,
   AbpClient,
   type AbpClientOptions,
   type AbpTransport,
   type CancelCause,
 } from "./client.js";
-export { AbpClosedError, AbpProtocolError } from "./errors.js";
 export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
 export { postMessageTransport, type PostMessageTransportOptions } from "./envelope-channel.js";
 export { type WebSocketLike, webSocketTransport } from "./envelope-channel.js";

@@ -15,9 +15,8 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
-import { AbpClosedError, AbpProtocolError } from "./errors.js";
 import { describeIssue, RESULT_SCHEMAS } from "./schemas.js";
-import type { AbpTransport, TransportRequestOptions } from "./client.js";
+import { AbpClosedError, AbpProtocolError, type AbpTransport, type TransportRequestOptions } from "./client.js";
 
 export interface PlaywrightTransportOptions {
   maxMessageBytes?: number;

@@ -40,8 +40,6 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
   readonly inFlight: number;
 }
 
-const clock = performance;
-
 /** What the binding keeps per request in flight (a class, so a visitor can tell it apart); `label` names the peer. */
 export class McpCall {
   constructor(readonly method: string, readonly label: string | undefined) {}
@@ -77,12 +75,12 @@ export function cancellableMcpClient<C extends McpClientLike>(
     const cancelledError = (c: Call<McpCall, unknown>) => new JobCancelledError(c.cause ?? "internal");
     const mcpCall = calls.start(new McpCall(method, label), links, {
       // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
-      sendCancel: (c) => emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified: cancellable, at: clock.now() }),
+      sendCancel: (c) => emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified: cancellable, at: performance.now() }),
       graceEnded: (c) => c.reject(cancelledError(c)),
-      cleanup: () => emit?.({ type: "settled", method, label, outcome, at: clock.now() }),
+      cleanup: () => emit?.({ type: "settled", method, label, outcome, at: performance.now() }),
       describe: () => ({ protocol: "mcp", method, kind: "client", attributes: tool === undefined ? undefined : { "gen_ai.tool.name": tool } }),
     }) as Call<McpCall, unknown>;
-    emit?.({ type: "sent", method, label, at: clock.now() });
+    emit?.({ type: "sent", method, label, at: performance.now() });
     const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: mcpCall.job.signal } : requestOptions;
     // An answer after a cancel is the cancel's: the SDK rejects, or a late result slipped through.
     const settle = (answered: McpOutcome, answer: () => void) => {
