@@ -1,7 +1,7 @@
 import type { Task } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
-import { type AnyJob, type CancelReason, type Job, jobObserver } from "../core/index.js";
+import { type AnyJob, type CancelReason, type Job, traceCarrier } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
 import { CancelDeniedError } from "./guard-decision.js";
 import { TASK_STATE } from "./task-states.js";
@@ -112,9 +112,8 @@ export class A2aTaskLinks {
     const { taskId } = call.payload;
     const { reasoning } = this.options;
     // While tracing, the cancel carries the task's W3C trace context as HTTP headers.
-    const trace: Record<string, string> = {};
-    jobObserver?.inject(call.job, trace);
-    const traced = Object.keys(trace).length > 0 ? { serviceParameters: trace } : undefined;
+    const trace = traceCarrier(call.job);
+    const traced = trace !== undefined ? { serviceParameters: trace } : undefined;
     this.options.client
       .cancelTask(
         { tenant: this.options.tenant ?? "", id: taskId, metadata: {} },

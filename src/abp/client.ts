@@ -4,7 +4,7 @@
  * cancels it, which sends `capabilities/cancel` and waits for the app's answer, at most `graceMs`.
  * This file only maps ABP: what the cancel is, and what a cancelled call answers.
  */
-import { type AnyJob, jobObserver } from "../core/index.js";
+import { type AnyJob, traceCarrier } from "../core/index.js";
 import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
 import { GraceTimers } from "../core/grace-timers.js";
 import {
@@ -171,7 +171,9 @@ export class AbpClient {
     const request: CallRequest = { capability, callId };
     if (params !== undefined) request.params = params;
     if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
-    const meta = traceMeta(call.job);
+    // The call's W3C trace context travels in `options._meta`, which every transport carries
+    // (docs/decisions.md, "ABP: the trace context of a call").
+    const meta = traceCarrier(call.job);
     if (meta !== undefined) request.options = { ...request.options, _meta: meta };
     this.transport.call(request, options.onProgress, { signal: sent.signal }).then(
       (result) => {
@@ -238,17 +240,4 @@ export class AbpClient {
 function withCause(result: CallResult, payload: AbpCall): AbpCallResult {
   const { cause, callId } = payload;
   return result.cancelled === true && cause !== undefined ? { ...result, callId, cancelledBy: cause } : { ...result, callId };
-}
-
-/**
- * The call's W3C trace context (`traceparent`, and `tracestate`, `baggage`) for its `options._meta`, which
- * every transport carries (docs/decisions.md, "ABP: the trace context of a call"); undefined while nothing traces.
- */
-function traceMeta(job: AnyJob): Record<string, string> | undefined {
-  if (jobObserver === undefined) return undefined;
-  const meta: Record<string, unknown> = {};
-  jobObserver.inject(job, meta);
-  // Without a propagator (no SDK registered) nothing is written: the call leaves untouched.
-  for (const _ in meta) return meta as Record<string, string>;
-  return undefined;
 }

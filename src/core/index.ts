@@ -12,4 +12,5 @@ export {
   type JobObserver,
   jobObserver,
   setJobObserver,
+  traceCarrier,
 } from "./observer.js";

@@ -52,6 +52,19 @@ export interface JobObserver {
 /** The observer in force; undefined (the default) costs the hooks one compare. */
 export let jobObserver: JobObserver | undefined = undefined;
 
+/**
+ * `job`'s W3C trace context (`traceparent`, and `tracestate`, `baggage`) as carrier keys for an
+ * outgoing message; undefined while nothing traces, or when the observer wrote nothing (no
+ * propagator registered), so the message leaves untouched.
+ */
+export function traceCarrier(job: ObservedJob): Record<string, string> | undefined {
+  if (jobObserver === undefined) return undefined;
+  const carrier: Record<string, string> = {};
+  jobObserver.inject(job, carrier);
+  for (const _ in carrier) return carrier;
+  return undefined;
+}
+
 /** Installs (or with undefined removes) the observer; returns the one it replaced. */
 export function setJobObserver(observer: JobObserver | undefined): JobObserver | undefined {
   const previous = jobObserver;

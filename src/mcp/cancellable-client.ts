@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
-import { JobCancelledError, jobObserver } from "../core/index.js";
+import { JobCancelledError, traceCarrier } from "../core/index.js";
 import { guarded, reportErrors } from "../core/report-errors.js";
 import type { McpEvent, McpOutcome } from "./events.js";
 
@@ -89,7 +89,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
       else answer();
     };
     // The executor runs `send` now; its synchronous throw rejects like an asynchronous one.
-    new Promise<R>((resolve) => resolve(send(sdkOptions, traceMetaOf(mcpCall)))).then(
+    new Promise<R>((resolve) => resolve(send(sdkOptions, traceCarrier(mcpCall.job)))).then(
       (value) => settle("answered", () => mcpCall.resolve(value)),
       (error: unknown) => settle("failed", () => mcpCall.reject(error)),
     );
@@ -127,17 +127,9 @@ export function cancellableMcpClient<C extends McpClientLike>(
   };
 }
 
-/** While tracing, the W3C trace context for the request's `params._meta`. */
-function traceMetaOf(call: Call<McpCall, unknown>): Record<string, unknown> | undefined {
-  if (jobObserver === undefined) return undefined;
-  const meta: Record<string, unknown> = {};
-  jobObserver.inject(call.job, meta);
-  return meta;
-}
-
 /** `params` with the trace keys added to its `_meta`; the same object when there are none. */
 function withMeta<P extends { _meta?: unknown } | undefined>(params: P, meta: Record<string, unknown> | undefined): P {
-  if (meta === undefined || Object.keys(meta).length === 0) return params;
+  if (meta === undefined) return params;
   const own = params?._meta;
   const merged = typeof own === "object" && own !== null ? { ...(own as Record<string, unknown>), ...meta } : meta;
   return { ...params, _meta: merged } as P;

@@ -1,8 +1,8 @@
 import { type Call, type CallLinks, type CallProtocol, Calls } from "../core/call.js";
-import type { AnyJob, CancelEffect, CancelReason, Job } from "../core/index.js";
+import { type AnyJob, type CancelEffect, type CancelReason, type Job, traceCarrier } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { postWithFetch } from "./http-post.js";
-import { rapCallInfo, traceHeaders } from "./tracing.js";
+import { rapCallInfo } from "./tracing.js";
 import { assertRapId, callKey, firstProblem, type Invocation, interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
 
 /** The payload of a RAP tool call's job, so a visitor of a mixed subtree can tell it apart. */
@@ -178,7 +178,7 @@ export class RapRuntime {
     const url = new URL(endpoint);
     const body = JSON.stringify(invocation);
     // The trace context goes in before the signer runs, so a signature covers it.
-    const headers = new Headers({ ...traceHeaders(job), "content-type": "application/json" });
+    const headers = new Headers({ ...traceCarrier(job), "content-type": "application/json" });
     await this.options.signer?.({ url, method: "POST", headers, body });
     const status = await postWithFetch(this.options.fetch ?? fetch, url, { headers, body, signal: job.signal });
     if (status !== 200) throw new Error(`tool server answered the invocation with HTTP ${status}`);
@@ -190,7 +190,7 @@ export class RapRuntime {
     const reason = call.cause ?? "external";
     call.resolve({ result: interruptedResult(threadId, toolCallId, callId), interrupted: true, reason });
     this.options.onEvent?.({ type: "call-interrupted", threadId, toolCallId, reason });
-    this.fanout.notify(threadId, toolCallId, traceHeaders(call.job));
+    this.fanout.notify(threadId, toolCallId, traceCarrier(call.job));
   }
 }
 
