@@ -40,10 +40,7 @@ type Attachable<M = unknown> = MessageStream<M> & { [attachKey]?: (options: Canc
  * attached, then every message passes through the engine (one pass, no second stream layer).
  * `connect` makes the peer's end, given what to call when writing to the peer fails.
  */
-export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => void) => PeerEnd): {
-  stream: MessageStream<M>;
-  attach(options: CancellationOptions): Cancellation;
-} {
+export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => void) => PeerEnd): Required<Attachable<M>> {
   let cancellation: Cancellation | undefined;
   let toApp!: ReadableStreamDefaultController<M>;
   let appReading = true;
@@ -106,8 +103,7 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
     cancellation = createCancellation(options, toLocal, (message) => peer.send(message));
     return cancellation;
   };
-  const stream: Attachable<M> = { readable, writable, [attachKey]: attach };
-  return { stream, attach };
+  return { readable, writable, [attachKey]: attach };
 }
 
 /**
@@ -140,5 +136,5 @@ export function cancellableStream(
       },
     };
   });
-  return { stream: wrapped.stream, cancellation: wrapped.attach(options) };
+  return { stream: wrapped, cancellation: wrapped[attachKey](options) };
 }

@@ -18,13 +18,13 @@ import type { CancellationCapability } from "./capability.js";
 import { DEFAULT_GRACE_MS, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
 import type { EngineHost } from "./engine-host.js";
 import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
-import { cleanupMethodSet, Method, otherSide, type Side, sessionIdOf } from "./methods.js";
+import { sessionIdOf } from "../wire/acp-shapes.js";
+import { cleanupMethodSet, Method, otherSide, type Side } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
 import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { TurnAftermath } from "./turn-aftermath.js";
-import type { VersionRules } from "./versions/index.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
@@ -70,7 +70,7 @@ export class CancelEngine {
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
     const host: EngineHost = {
-      rules: () => this.rules,
+      rules: () => this.negotiation.rules,
       now: () => this.now(),
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
@@ -91,10 +91,6 @@ export class CancelEngine {
   /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
   get cancelLatencies(): readonly number[] {
     return this.latencies.values;
-  }
-
-  private get rules(): VersionRules {
-    return this.negotiation.rules;
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -144,7 +140,7 @@ export class CancelEngine {
       // An answer already given (held for nested requests) stands; otherwise name the loss.
       this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
     }
-    for (const job of [...this.tables[side].values()]) this.answer(job, this.rules.cancelledAnswer(job, detail));
+    for (const job of [...this.tables[side].values()]) this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
     this.turns.clear();
     this.aftermath?.sideClosed();
   }
@@ -230,7 +226,7 @@ export class CancelEngine {
       this.turns.start(sessionId, job);
       held = from === "client" && this.aftermath?.holds(job, request) === true;
       if (!held) this.aftermath?.turnStarted(job);
-    } else if (method === Method.sessionClose && sessionId !== undefined && !this.rules.passThrough)
+    } else if (method === Method.sessionClose && sessionId !== undefined && !this.negotiation.rules.passThrough)
       this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
     if (deadline !== undefined && !job.isSettled) {
@@ -258,7 +254,7 @@ export class CancelEngine {
   /** A request that never reaches its handler: cancelled as it arrives, and answered so at once. */
   private refuse(job: RequestJob, reason: CancelReason, detail: string): void {
     job.cancel(reason);
-    this.answer(job, this.rules.cancelledAnswer(job, detail));
+    this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
   }
 
   /** A held prompt goes to the agent now: the turn before it really ended. */
@@ -301,7 +297,7 @@ export class CancelEngine {
   private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
     job.payload.handlerAnswered = true;
     if (job.isRunning) this.answer(job, response);
-    else this.finishCancelled(job, this.rules.normaliseCancelled(job, response));
+    else this.finishCancelled(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
 
   // ---- notifications ----------------------------------------------------------------
@@ -314,11 +310,11 @@ export class CancelEngine {
     }
     if (from === "agent" && method === Method.sessionUpdate && this.aftermath?.suppresses(message.params) === true) return;
     this.send(otherSide(from), message);
-    if (method === Method.sessionCancel && from === "client" && !this.rules.passThrough) {
+    if (method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
       if (sessionId !== undefined) this.turns.cancelSession(sessionId);
     } else if (method === Method.sessionUpdate && from === "agent") {
-      const change = this.rules.workChange(message.params);
+      const change = this.negotiation.rules.workChange(message.params);
       if (change !== undefined) this.turns.workChange(sessionIdOf(message.params), change, message.params);
     }
   }
@@ -356,7 +352,7 @@ export class CancelEngine {
     this.emit({ type: "cancel", side: issuer, id, method, reason });
     // A held prompt never reached the agent: nothing to stop, answer now.
     if (!record.delivered && this.aftermath?.released(job) === true) {
-      this.finishCancelled(job, this.rules.cancelledAnswer(job));
+      this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
     this.stopHandler(job, handler, reason);
@@ -366,14 +362,14 @@ export class CancelEngine {
       return;
     }
     // A peer of a version we do not know is never answered for: its own answer passes.
-    if (this.rules.passThrough && this.closed[issuer] === undefined) return;
+    if (this.negotiation.rules.passThrough && this.closed[issuer] === undefined) return;
     if (
       this.closed[issuer] !== undefined ||
       method === Method.requestPermission ||
       (!isRoot && !this.supportsCancel(handler))
     ) {
       // The answer is already known, or nobody is waiting for it: give it now.
-      this.finishCancelled(job, this.rules.cancelledAnswer(job));
+      this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
     this.grace.start(job);
@@ -398,7 +394,7 @@ export class CancelEngine {
     // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
     const agentHeard = agentEndsTurns && sendsCancelRequest;
     // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
-    const emulate = this.rules.promptIsTurn && reason !== "session";
+    const emulate = this.negotiation.rules.promptIsTurn && reason !== "session";
     if (emulate && sessionId !== undefined && !agentInProcess && !agentHeard) {
       // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
       this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
@@ -411,7 +407,7 @@ export class CancelEngine {
     if (job.isSettled) return;
     for (const child of [...job.children]) if (isRequestJob(child)) this.graceExpired(child);
     // The grace bounds the whole subtree: children of other bindings still out do not hold it.
-    this.answer(job, record.held ?? this.rules.cancelledAnswer(job));
+    this.answer(job, record.held ?? this.negotiation.rules.cancelledAnswer(job));
   }
 
   /** Answers a cancelled job once its children have settled; until then the answer is held. */

@@ -34,5 +34,3 @@ export function cleanupMethodSet(extra: readonly string[] = []): ReadonlySet<str
   }
   return new Set([...CLEANUP_METHODS, ...extra]);
 }
-
-export { sessionIdOf } from "../wire/acp-shapes.js";

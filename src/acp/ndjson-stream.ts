@@ -73,5 +73,5 @@ export function ndJsonStream(
       },
       flush: endOfTurn,
     };
-  }).stream;
+  });
 }

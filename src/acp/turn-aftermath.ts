@@ -3,7 +3,7 @@ import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcRespons
 import type { EngineHost } from "./engine-host.js";
 import { DEFAULT_TURN_END_WINDOW_MS, type StuckTurn, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
 import { noTurnsFollowed } from "./engine-stats.js";
-import { sessionIdOf } from "./methods.js";
+import { sessionIdOf } from "../wire/acp-shapes.js";
 import { isWorkJob, type RequestJob, type WorkJob } from "./engine-jobs.js";
 
 /** One session's turn: answered for the peer, not yet ended by the agent. */

@@ -69,11 +69,8 @@ export function spawnAgent(
 }
 
 /**
- * What the watchdog runs (POSIX sh; `$1` is the agent's process group). It waits on its stdin,
- * the read end of a pipe whose only write end the bridge holds:
- * - a line arrives: the bridge stood it down (it stopped the group itself); exit quietly;
- * - end of file without a line: the bridge died, even by SIGKILL (the kernel closes the
- *   pipe), so the group is stopped: SIGTERM, then SIGKILL after up to 2 s.
+ * What the watchdog runs (POSIX sh; `$1` is the agent's process group): a line on its stdin stands it
+ * down, end of file stops the group (docs/decisions.md, "Bridge: when the bridge dies (the watchdog)").
  * dash's `kill` takes no `--`; `-N` after the signal names the group.
  */
 const WATCHDOG_SCRIPT = [

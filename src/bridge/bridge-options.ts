@@ -41,15 +41,9 @@ export interface BridgeOptions {
   editorOutput?: Writable;
 }
 
-/**
- * What the bridge does when an agent has not ended a cancelled turn within the window:
- * - `fail`: answer the prompts waiting behind it with an error naming the stuck turn;
- * - `kill-tools`: stop the processes the agent started during that turn (SIGTERM, then
- *   SIGKILL after the kill grace), never the agent; then wait one more window, then fail;
- * - `restart`: restart the agent; everything pending for the old one gets an error.
- */
-export type OnStuck = "fail" | "kill-tools" | "restart";
-export const ON_STUCK_CHOICES: readonly OnStuck[] = ["fail", "kill-tools", "restart"];
+/** What the bridge does when an agent has not ended a cancelled turn within the window (docs/bridge.md, `--on-stuck`). */
+export const ON_STUCK_CHOICES = ["fail", "kill-tools", "restart"] as const;
+export type OnStuck = (typeof ON_STUCK_CHOICES)[number];
 
 /** Deadlines unless `--timeout METHOD=SECONDS` replaces one: an agent silent at `initialize` must not hang the editor. */
 export const DEFAULT_DEADLINES: Readonly<Record<string, number>> = { initialize: 60_000 };

@@ -53,7 +53,6 @@ class BridgeSession {
   private restarting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   private stopSignal: NodeJS.Signals | undefined;
-  private agentExited = false;
   /** Set when the agent ended on its own: what it owed the editor names the exit. */
   private crashed: AgentExit | undefined;
   private readonly onSignal = (signal: NodeJS.Signals) => {
@@ -114,7 +113,6 @@ class BridgeSession {
       current = this.agent.process;
       exit = await current.exited;
     }
-    this.agentExited = true;
     this.agentGone(exit);
     process.off("SIGINT", this.onSignal);
     process.off("SIGTERM", this.onSignal);
@@ -262,7 +260,7 @@ class BridgeSession {
   }
 
   private readonly exitsWithin = (ms: number) =>
-    Promise.race([this.agent.process.exited.then(() => true), sleep(ms).then(() => this.agentExited)]);
+    Promise.race([this.agent.process.exited.then(() => true), sleep(ms).then(() => false)]);
 
   private onEvent(event: EngineEvent): void {
     if (event.type === "emulated") this.emulations++;

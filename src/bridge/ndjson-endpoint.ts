@@ -1,11 +1,9 @@
 import type { Readable, Writable } from "node:stream";
-import { type FramingProblem, readNdjson } from "../wire/index.js";
+import { readNdjson } from "../wire/index.js";
+import type { NdjsonReaderHandlers } from "../wire/ndjson-reader.js";
 
-export interface EndpointHandlers {
-  value(value: unknown): void;
-  problem(problem: FramingProblem): void;
-  end(error?: Error): void;
-}
+/** What the endpoint hands on: each value (its bytes stay here, for a relay), framing problems, the end. */
+type EndpointHandlers = Pick<NdjsonReaderHandlers, "problem" | "end"> & { value(value: unknown): void };
 
 const LF = 0x0a;
 const NEWLINE = Buffer.from("\n");

@@ -1,11 +1,9 @@
+// What is hidden, and why so: docs/decisions.md, "Bridge: trace files".
+
 /** What a secret is replaced with in a trace. */
 export const REDACTED = "[redacted]";
 
-/**
- * Whether a name (a key, header, flag or query parameter) names a credential. Counts such as
- * `inputTokens` are not; a bare `auth` or `key` is one only when it holds a string (ACP's `auth`
- * capability is an object).
- */
+/** Whether a key, header, flag or query parameter name names a credential (`auth`/`key` only holding a string). */
 function isSecretName(name: string, value: unknown): boolean {
   const plain = name.toLowerCase().replace(/[-_.]/g, "");
   if (plain.includes("token")) return !plain.endsWith("tokens");
@@ -30,21 +28,10 @@ function paramName(raw: string): string {
   }
 }
 
-/**
- * An http(s)/ws(s) URL with its userinfo secret and the values of credential-named query (and
- * fragment) parameters hidden, the rest kept readable; anything else is returned as it was.
- * With a password, the user name stays; alone, the user name is the secret (`https://TOKEN@host`).
- */
+/** An http(s)/ws(s) URL with its userinfo secret and credential-named parameters hidden; else `text` as it was. */
 function hideInUrl(text: string): string {
-  if (!/^(https?|wss?):\/\//i.test(text) || !/[@?#]/.test(text)) return text;
-  // Parse only what could hold a secret: userinfo, an encoded name, or a name `isSecretName` may match.
-  if (!/[@%]|token|secret|pass|key|auth|cookie|credential/i.test(text.replace(/[-_.]/g, ""))) return text;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return text;
-  }
+  if (!/^(https?|wss?):\/\//i.test(text) || !/[@?#]/.test(text) || !URL.canParse(text)) return text;
+  const url = new URL(text);
   let changed = url.username !== "" || url.password !== "";
   const userinfo = url.password !== "" ? `${url.username}:${REDACTED}@` : changed ? `${REDACTED}@` : "";
   const hideParams = (part: string): string =>
@@ -57,11 +44,7 @@ function hideInUrl(text: string): string {
   return changed ? `${url.protocol}//${userinfo}${url.host}${rest}` : text;
 }
 
-/**
- * Command-line arguments with every secret we can recognise hidden: the value of a credential-named
- * flag (`--api-key=…`, or `--token …` as two arguments, unless the next looks like a flag), a
- * credential header given as `Name: value`, and URLs as `hideInUrl` does.
- */
+/** Command-line arguments with credential-named flags' values, `Name: value` credential headers and URL secrets hidden. */
 function hideArgs(args: unknown[]): unknown[] {
   let valueFollows = false;
   return args.map((arg) => {
@@ -81,11 +64,7 @@ function hideArgs(args: unknown[]): unknown[] {
   });
 }
 
-/**
- * A `JSON.stringify` replacer that hides `env` values, credential-named headers and keys, the
- * secrets in `args` and in URLs (keys ending in `url`/`uri`), and `Bearer`/`Basic` values. One
- * pass, never throws: a value of an unexpected shape is left as it is.
- */
+/** The trace's `JSON.stringify` replacer. Never throws: a value of an unexpected shape is left as it is. */
 export function redactSecrets(key: string, value: unknown): unknown {
   if (key === "" || value === null || value === undefined) return value;
   if (isSecretName(key, value)) return REDACTED;

@@ -1,7 +1,6 @@
 import type { CancelEngine } from "../acp/index.js";
 
 function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
