@@ -1,4 +1,4 @@
-import { type JobFailure, jobObserver } from "../core/index.js";
+import { type JobFailure, jobObserver, traceCarrier } from "../core/index.js";
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import { metaOf } from "./capability.js";
 import type { Side } from "./methods.js";
@@ -22,12 +22,9 @@ export function traceStart(job: RequestJob, request: JsonRpcRequest, local: bool
 /** The request as it leaves, its job's W3C trace context in `params._meta` (ACP's property bag). */
 export function withTraceContext(job: RequestJob, request: JsonRpcRequest): JsonRpcRequest {
   const { params } = request;
-  if (jobObserver === undefined || typeof params !== "object" || params === null || Array.isArray(params)) return request;
-  const trace: Record<string, unknown> = {};
-  jobObserver.inject(job, trace);
-  // Without a propagator (no SDK registered) nothing is written: the request leaves untouched.
-  for (const _ in trace) return { ...request, params: { ...params, _meta: { ...metaOf(params), ...trace } } };
-  return request;
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return request;
+  const trace = traceCarrier(job);
+  return trace === undefined ? request : { ...request, params: { ...params, _meta: { ...metaOf(params), ...trace } } };
 }
 
 /** Tells the observer of a synthetic answer; returns the answer's failure, for the span status. */
