@@ -193,7 +193,7 @@ class BridgeSession {
       const answer = this.deadlines.rewrite(crashAnswer(message, this.crashed));
       this.turnProcesses.see("client", answer);
       this.trace?.message("bridge->editor", answer);
-      this.editor.write(answer, this.agent.end);
+      this.write("client", answer);
       return;
     }
     this.replay?.toAgent(message);
@@ -203,7 +203,27 @@ class BridgeSession {
       return;
     }
     this.trace?.message("bridge->agent", message);
-    this.agent.end.write(message, this.editor);
+    this.write("agent", message);
+  }
+
+  /**
+   * A message nested too deeply to serialise (a peer's value in it) never throws out of here: a
+   * response becomes an error answer to its id, a request is answered for its handler, a
+   * notification is dropped; each logged (docs/decisions.md, "Bridge: a message too deep to write").
+   */
+  private write(side: Side, message: JsonRpcMessage): void {
+    const [to, from] = side === "client" ? [this.editor, this.agent.end] : [this.agent.end, this.editor];
+    try {
+      to.write(message, from);
+    } catch (error) {
+      const detail = `a message to the ${side === "client" ? "editor" : "agent"} is nested too deeply to serialise (${String(error)})`;
+      this.logger.warn(`${detail}: ${"method" in message ? "answered with an error for its handler" : "replaced"}`);
+      this.trace?.note(detail);
+      const answer = "id" in message ? errorResponse(message.id, ErrorCode.InternalError, `Internal error: ${detail}`) : undefined;
+      if (answer === undefined) return;
+      if ("method" in message) queueMicrotask(() => this.engine.receive(side, answer));
+      else to.write(answer, from);
+    }
   }
 
   private connect(agent: AgentProcess): ConnectedAgent {

@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
+import { collectLines } from "../support/spawn-peer.js";
+import { eventually } from "../support/wire-assertions.js";
+
+/**
+ * A peer's message nested deeper than JSON.stringify can recurse (valid JSON, read fine) must
+ * not take the bridge down when the bridge has to write it anew rather than relay its bytes.
+ */
+describe("the bridge and a message nested too deeply to serialise", () => {
+  it("an agent's deep answer to a cancelled prompt: the editor gets an error naming it, the bridge goes on", async () => {
+    const bridge = spawnBridge([], "deep-answer-agent");
+    const received = collectLines(bridge.child.stdout);
+    const send = (message: object) => bridge.child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+    await eventually(() => received.find((m) => m.id === 2), "session/new answered");
+    send({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId: "deep-1", prompt: [{ type: "text", text: "hi" }] } });
+    send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "deep-1" } });
+    const answer = await eventually(() => received.find((m) => m.id === 3), "the prompt answered");
+    const error = answer.error as { code: number; message: string } | undefined;
+    assert.equal(error?.code, -32603, JSON.stringify(answer));
+    assert.match(error.message, /nested too deeply to serialise/);
+    // Still a bridge: the next request is relayed and answered.
+    send({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+    await eventually(() => received.find((m) => m.id === 4 && "result" in m), "the next session/new answered");
+    assert.equal(received.filter((m) => m.id === 3).length, 1, "the prompt answered exactly once");
+    const exit = await closeBridge(bridge);
+    assert.equal(exit.code, 0, bridge.stderr());
+    assert.match(bridge.stderr(), /nested too deeply to serialise/);
+  });
+});
