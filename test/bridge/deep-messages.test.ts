@@ -29,4 +29,23 @@ describe("the bridge and a message nested too deeply to serialise", () => {
     assert.equal(exit.code, 0, bridge.stderr());
     assert.match(bridge.stderr(), /nested too deeply to serialise/);
   });
+
+  it("an agent's -32800 with deep data to a cancelled request: the editor gets -32800, the bridge goes on", async () => {
+    const bridge = spawnBridge([], "deep-answer-agent");
+    const received = collectLines(bridge.child.stdout);
+    const send = (message: object) => bridge.child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    await eventually(() => received.find((m) => m.id === 1), "initialize answered");
+    send({ jsonrpc: "2.0", id: 2, method: "_deep/error", params: {} });
+    send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 2 } });
+    const answer = await eventually(() => received.find((m) => m.id === 2), "the cancelled request answered");
+    const error = answer.error as { code: number; data: { detail?: string } } | undefined;
+    assert.equal(error?.code, -32800, JSON.stringify(answer));
+    assert.match(String(error.data.detail), /nested too deeply to serialise/);
+    send({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+    await eventually(() => received.find((m) => m.id === 3 && "result" in m), "the next session/new answered");
+    assert.equal(received.filter((m) => m.id === 2).length, 1, "the request answered exactly once");
+    const exit = await closeBridge(bridge);
+    assert.equal(exit.code, 0, bridge.stderr());
+  });
 });
