@@ -291,7 +291,7 @@ class BridgeSession {
     const expired = this.deadlines.event(event);
     if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
     this.turns?.event(event);
-    this.trace?.note(JSON.stringify(event));
+    this.trace?.note(jsonText(event));
   }
 
   private onStuck(stuck: StuckTurn): StuckVerdict {
@@ -317,10 +317,21 @@ class BridgeSession {
   private logVersion(version: unknown, rules: string): void {
     if (rules === "pass-through") {
       this.logger.warn(
-        `agent answered initialize with protocol version ${JSON.stringify(version)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
+        `agent answered initialize with protocol version ${jsonText(version, 100)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
       );
-    } else this.logger.debug(`protocol version ${JSON.stringify(version)}: ${rules} rules`);
+    } else this.logger.debug(`protocol version ${jsonText(version, 100)}: ${rules} rules`);
   }
+}
+
+/** A peer's value as JSON text, cut at `max` characters; one nested too deeply for JSON.stringify is named, never thrown. */
+function jsonText(value: unknown, max = Number.POSITIVE_INFINITY): string {
+  let text: string;
+  try {
+    text = String(JSON.stringify(value));
+  } catch {
+    return "(a value nested too deeply to serialise)";
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */

@@ -48,4 +48,20 @@ describe("the bridge and a message nested too deeply to serialise", () => {
     const exit = await closeBridge(bridge);
     assert.equal(exit.code, 0, bridge.stderr());
   });
+
+  it("an agent's protocol version nested too deeply: initialize answered, logged and traced without a throw", async () => {
+    const bridge = spawnBridge([], "deep-answer-agent", ["deep-version"]);
+    // Raw lines: the initialize answer is relayed as the agent wrote it, too deep for a schema check here.
+    let output = "";
+    bridge.child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    void bridge.input.pipeTo(new WritableStream()); // the harness's Web view of stdout must not hold it back
+    const send = (message: object) => bridge.child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    await eventually(() => (output.startsWith('{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":[[[') ? true : undefined), "initialize answered");
+    send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+    await eventually(() => (output.includes('\n{"jsonrpc":"2.0","id":2,"result":{"sessionId":"deep-1"}}\n') ? true : undefined), "session/new answered");
+    const exit = await closeBridge(bridge);
+    assert.equal(exit.code, 0, bridge.stderr());
+    assert.match(bridge.stderr(), /protocol version \(a value nested too deeply to serialise\)/);
+  });
 });
