@@ -64,4 +64,26 @@ describe("the bridge and a message nested too deeply to serialise", () => {
     assert.equal(exit.code, 0, bridge.stderr());
     assert.match(bridge.stderr(), /protocol version \(a value nested too deeply to serialise\)/);
   });
+
+  it("--otel: an editor's deep request, written anew with its trace context, is answered -32603; the bridge goes on", async () => {
+    // No collector: the spans' export fails (a warning), which is not what this test looks at.
+    const bridge = spawnBridge(["--otel"], "deep-answer-agent", [], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_EXPORTER_OTLP_TIMEOUT: "200" },
+    });
+    const received = collectLines(bridge.child.stdout);
+    const send = (line: string) => bridge.child.stdin.write(`${line}\n`);
+    send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
+    await eventually(() => received.find((m) => m.id === 1), "initialize answered");
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[],"_meta":{"deep":${deep}}}}`);
+    const answer = await eventually(() => received.find((m) => m.id === 2), "the deep request answered");
+    const error = answer.error as { code: number; message: string } | undefined;
+    assert.equal(error?.code, -32603, JSON.stringify(answer));
+    assert.match(error.message, /a message to the agent is nested too deeply to serialise/);
+    send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "/", mcpServers: [] } }));
+    await eventually(() => received.find((m) => m.id === 3 && "result" in m), "the next session/new answered");
+    assert.equal(received.filter((m) => m.id === 2).length, 1, "answered exactly once");
+    const exit = await closeBridge(bridge);
+    assert.equal(exit.code, 0, bridge.stderr());
+  });
 });
