@@ -4,6 +4,7 @@
  */
 import type { Task } from "@a2a-js/sdk";
 import type { RequestContext, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { escapeControl } from "../wire/index.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
 /** Why a task was found orphaned, in the words of its new status message. */
@@ -69,12 +70,17 @@ export function claimRecord(context: RequestContext): string {
 
 /** The call context a sweep reads and writes an orphaned task with; rejects for a record it cannot read. */
 export async function sweepContext(record: string): Promise<ServerCallContext> {
-  const parsed = JSON.parse(record) as { tenant?: unknown; user?: { userName?: unknown; isAuthenticated?: unknown } };
-  if (typeof parsed !== "object" || parsed === null || typeof parsed.tenant !== "string") {
-    throw new Error(`an unreadable claim record: ${record.slice(0, 200)}`);
+  // Anyone with access to the bus could have written it: any text at all, named escaped and cut short.
+  const unreadable = () => new Error(`an unreadable claim record: ${escapeControl(record.slice(0, 200))}`);
+  let parsed: { tenant?: unknown; user?: { userName?: unknown; isAuthenticated?: unknown } | null };
+  try {
+    parsed = JSON.parse(record) as typeof parsed;
+  } catch {
+    throw unreadable();
   }
+  if (typeof parsed !== "object" || parsed === null || typeof parsed.tenant !== "string") throw unreadable();
   const { user } = parsed;
-  const named = user !== undefined && typeof user.userName === "string" && typeof user.isAuthenticated === "boolean"
+  const named = typeof user === "object" && user !== null && typeof user.userName === "string" && typeof user.isAuthenticated === "boolean"
     ? { user: { userName: user.userName, isAuthenticated: user.isAuthenticated } }
     : {};
   // Loaded when a sweep runs, not with the hook: the SDK's server entry is the heavier one.

@@ -88,7 +88,7 @@ function normaliseCancelledError(
     const given =
       typeof data === "object" && data !== null && !Array.isArray(data)
         ? (data as Record<string, unknown>)
-        : { detail: typeof data === "string" ? data : JSON.stringify(data) };
+        : { detail: typeof data === "string" ? data : jsonText(data) };
     if (typeof given.reason === "string") return response;
     return errorResponse(id, error.code, error.message, withField(given, "reason", job.reason ?? "internal"));
   }
@@ -96,4 +96,13 @@ function normaliseCancelledError(
   const original = error.data === undefined ? { code: error.code, message: error.message } : { ...error };
   const data = cancelledErrorData(job.reason ?? "internal", undefined, original);
   return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
+}
+
+/** `value` as JSON text; a peer's value nested too deeply for JSON.stringify (it throws RangeError) is named, not thrown. */
+function jsonText(value: unknown): string {
+  try {
+    return String(JSON.stringify(value));
+  } catch {
+    return "(the handler's error data, nested too deeply to serialise)";
+  }
 }

@@ -191,7 +191,7 @@ class BridgeSession {
       const answer = this.deadlines.rewrite(crashAnswer(message, this.crashed));
       this.turnProcesses.see("client", answer);
       this.trace?.message("bridge->editor", answer);
-      this.editor.write(answer, this.agent.end);
+      this.write("client", answer);
       return;
     }
     this.replay?.toAgent(message);
@@ -201,7 +201,27 @@ class BridgeSession {
       return;
     }
     this.trace?.message("bridge->agent", message);
-    this.agent.end.write(message, this.editor);
+    this.write("agent", message);
+  }
+
+  /**
+   * A message nested too deeply to serialise (a peer's value in it) never throws out of here: a
+   * response becomes an error answer to its id, a request is answered for its handler, a
+   * notification is dropped; each logged (docs/decisions.md, "Bridge: a message too deep to write").
+   */
+  private write(side: Side, message: JsonRpcMessage): void {
+    const [to, from] = side === "client" ? [this.editor, this.agent.end] : [this.agent.end, this.editor];
+    try {
+      to.write(message, from);
+    } catch (error) {
+      const detail = `a message to the ${side === "client" ? "editor" : "agent"} is nested too deeply to serialise (${String(error)})`;
+      this.logger.warn(`${detail}: ${"method" in message ? "answered with an error for its handler" : "replaced"}`);
+      this.trace?.note(detail);
+      const answer = "id" in message ? errorResponse(message.id, ErrorCode.InternalError, `Internal error: ${detail}`) : undefined;
+      if (answer === undefined) return;
+      if ("method" in message) queueMicrotask(() => this.engine.receive(side, answer));
+      else to.write(answer, from);
+    }
   }
 
   private connect(agent: AgentProcess): ConnectedAgent {
@@ -269,7 +289,7 @@ class BridgeSession {
     const expired = this.deadlines.event(event);
     if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
     this.turns?.event(event);
-    this.trace?.note(JSON.stringify(event));
+    this.trace?.note(jsonText(event));
   }
 
   private onStuck(stuck: StuckTurn): StuckVerdict {
@@ -295,10 +315,21 @@ class BridgeSession {
   private logVersion(version: unknown, rules: string): void {
     if (rules === "pass-through") {
       this.logger.warn(
-        `agent answered initialize with protocol version ${JSON.stringify(version)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
+        `agent answered initialize with protocol version ${jsonText(version, 100)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
       );
-    } else this.logger.debug(`protocol version ${JSON.stringify(version)}: ${rules} rules`);
+    } else this.logger.debug(`protocol version ${jsonText(version, 100)}: ${rules} rules`);
   }
+}
+
+/** A peer's value as JSON text, cut at `max` characters; one nested too deeply for JSON.stringify is named, never thrown. */
+function jsonText(value: unknown, max = Number.POSITIVE_INFINITY): string {
+  let text: string;
+  try {
+    text = String(JSON.stringify(value));
+  } catch {
+    return "(a value nested too deeply to serialise)";
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */

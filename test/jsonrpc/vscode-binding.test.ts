@@ -235,3 +235,20 @@ describe("vscode-jsonrpc binding: ACP cancellation for vscode-jsonrpc apps", () 
     });
   });
 });
+
+describe("vscode-jsonrpc binding: a peer's line nested too deeply to serialise", () => {
+  it("is reported as a bounded error naming the line's start; the connection goes on", async () => {
+    const client = vscodeClientFor("deep-answer-agent", ["deep-line"]);
+    void client.peer.input.pipeTo(new WritableStream()); // the harness's Web view of stdout must not hold it back
+    const errors: string[] = [];
+    client.connection.onError(([error]) => errors.push(error.message));
+    client.connection.listen();
+    try {
+      assert.equal(await client.openSession(), "deep-1");
+      await eventually(() => (errors.length > 0 ? true : undefined), "the deep line reported");
+      assert.equal(errors[0], `ignored a line that is not a JSON-RPC object: ${"[".repeat(80)}…`);
+    } finally {
+      await client.close();
+    }
+  });
+});
