@@ -2,6 +2,7 @@ import { type AnyJob, type CancelReason, GraceTimers, JobTable, jobObserver, Rec
 import {
   classify,
   ErrorCode,
+  idText,
   kindOf,
   errorResponse,
   invalidRequestResponse,
@@ -192,7 +193,7 @@ export class CancelEngine {
     const table = this.tables[from];
     const { id, method } = request;
     if (table.has(id)) {
-      const problem = `request id ${JSON.stringify(id)} is already in flight`;
+      const problem = `request id ${idText(id)} is already in flight`;
       this.emit({ type: "problem", side: from, detail: problem });
       this.send(from, invalidRequestResponse(id, problem));
       return;
@@ -285,7 +286,7 @@ export class CancelEngine {
       }
       const expected = from === "agent" && this.aftermath?.lateReply(response.id) === true;
       if (!late && !expected) {
-        this.emit({ type: "problem", side: from, detail: `response to unknown request id ${JSON.stringify(response.id)}` });
+        this.emit({ type: "problem", side: from, detail: `response to unknown request id ${idText(response.id)}` });
       }
       return;
     }

@@ -54,6 +54,12 @@ function describe(value: unknown): string {
   return type === "object" || type === "undefined" ? `an ${type}` : `a ${type}`;
 }
 
+/** An id as text for an error or a log line: a peer's string id may be megabytes long, so it is cut. */
+export function idText(id: JsonRpcId): string {
+  const text = JSON.stringify(id);
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
 export type MessageKind = "request" | "notification" | "response" | "invalid";
 
 /** Why a value is no message; made only on the invalid path. */

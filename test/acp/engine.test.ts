@@ -842,6 +842,20 @@ describe("CancelEngine (message level)", () => {
         h.agent(ok(1, {}));
       }));
 
+    it("a peer's long string id is cut at 100 characters where an error or event names it", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        const long = "x".repeat(1_000_000);
+        h.client(req(long, "x/first"));
+        const [answer] = h.client(req(long, "x/second"));
+        const message = (answer?.message as { error?: { message?: string } } | undefined)?.error?.message ?? "";
+        assert.equal(message, `Invalid request: request id "${"x".repeat(99)}… is already in flight`);
+        h.client(ok("never-asked", {}));
+        const details = h.eventsOf("problem").map((e) => e.detail);
+        assert.ok(details.every((detail) => detail.length < 200), "every problem bounded");
+        assert.match(details[1] ?? "", /^response to unknown request id "never-asked"$/);
+        h.agent(ok(long, {}));
+      }));
+
     it("$/cancel_request with missing or garbled params is ignored", () =>
       withEngine({ graceMs: 100 }, (h) => {
         h.client(req(1, "x/work"));
