@@ -5,25 +5,16 @@ import { ServerCallContext } from "@a2a-js/sdk/server";
 import { DatabaseTaskStore } from "@a2a-js/sdk/server/database";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { guardTerminalTaskStates } from "../../src/replicas/index.js";
 import { cancel, cancelError, clientOf, startTask, workOf } from "./a2a-tasks.js";
 import { BACKENDS } from "./backends.js";
-import { here, migrateTaskStore, type ReplicaProcess, ReplicaSet } from "./replica-processes.js";
+import { here, type ReplicaProcess, ReplicaSet, taskStoreDatabase } from "./replica-processes.js";
 import { startHaproxy } from "./haproxy.js";
-import { freePort, type RealServer, startPostgres } from "./servers.js";
+import { freePort } from "./servers.js";
 import { until } from "./until.js";
 
 describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", function () {
   this.timeout(60_000);
-  let database: RealServer;
-  before(async () => {
-    database = await startPostgres();
-    migrateTaskStore(database.url);
-    await guardTerminalTaskStates(database.url);
-  });
-  after(async () => {
-    await database?.close();
-  });
+  const database = taskStoreDatabase();
 
   it("a final status is never replaced in the store, whichever process writes; late-persisted artifacts still land", async () => {
     const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url }) }) });

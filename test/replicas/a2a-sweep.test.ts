@@ -2,11 +2,9 @@ import assert from "node:assert/strict";
 import type { AgentCard, Task } from "@a2a-js/sdk";
 import { DefaultRequestHandler, InMemoryTaskStore } from "@a2a-js/sdk/server";
 import { CancellableExecutor, routeCancelsToOwner } from "../../src/a2a/index.js";
-import { guardTerminalTaskStates } from "../../src/replicas/index.js";
 import { cancelError, clientOf, startTask, workOf } from "./a2a-tasks.js";
 import { BACKENDS } from "./backends.js";
-import { here, migrateTaskStore, type ReplicaProcess, ReplicaSet } from "./replica-processes.js";
-import { type RealServer, startPostgres } from "./servers.js";
+import { here, type ReplicaProcess, ReplicaSet, taskStoreDatabase } from "./replica-processes.js";
 import { until } from "./until.js";
 
 interface SweepReport {
@@ -33,15 +31,7 @@ const untilWorking = (replica: ReplicaProcess, task: Task) =>
 
 describe("A2A across replicas: the orphan sweep (sweepMs) on the SDK's DatabaseTaskStore", function () {
   this.timeout(60_000);
-  let database: RealServer;
-  before(async () => {
-    database = await startPostgres();
-    migrateTaskStore(database.url);
-    await guardTerminalTaskStates(database.url);
-  });
-  after(async () => {
-    await database?.close();
-  });
+  const database = taskStoreDatabase();
 
   for (const backend of BACKENDS) {
     describe(`with the ${backend.name} cancel bus`, () => {

@@ -5,7 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Backend } from "./backends.js";
 import type { Balancer } from "./haproxy.js";
-import type { RealServer } from "./servers.js";
+import { guardTerminalTaskStates } from "../../src/replicas/index.js";
+import { type RealServer, startPostgres } from "./servers.js";
 
 export interface ReplicaProcess {
   readonly name: string;
@@ -100,4 +101,26 @@ export class ReplicaSet {
     this.started.push(replica);
     return replica;
   }
+}
+
+/**
+ * A PostgreSQL for the calling describe block, migrated for the SDK's DatabaseTaskStore and with
+ * final states guarded: started before its tests, stopped after them. Its `url` is read in a test.
+ */
+export function taskStoreDatabase(): { readonly url: string } {
+  let database: RealServer | undefined;
+  before(async () => {
+    database = await startPostgres();
+    migrateTaskStore(database.url);
+    await guardTerminalTaskStates(database.url);
+  });
+  after(async () => {
+    await database?.close();
+  });
+  return {
+    get url() {
+      if (database === undefined) throw new Error("the task store database starts in the describe block's before()");
+      return database.url;
+    },
+  };
 }
