@@ -43,8 +43,9 @@ function scan(text: string): { blocks: CodeBlock[]; prose: string[] } {
   return { blocks, prose };
 }
 
+/** Words as `wc -w` counts them, HTML comments left out (a reader never sees them). */
 export function wordCount(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+  return text.replace(/<!--[\s\S]*?-->/g, " ").split(/\s+/).filter(Boolean).length;
 }
 
 export function codeBlocks(text: string): CodeBlock[] {
