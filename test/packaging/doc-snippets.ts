@@ -60,6 +60,9 @@ export function writeSnippets(root: string, dir: string, snippets: readonly Snip
     strict: true,
     skipLibCheck: true,
     noEmit: true,
+    // The source the blocks import is checked once and remembered; a later run checks the blocks.
+    incremental: true,
+    tsBuildInfoFile: join(root, "build", "doc-snippets.tsbuildinfo"),
     paths: { "acp-cancel": [join(root, "src/index.ts")], "acp-cancel/*": [join(root, "src/*/index.ts")] },
   };
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: snippets.map((s) => s.file) }, null, 2));
