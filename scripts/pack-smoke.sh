@@ -7,7 +7,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/acp-cancel-pack-XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"' EXIT   # the tarball is written there too: nothing is left in the clone
 bin="$root/node_modules/.bin"
 optional_peers=$(node -e 'const p=require(process.argv[1]);console.log(Object.keys(p.peerDependenciesMeta??{}).filter(n=>p.peerDependenciesMeta[n].optional).join(" "))' "$root/package.json")
 
@@ -16,6 +16,13 @@ cd "$root"
 tarball="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 tar -tzf "$tarball" > "$work/files.txt"
 grep -qx 'package/dist/index.js' "$work/files.txt" || { echo "the tarball has no dist/index.js" >&2; exit 1; }
+# The maintainers' log stays in the repository; no source map points at sources the tarball lacks;
+# nothing a user is told to open lives in test/ (test/packaging/docs.test.ts checks the same list).
+for unwanted in 'package/docs/decisions\.md' 'package/docs/bench-before-after\.md' '.*\.map' 'package/test/.*' 'package/src/.*'; do
+  if grep -qx "$unwanted" "$work/files.txt"; then
+    echo "the tarball ships $(grep -x "$unwanted" "$work/files.txt" | head -n 3 | tr '\n' ' ')" >&2; exit 1
+  fi
+done
 
 echo "== publint"
 "$bin/publint" run "$tarball" --strict
