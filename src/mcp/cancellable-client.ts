@@ -87,14 +87,20 @@ export function cancellableMcpClient<C extends McpClientLike>(
     const cancelledError = (c: Call<McpCall, unknown>) => new JobCancelledError(c.cause ?? "internal");
     // Set once the server answered with a task: from then on a cancel is `tasks/cancel(taskId)`.
     let follower: TaskFollower | undefined;
+    // A task-augmented request is not cancelled with notifications/cancelled (the spec wants tasks/cancel): a cancel
+    // waits for its answer, the task handle, within the grace; only the grace's end stops waiting.
+    const taskRequest = task === undefined ? undefined : new AbortController();
     const mcpCall = calls.start(new McpCall(method, label), links, {
       // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
       sendCancel: (c) => {
-        emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified: cancellable, at: performance.now() });
+        // A task-augmented request in flight is not cancelled on the wire; its task will be.
+        const notified = cancellable && (task === undefined || follower !== undefined);
+        emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified, at: performance.now() });
         follower?.cancel();
       },
       graceEnded: (c) => {
         follower?.graceEnded();
+        taskRequest?.abort();
         c.reject(cancelledError(c));
       },
       cleanup: () => emit?.({ type: "settled", method, label, outcome, at: performance.now() }),
@@ -102,7 +108,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
     }) as Call<McpCall, unknown>;
     emit?.({ type: "sent", method, label, at: performance.now() });
     const sdkOptions: RequestOptions = cancellable
-      ? { ...requestOptions, signal: requestSignal(mcpCall.job.signal, task) }
+      ? { ...requestOptions, signal: taskRequest?.signal ?? mcpCall.job.signal }
       : requestOptions;
     // An answer after a cancel is the cancel's: the SDK rejects, or a late result slipped through.
     const settle = (answered: McpOutcome, answer: () => void) => {
@@ -119,21 +125,19 @@ export function cancellableMcpClient<C extends McpClientLike>(
         return settle("failed", () => mcpCall.reject(new Error(`MCP ${method}: ${answer.problem}`)));
       }
       emit?.({ type: "task", method, label, taskId: answer.taskId, at: performance.now() });
+      // The grace ended before the handle came: the task is cancelled all the same, nothing waits for it.
+      if (mcpCall.settled) return void requester("tasks/cancel", { taskId: answer.taskId }, {}).catch(() => {});
       follower = new TaskFollower({
         call: mcpCall as Call<unknown, unknown>, taskId: answer.taskId, request: requester, label,
         resultTimeout: requestOptions.timeout, graceMs: calls.graceMs, emit,
         outcome: (ended) => (outcome = ended),
       });
-      follower.start();
-      // A cancel that raced the task's answer: the task exists, so it is cancelled as a task.
-      if (mcpCall.job.reason !== undefined) follower.cancel();
+      // Cancelled while the request was in flight: the task exists now, so it is cancelled as a task.
+      if (mcpCall.job.reason === undefined) follower.start();
+      else follower.cancel();
     };
     new Promise<R>((resolve) => resolve(send(sdkOptions, traceCarrier(mcpCall.job)))).then(
-      (value) => {
-        if (task === undefined) return settle("answered", () => mcpCall.resolve(value));
-        (sdkOptions.signal as UnlinkedSignal | undefined)?.unlink?.();
-        followTask(value);
-      },
+      (value) => (task === undefined ? settle("answered", () => mcpCall.resolve(value)) : followTask(value)),
       (error: unknown) => settle("failed", () => mcpCall.reject(error)),
     );
     return mcpCall.promise as Promise<R>;
@@ -180,21 +184,6 @@ export function cancellableMcpClient<C extends McpClientLike>(
 
 /** `callTool` of a 2.x `Client`: (params, options). */
 type SecondLineCallTool = (params: unknown, options: unknown) => Promise<CallToolResult>;
-
-type UnlinkedSignal = AbortSignal & { unlink?: () => void };
-
-/**
- * The signal handed to the SDK for one request. For a task-augmented one, a signal of its own that follows the
- * job's only until `unlink` (the answer came): SDK 1.x never removes its abort listener, and would otherwise send
- * `notifications/cancelled` for the answered request when the job is cancelled later (the spec wants `tasks/cancel`).
- */
-function requestSignal(jobSignal: AbortSignal, task: unknown): AbortSignal {
-  if (task === undefined) return jobSignal;
-  const own = new AbortController();
-  const follow = () => own.abort(jobSignal.reason);
-  jobSignal.addEventListener("abort", follow, { once: true });
-  return Object.assign(own.signal, { unlink: () => jobSignal.removeEventListener("abort", follow) });
-}
 
 /** `params` with the trace keys added to its `_meta`; the same object when there are none. */
 function withMeta<P extends { _meta?: unknown } | undefined>(params: P, meta: Record<string, unknown> | undefined): P {

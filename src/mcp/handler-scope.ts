@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/index.js";
-import { watchConnection, type WatchedProtocol } from "./connection-watch.js";
+import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 
 /**
@@ -32,6 +32,8 @@ export interface McpHandlerScope {
 
 /** Some SDK versions abort every handler with a ConnectionClosed McpError when the connection goes. */
 const CONNECTION_CLOSED = -32000;
+/** SDK 2.x aborts them with an `SdkError` whose code is this string. */
+const CONNECTION_CLOSED_2X = "CONNECTION_CLOSED";
 
 /** A request a handler of this process is answering (a class, so a visitor can tell it apart). */
 export class McpHandling {
@@ -44,10 +46,17 @@ export class McpHandling {
  */
 function closeReasons(target: ScopedProtocol): (signal: AbortSignal) => CancelReason {
   let closed = false;
-  watchConnection(target, () => (closed = true), () => (closed = false));
+  let singleExchange = false;
+  const onConnect = (transport: ClosingTransport) => {
+    closed = false;
+    singleExchange = isSingleExchange(transport);
+  };
+  watchConnection(target, () => (closed = true), onConnect);
   return (signal) => {
+    // MCP 2026 over Streamable HTTP: the client closing the request's stream is its cancel, not a shutdown.
+    if (singleExchange) return "external";
     const code = (signal.reason as { code?: unknown } | undefined)?.code;
-    return closed || code === CONNECTION_CLOSED ? "shutdown" : "external";
+    return closed || code === CONNECTION_CLOSED || code === CONNECTION_CLOSED_2X ? "shutdown" : "external";
   };
 }
 

@@ -67,6 +67,27 @@ describe("MCP tasks: a Stop reaches a tool call that became a task, and stops it
     }
   });
 
+  it("a cancel while the task-augmented tools/call is in flight sends no notifications/cancelled: it waits for the task handle, then tasks/cancel", async () => {
+    const peer = await inProcess();
+    try {
+      const turn = new Job("turn");
+      const call = peer.mcp.callTool({ name: "build", arguments: {} }, { parent: turn, task: {} });
+      turn.cancel("session");
+      await assert.rejects(call, JobCancelledError);
+      const taskId = taskIdOf(peer.clientEvents);
+      assert.ok(taskId !== undefined, "the task handle came after the cancel");
+      assert.equal(await peer.status(taskId), "cancelled");
+      const [, , , pid] = (await peer.line(new RegExp(`^task ${taskId} child \\d+$`))).split(" ");
+      await peer.line(new RegExp(`^task ${taskId} ended SIGTERM$`));
+      assert.equal(isAlive(Number(pid)), false, "the child process is gone");
+      assert.deepEqual(peer.methods().filter((m) => m === "tasks/cancel" || m === "tasks/result" || m === "notifications/cancelled"), ["tasks/cancel"]);
+      await eventually(() => (peer.tasks.inFlight === 0 ? true : undefined), "the work settled");
+      assert.equal(peer.mcp.inFlight, 0);
+    } finally {
+      await peer.close();
+    }
+  });
+
   it("a task not cancelled is answered through tasks/result with the work's result", async () => {
     const peer = await inProcess();
     try {
@@ -75,7 +96,7 @@ describe("MCP tasks: a Stop reaches a tool call that became a task, and stops it
       assert.equal(peer.mcp.inFlight, 0);
       await eventually(() => (peer.tasks.inFlight === 0 ? true : undefined), "the work settled");
       assert.deepEqual(
-        peer.clientEvents.filter((e) => e.type !== "sent" || e.method === "tools/call").map((e) => (e.type === "settled" ? `settled:${e.outcome}` : e.type)),
+        peer.clientEvents.filter((e) => e.method === "tools/call").map((e) => (e.type === "settled" ? `settled:${e.outcome}` : e.type)),
         ["sent", "task", "settled:answered"],
       );
     } finally {
