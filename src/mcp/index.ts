@@ -10,8 +10,8 @@ export {
   type McpCallOptions,
 } from "./cancellable-client.js";
 export type { McpEvent } from "./events.js";
-export { type McpHandlerScope, type McpHandlerScopeOptions, scopeMcpHandlers } from "./handler-scope.js";
-// The task scope's types are reached through `scopeMcpTasks` (the API budget, test/packaging).
+// The options types (`{ onEvent? }`) are reached through the functions (the API budget, test/packaging).
+export { type McpHandlerScope, scopeMcpHandlers } from "./handler-scope.js";
 export { scopeMcpTasks } from "./task-scope.js";
 // The seam, the same function for every binding: the job of the request a scoped handler handles.
 export { jobOf } from "../core/index.js";
