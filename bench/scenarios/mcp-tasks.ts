@@ -50,7 +50,6 @@ async function stopToCancelled(samples: number): Promise<number[]> {
       const created = nextEvent(events, (e) => e.type === "task");
       const call = mcp.callTool({ name: "build", arguments: {} }, { parent: turn, task: {} }).catch(() => undefined);
       await created;
-      cancelledAt = Number.NaN;
       const stop = performance.now();
       turn.cancel("session");
       await call;
@@ -88,7 +87,9 @@ export async function mcpTasksScenario(options: BenchOptions): Promise<ScenarioR
   const samples = options.quick ? 20 : 200;
   const stopTimes = await stopToCancelled(samples);
   const beforePath = process.env.ACP_CANCEL_BENCH_MCP_BEFORE;
-  const before = beforePath === undefined ? undefined : ((await import(beforePath)) as { cancellableMcpClient: Binding }).cancellableMcpClient;
+  const before = beforePath === undefined
+    ? undefined
+    : ((await import(beforePath)) as { cancellableMcpClient: Binding }).cancellableMcpClient;
   const pairs = {
     sdk: await echoPair(undefined),
     binding: await echoPair(cancellableMcpClient),
