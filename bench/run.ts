@@ -26,6 +26,7 @@ import { memoryScenario } from "./scenarios/memory.js";
 import { a2aScenario } from "./scenarios/a2a.js";
 import { abpScenario } from "./scenarios/abp.js";
 import { crossScenario } from "./scenarios/cross.js";
+import { mcpTasksScenario } from "./scenarios/mcp-tasks.js";
 import { rapScenario } from "./scenarios/rap.js";
 import { replicasScenario } from "./scenarios/replicas.js";
 
@@ -41,6 +42,7 @@ const ALL_SCENARIOS = [
   { id: "a2a", name: "a2a guard", run: a2aScenario },
   { id: "abp", name: "abp (headless Chromium)", run: abpScenario },
   { id: "cross", name: "cross protocol", run: crossScenario },
+  { id: "mcp-tasks", name: "mcp tasks", run: mcpTasksScenario },
   { id: "replicas", name: "replicas (PostgreSQL, Redis)", run: replicasScenario },
 ];
 const only = options.only;

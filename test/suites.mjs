@@ -43,6 +43,14 @@ export const SUITES = {
       "a2a/guardian-flood.test.ts", //        covered by: a2a/guardian-hardening.test.ts (401 before the per-client count)
     ],
   },
+  mcp: {
+    about: "MCP tasks and the 2026 MCP across processes: both SDK lines as subprocesses over stdio and Streamable HTTP",
+    excludeFromFast: true,
+    timeoutMs: 30_000,
+    paths: [
+      "mcp/tasks-process.test.ts", //         covered by: mcp/tasks.test.ts, mcp/task-bad-input.test.ts, mcp/second-line.test.ts (in process)
+    ],
+  },
   browser: {
     about: "headless Chromium beyond the ABP edge cases that npm test keeps",
     excludeFromFast: true,
@@ -77,4 +85,4 @@ export const SUITES = {
 };
 
 /** The order `npm run test:all` and .ci/run take. */
-export const ALL = ["fast", "process", "browser", "interop", "replicas", "soak"];
+export const ALL = ["fast", "process", "mcp", "browser", "interop", "replicas", "soak"];

@@ -4,10 +4,17 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
 import { JobCancelledError, traceCarrier } from "../core/index.js";
 import { guarded, reportErrors } from "../core/report-errors.js";
+import { ANY_RESULT } from "./any-result.js";
 import type { McpEvent, McpOutcome } from "./events.js";
+import { type McpRequester, TaskFollower } from "./task-follow.js";
+import { readTaskAnswer } from "./task-shapes.js";
 
-/** The SDK's request options, plus the two links every acp-cancel binding takes (`parent`, `signal`). */
-export type McpCallOptions = Omit<RequestOptions, "signal"> & Pick<CallLinks, "parent" | "signal">;
+/**
+ * The SDK's request options, plus the two links every acp-cancel binding takes (`parent`, `signal`). With `task`
+ * (`{ ttl? }`), `callTool` asks for a task (MCP 2025-11-25) and follows it: a cancel then sends `tasks/cancel`.
+ */
+export type McpCallOptions = Omit<RequestOptions, "signal" | "task">
+  & Pick<CallLinks, "parent" | "signal"> & { task?: { ttl?: number } | undefined };
 
 export interface CancellableMcpClientOptions {
   /** How long a cancelled call's job stays open when the SDK does not stop waiting (`initialize`). Default 2000 ms. */
@@ -23,7 +30,7 @@ type RequestArgs = Parameters<Client["request"]>;
 /** An SDK call given the options to pass on and, while tracing, the W3C trace context for `params._meta` (SEP-414). */
 type McpSend<R> = (options: RequestOptions, traceMeta?: Record<string, unknown>) => Promise<R>;
 
-/** The part of an MCP SDK `Client` this binding uses. */
+/** The part of an MCP SDK `Client` this binding uses (1.x; a 2.x `Client`, told by `getProtocolEra`, fits too). */
 export type McpClientLike = Pick<Client, "callTool" | "request" | "connect" | "close">;
 
 export interface CancellableMcpClient<C extends McpClientLike = Client> {
@@ -63,8 +70,13 @@ export function cancellableMcpClient<C extends McpClientLike>(
     reportErrors(errors, `in the MCP onEvent listener (${event.type})`);
   });
 
+  // The SDK lines differ in `callTool`'s arguments: 1.x (params, resultSchema, options), 2.x (params, options).
+  const secondLine = typeof (client as { getProtocolEra?: unknown }).getProtocolEra === "function";
+  const requester: McpRequester = (method, params, requestOptions) =>
+    (client.request as (r: unknown, s: unknown, o: unknown) => Promise<unknown>)({ method, params }, ANY_RESULT, requestOptions);
+
   function call<R>(method: string, send: McpSend<R>, callOptions: McpCallOptions = {}, tool?: string) {
-    const { parent, signal, ...requestOptions } = callOptions;
+    const { parent, signal, task, ...requestOptions } = callOptions;
     const links = { parent, signal };
     const doomed = doomedBy(links);
     // Nothing is sent under work that is already being cancelled.
@@ -73,15 +85,31 @@ export function cancellableMcpClient<C extends McpClientLike>(
     const cancellable = method !== "initialize";
     let outcome: McpOutcome = "gave-up";
     const cancelledError = (c: Call<McpCall, unknown>) => new JobCancelledError(c.cause ?? "internal");
+    // Set once the server answered with a task: from then on a cancel is `tasks/cancel(taskId)`.
+    let follower: TaskFollower | undefined;
+    // A task-augmented request is not cancelled with notifications/cancelled (the spec wants tasks/cancel): a cancel
+    // waits for its answer, the task handle, within the grace; only the grace's end stops waiting.
+    const taskRequest = task === undefined ? undefined : new AbortController();
     const mcpCall = calls.start(new McpCall(method, label), links, {
       // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
-      sendCancel: (c) => emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified: cancellable, at: performance.now() }),
-      graceEnded: (c) => c.reject(cancelledError(c)),
+      sendCancel: (c) => {
+        // A task-augmented request in flight is not cancelled on the wire; its task will be.
+        const notified = cancellable && (task === undefined || follower !== undefined);
+        emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified, at: performance.now() });
+        follower?.cancel();
+      },
+      graceEnded: (c) => {
+        follower?.graceEnded();
+        taskRequest?.abort();
+        c.reject(cancelledError(c));
+      },
       cleanup: () => emit?.({ type: "settled", method, label, outcome, at: performance.now() }),
       describe: () => ({ protocol: "mcp", method, kind: "client", attributes: tool === undefined ? undefined : { "gen_ai.tool.name": tool } }),
     }) as Call<McpCall, unknown>;
     emit?.({ type: "sent", method, label, at: performance.now() });
-    const sdkOptions: RequestOptions = cancellable ? { ...requestOptions, signal: mcpCall.job.signal } : requestOptions;
+    const sdkOptions: RequestOptions = cancellable
+      ? { ...requestOptions, signal: taskRequest?.signal ?? mcpCall.job.signal }
+      : requestOptions;
     // An answer after a cancel is the cancel's: the SDK rejects, or a late result slipped through.
     const settle = (answered: McpOutcome, answer: () => void) => {
       outcome = mcpCall.job.reason === undefined ? answered : "cancelled";
@@ -89,8 +117,27 @@ export function cancellableMcpClient<C extends McpClientLike>(
       else answer();
     };
     // The executor runs `send` now; its synchronous throw rejects like an asynchronous one.
+    const followTask = (value: unknown) => {
+      const answer = readTaskAnswer(value);
+      if (answer.kind === "result") return settle("answered", () => mcpCall.resolve(value));
+      if (answer.kind === "bad") {
+        emit?.({ type: "bad-task", method, label, problem: answer.problem, at: performance.now() });
+        return settle("failed", () => mcpCall.reject(new Error(`MCP ${method}: ${answer.problem}`)));
+      }
+      emit?.({ type: "task", method, label, taskId: answer.taskId, at: performance.now() });
+      // The grace ended before the handle came: the task is cancelled all the same, nothing waits for it.
+      if (mcpCall.settled) return void requester("tasks/cancel", { taskId: answer.taskId }, {}).catch(() => {});
+      follower = new TaskFollower({
+        call: mcpCall as Call<unknown, unknown>, taskId: answer.taskId, request: requester, label,
+        resultTimeout: requestOptions.timeout, graceMs: calls.graceMs, emit,
+        outcome: (ended) => (outcome = ended),
+      });
+      // Cancelled while the request was in flight: the task exists now, so it is cancelled as a task.
+      if (mcpCall.job.reason === undefined) follower.start();
+      else follower.cancel();
+    };
     new Promise<R>((resolve) => resolve(send(sdkOptions, traceCarrier(mcpCall.job)))).then(
-      (value) => settle("answered", () => mcpCall.resolve(value)),
+      (value) => (task === undefined ? settle("answered", () => mcpCall.resolve(value)) : followTask(value)),
       (error: unknown) => settle("failed", () => mcpCall.reject(error)),
     );
     return mcpCall.promise as Promise<R>;
@@ -102,7 +149,15 @@ export function cancellableMcpClient<C extends McpClientLike>(
     callTool: (params, callOptions) =>
       call(
         "tools/call",
-        (sdkOptions, meta) => client.callTool(withMeta(params, meta), undefined, sdkOptions),
+        (sdkOptions, meta) => {
+          const task = callOptions?.task;
+          // A task-augmented call: `params.task`, and the answer read by hand (a task, or a plain result).
+          if (task !== undefined) {
+            return requester("tools/call", { ...withMeta(params, meta), task }, sdkOptions) as Promise<CallToolResult>;
+          }
+          if (secondLine) return (client.callTool as SecondLineCallTool)(withMeta(params, meta), sdkOptions);
+          return client.callTool(withMeta(params, meta), undefined, sdkOptions);
+        },
         callOptions,
         params.name,
       ),
@@ -126,6 +181,9 @@ export function cancellableMcpClient<C extends McpClientLike>(
     },
   };
 }
+
+/** `callTool` of a 2.x `Client`: (params, options). */
+type SecondLineCallTool = (params: unknown, options: unknown) => Promise<CallToolResult>;
 
 /** `params` with the trace keys added to its `_meta`; the same object when there are none. */
 function withMeta<P extends { _meta?: unknown } | undefined>(params: P, meta: Record<string, unknown> | undefined): P {

@@ -1,26 +1,28 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/index.js";
+import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 
-/** What the scope needs of a handler's `extra`: the signal the SDK aborts (and the id, for traces). */
-type HandlerExtra = Pick<RequestHandlerExtra<never, never>, "signal"> & Partial<Pick<RequestHandlerExtra<never, never>, "requestId">>;
-type McpRequest = { method: string; params?: { name?: unknown; _meta?: Record<string, unknown> } };
+/**
+ * What the scope needs of a handler's context: the signal the SDK aborts and the request's id. 1.x hands
+ * `extra.signal`/`extra.requestId`; 2.x hands `ctx.mcpReq.signal`/`ctx.mcpReq.id` (so there `jobOf(ctx.mcpReq)`).
+ */
+type HandlerExtra = Partial<Pick<RequestHandlerExtra<never, never>, "signal" | "requestId">> & {
+  mcpReq?: { signal: AbortSignal; id?: string | number };
+};
+type RequestId = string | number | undefined;
+type McpParams = { name?: unknown; _meta?: Record<string, unknown> };
+type McpRequest = { method: string; params?: McpParams };
 type Handler = (request: McpRequest, extra: HandlerExtra) => unknown;
 
 /** An MCP SDK `Server`, `Client` or `McpServer`: anything with (or holding) `setRequestHandler`. */
 type HandlerRegistry = { setRequestHandler: (schema: never, handler: never) => void };
-/** What the scope needs of a transport: the close callback the SDK chains to. */
-type ClosingTransport = { onclose?: (() => void) | undefined };
 /** The SDK `Protocol` the handlers are registered on, as far as the scope reads it. */
-type ScopedProtocol = {
-  setRequestHandler: (schema: unknown, handler: Handler) => void;
-  connect?: (transport: ClosingTransport, ...rest: unknown[]) => Promise<void>;
-  transport?: ClosingTransport | undefined;
-};
+type ScopedProtocol = WatchedProtocol & { setRequestHandler: (...args: unknown[]) => void };
 export type McpHandlerHost = HandlerRegistry | { server: HandlerRegistry };
 
 export interface McpHandlerScopeOptions {
-  onEvent?: (event: McpEvent) => void;
+  onEvent?: ((event: McpEvent) => void) | undefined;
 }
 
 export interface McpHandlerScope {
@@ -30,6 +32,8 @@ export interface McpHandlerScope {
 
 /** Some SDK versions abort every handler with a ConnectionClosed McpError when the connection goes. */
 const CONNECTION_CLOSED = -32000;
+/** SDK 2.x aborts them with an `SdkError` whose code is this string. */
+const CONNECTION_CLOSED_2X = "CONNECTION_CLOSED";
 
 /** A request a handler of this process is answering (a class, so a visitor can tell it apart). */
 export class McpHandling {
@@ -40,27 +44,19 @@ export class McpHandling {
  * The cancel reason of a handler's aborted signal. MCP SDK 1.32 aborts handlers without a reason on close, like a
  * reasonless `notifications/cancelled`, so the transport's `onclose` is watched (the SDK calls it before aborting them).
  */
-function watchConnection(target: ScopedProtocol): (signal: AbortSignal) => CancelReason {
+function closeReasons(target: ScopedProtocol): (signal: AbortSignal) => CancelReason {
   let closed = false;
-  const watch = (transport: ClosingTransport) => {
-    const previous = transport.onclose;
-    transport.onclose = () => {
-      closed = true;
-      previous?.();
-    };
+  let singleExchange = false;
+  const onConnect = (transport: ClosingTransport) => {
+    closed = false;
+    singleExchange = isSingleExchange(transport);
   };
-  if (target.transport !== undefined) watch(target.transport);
-  const connect = target.connect?.bind(target);
-  if (connect !== undefined) {
-    target.connect = (transport, ...rest) => {
-      closed = false;
-      watch(transport);
-      return connect(transport, ...rest);
-    };
-  }
+  watchConnection(target, () => (closed = true), onConnect);
   return (signal) => {
+    // MCP 2026 over Streamable HTTP: the client closing the request's stream is its cancel, not a shutdown.
+    if (singleExchange) return "external";
     const code = (signal.reason as { code?: unknown } | undefined)?.code;
-    return closed || code === CONNECTION_CLOSED ? "shutdown" : "external";
+    return closed || code === CONNECTION_CLOSED || code === CONNECTION_CLOSED_2X ? "shutdown" : "external";
   };
 }
 
@@ -72,20 +68,24 @@ function watchConnection(target: ScopedProtocol): (signal: AbortSignal) => Cance
 export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeOptions = {}): McpHandlerScope {
   const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
   const { onEvent } = options;
-  const reasonOf = watchConnection(target);
+  const reasonOf = closeReasons(target);
   const running = new Set<Job<McpHandling>>();
   const setRequestHandler = target.setRequestHandler.bind(target);
-  target.setRequestHandler = (schema, handler) => {
-    setRequestHandler(schema, async (request, extra) => {
-      const { signal } = extra;
-      const job = new Job(new McpHandling(request.method));
-      if (jobObserver !== undefined) traceHandling(job, request, extra);
+  // 1.x: (schema, handler(request, extra)); 2.x: (method, handler(request, ctx)) or (method, schemas, handler(params, ctx)).
+  target.setRequestHandler = (...args: unknown[]) => {
+    const handler = args[args.length - 1] as Handler;
+    const named = typeof args[0] === "string" ? args[0] : undefined;
+    const scoped = async (request: McpRequest, extra: HandlerExtra) => {
+      const { signal, requestId } = handlerLinks(extra);
+      const method = named ?? request.method;
+      const job = new Job(new McpHandling(method));
+      if (jobObserver !== undefined) traceHandling(job, method, paramsOf(request, named), requestId);
       bindHandlerJob(signal, job);
       running.add(job);
       const onAbort = () => {
         const reason = reasonOf(signal);
         job.cancel(reason);
-        onEvent?.({ type: "handler-cancelled", method: request.method, reason, at: performance.now() });
+        onEvent?.({ type: "handler-cancelled", method, reason, at: performance.now() });
       };
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });
@@ -96,7 +96,8 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
         job.settle();
         running.delete(job);
       }
-    });
+    };
+    setRequestHandler(...args.slice(0, -1), scoped);
   };
   return {
     get inFlight() {
@@ -105,12 +106,24 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
   };
 }
 
+/** A request's params: 2.x hands a custom method's handler the params themselves. */
+function paramsOf(request: McpRequest, named: string | undefined): McpParams | undefined {
+  return named === undefined || "method" in request ? request.params : (request as McpParams);
+}
+
+/** The signal and id a handler's context carries, in either SDK line's shape. */
+function handlerLinks(extra: HandlerExtra): { signal: AbortSignal; requestId: string | number | undefined } {
+  const signal = extra.signal ?? extra.mcpReq?.signal;
+  if (signal === undefined) throw new TypeError("acp-cancel/mcp: a scoped handler was called without its request's signal");
+  return { signal, requestId: extra.requestId ?? extra.mcpReq?.id };
+}
+
 /** Tells the observer about a handler's job, joined to the sender's trace by `params._meta` (SEP-414). */
-function traceHandling(job: Job<McpHandling>, request: McpRequest, extra: HandlerExtra): void {
-  const tool = request.method === "tools/call" ? request.params?.name : undefined;
+function traceHandling(job: Job<McpHandling>, method: string, params: McpParams | undefined, id: RequestId): void {
+  const tool = method === "tools/call" ? params?.name : undefined;
   jobObserver?.onStart(job, {
-    protocol: "mcp", method: request.method, id: extra.requestId, kind: "server",
-    carrier: request.params?._meta,
+    protocol: "mcp", method, id, kind: "server",
+    carrier: params?._meta,
     attributes: typeof tool === "string" ? { "gen_ai.tool.name": tool } : undefined,
   });
 }

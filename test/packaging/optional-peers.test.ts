@@ -44,7 +44,9 @@ describe("the optional peers are never loaded by acp-cancel's core paths", () =>
   it("the optional peers are the bindings' SDKs, the replicas' database clients and the OpenTelemetry API", () => {
     assert.deepEqual(OPTIONAL_PEERS.sort(), [
       "@a2a-js/sdk",
+      "@modelcontextprotocol/client",
       "@modelcontextprotocol/sdk",
+      "@modelcontextprotocol/server",
       "@opentelemetry/api",
       "pg",
       "playwright-core",
