@@ -297,6 +297,8 @@ export class CancelEngine {
   /** The handler's answer: passed on, or normalised when the request was cancelled meanwhile. */
   private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
     job.payload.handlerAnswered = true;
+    const { method, sessionId } = job.payload;
+    if (method === Method.prompt && sessionId !== undefined && "error" in response) this.turns.promptRefused(sessionId, job);
     if (job.isRunning) this.answer(job, response);
     else this.finishCancelled(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
