@@ -375,6 +375,11 @@ export class CancelEngine {
       this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
+    if (isRoot && reason === "deadline") {
+      // Answered at the deadline itself; the handler's late reply is dropped (its turn, if any, followed).
+      this.graceExpired(job);
+      return;
+    }
     this.grace.start(job);
     jobObserver?.onEvent(job, "grace");
   }
