@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { exitAfterOutput } from "./support/spawn-peer.js";
+import { HANG_LIMIT_MS } from "./support/wire-assertions.js";
 
 const clientPath = fileURLToPath(new URL("../examples/embedded-client.js", import.meta.url));
 
 /** Runs a compiled example to completion; kills it if it does not exit by itself. */
-async function runExample(path: string, limitMs = 15_000) {
+async function runExample(path: string, limitMs = HANG_LIMIT_MS) {
   const child = spawn(process.execPath, [path], { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

@@ -297,6 +297,8 @@ export class CancelEngine {
   /** The handler's answer: passed on, or normalised when the request was cancelled meanwhile. */
   private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
     job.payload.handlerAnswered = true;
+    const { method, sessionId } = job.payload;
+    if (method === Method.prompt && sessionId !== undefined && "error" in response) this.turns.promptRefused(sessionId, job);
     if (job.isRunning) this.answer(job, response);
     else this.finishCancelled(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
@@ -371,6 +373,11 @@ export class CancelEngine {
     ) {
       // The answer is already known, or nobody is waiting for it: give it now.
       this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
+      return;
+    }
+    if (isRoot && reason === "deadline") {
+      // Answered at the deadline itself; the handler's late reply is dropped (its turn, if any, followed).
+      this.graceExpired(job);
       return;
     }
     this.grace.start(job);

@@ -4,10 +4,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI } from "../support/bridge-harness.js";
+import { HANG_LIMIT_MS } from "../support/wire-assertions.js";
 
 /** Runs the real CLI with stdin closed; returns its status and output. */
 function cli(...args: string[]) {
-  const result = spawnSync(process.execPath, [CLI, ...args], { input: "", encoding: "utf8", timeout: 15_000 });
+  const result = spawnSync(process.execPath, [CLI, ...args], { input: "", encoding: "utf8", timeout: HANG_LIMIT_MS });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { escapeControl } from "../../src/wire/index.js";
 import { CLI } from "../support/bridge-harness.js";
+import { HANG_LIMIT_MS } from "../support/wire-assertions.js";
 
 /** Any control character but the newline that ends each output line. */
 // eslint-disable-next-line no-control-regex
@@ -15,7 +16,7 @@ const BEL = "\u0007";
 describe("acp-cancel trace: what peers sent never reaches the terminal raw", () => {
   const dir = mkdtempSync(join(tmpdir(), "acp-cancel-escape-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
-  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: 15_000 });
+  const run = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", timeout: HANG_LIMIT_MS });
 
   /** A bridge trace and a cross-protocol one, each with ESC, BEL, CSI, C1 and a bidi override in peer strings. */
   const hostile = `${ESC}]0;owned${BEL}${ESC}[2J\u009b31m\u202e`;
