@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, JobTable, jobObserver, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, type JobFailure, jobObserver, OwedAnswers, sharedGrace } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -22,8 +22,8 @@ import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "
 import { sessionIdOf } from "../wire/acp-shapes.js";
 import { cleanupMethodSet, Method, otherSide, type Side } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
-import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
-import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
+import { type RequestJob, RequestRecord } from "./engine-jobs.js";
+import { traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { TurnAftermath } from "./turn-aftermath.js";
 
@@ -35,11 +35,8 @@ const LATE_REPLY_MEMORY = 4096;
  * an agent side, one job table per issuer. The placements feed it messages and a `deliver`.
  */
 export class CancelEngine {
-  private readonly tables: Record<Side, JobTable<JsonRpcId, RequestRecord>> = { client: new JobTable(), agent: new JobTable() };
-  private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
-    client: new RecentKeys(LATE_REPLY_MEMORY),
-    agent: new RecentKeys(LATE_REPLY_MEMORY),
-  };
+  /** Per issuer, the requests it is owed an answer for. */
+  private readonly tables: Record<Side, OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse>>;
   private readonly turns: SessionTurns;
   private readonly negotiation = new Negotiation((event) => this.emit(event));
   /** Params objects of requests that handlers are about to send, marked with their parent. */
@@ -47,7 +44,10 @@ export class CancelEngine {
   private readonly ports: Record<Side, PortOptions>;
   /** Why each side is gone; undefined while it is open. */
   private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
-  private readonly grace: GraceTimers<RequestJob>;
+  /** The one clock reading of the cascade under way, if the engine started it. */
+  private cascadeAt: number | undefined = undefined;
+  /** True while the engine cancels jobs it answers itself (a refusal, a close). */
+  private muted = false;
   private readonly deadlines: ReadonlyMap<string, number>;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
   private readonly cleanup: ReadonlySet<string>;
@@ -57,14 +57,15 @@ export class CancelEngine {
   private readonly aftermath: TurnAftermath | undefined;
   readonly stats = new EngineStats();
   private readonly latencies = new LatencyRing();
-  private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
 
   constructor(
     /** Where the engine sends messages: to the client side or to the agent side. */
     private readonly deliver: (side: Side, message: JsonRpcMessage) => void,
     options: EngineOptions = {},
   ) {
-    this.grace = new GraceTimers(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
+    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+    const grace = sharedGrace(graceMs);
+    this.tables = { client: this.owedTable(grace), agent: this.owedTable(grace) };
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
@@ -85,8 +86,21 @@ export class CancelEngine {
       endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
     const { turnEnd } = options;
-    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(host, turnEnd, this.grace.graceMs);
+    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(host, turnEnd, graceMs);
     this.turns = new SessionTurns(host, this.aftermath);
+  }
+
+  /** One issuer's requests on core's lifecycle: the engine supplies ACP's part. */
+  private owedTable(grace: ReturnType<typeof sharedGrace>): OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse> {
+    const protocol = {
+      keyOf: (job: RequestJob) => job.payload.id,
+      cancelled: (job: RequestJob, origin: string) => this.onJobCancelled(job, origin !== "parent"),
+      graceAnswer: (job: RequestJob) => this.negotiation.rules.cancelledAnswer(job),
+      forPeer: (job: RequestJob) => job.payload.delivered && !job.payload.handlerAnswered,
+      send: (job: RequestJob, response: JsonRpcResponse, forPeer: boolean) => this.answered(job, response, forPeer),
+      failureOf,
+    };
+    return new OwedAnswers(protocol, grace, LATE_REPLY_MEMORY);
   }
 
   /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
@@ -137,9 +151,9 @@ export class CancelEngine {
     }
     // What the gone side owed: answer the survivor now, naming why.
     for (const job of [...this.tables[survivor].values()]) {
-      job.cancel("shutdown");
+      this.cancelQuietly(job, "shutdown");
       // An answer already given (held for nested requests) stands; otherwise name the loss.
-      this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
+      this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
     this.turns.clear();
@@ -192,7 +206,7 @@ export class CancelEngine {
   private onRequest(from: Side, request: JsonRpcRequest): void {
     const table = this.tables[from];
     const { id, method } = request;
-    if (table.has(id)) {
+    if (table.get(id) !== undefined) {
       const problem = `request id ${idText(id)} is already in flight`;
       this.emit({ type: "problem", side: from, detail: problem });
       this.send(from, invalidRequestResponse(id, problem));
@@ -208,7 +222,7 @@ export class CancelEngine {
     const refusal = from === "agent" && sessionId !== undefined ? this.aftermath?.refuses(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
-    const job = table.create(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
+    const job = table.start(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
     if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (refusal !== undefined) {
       this.refuse(job, "session", refusal);
@@ -254,7 +268,7 @@ export class CancelEngine {
 
   /** A request that never reaches its handler: cancelled as it arrives, and answered so at once. */
   private refuse(job: RequestJob, reason: CancelReason, detail: string): void {
-    job.cancel(reason);
+    this.cancelQuietly(job, reason);
     this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
   }
 
@@ -278,9 +292,8 @@ export class CancelEngine {
     const issuer = otherSide(from);
     const job = this.tables[issuer].get(response.id);
     if (job === undefined) {
-      const late = this.lateReplies[issuer].delete(response.id);
+      const late = this.tables[issuer].dropLate(response.id);
       if (late) {
-        this.tracedLate.dropped(issuer, response.id);
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
@@ -298,7 +311,7 @@ export class CancelEngine {
   private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
     job.payload.handlerAnswered = true;
     if (job.isRunning) this.answer(job, response);
-    else this.finishCancelled(job, this.negotiation.rules.normaliseCancelled(job, response));
+    else this.tables[job.payload.issuer].answerAfterChildren(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
 
   // ---- notifications ----------------------------------------------------------------
@@ -336,30 +349,46 @@ export class CancelEngine {
 
   private cancelJob(root: AnyJob, reason: CancelReason) {
     // One clock reading per cascade; other bindings' jobs in it stop through their own signals.
-    const at = this.now();
-    return root.cancel(reason, (job) => {
-      if (isRequestJob(job)) this.onJobCancelled(job, job === root, at);
-    });
+    const outer = this.cascadeAt === undefined;
+    if (outer) this.cascadeAt = this.now();
+    try {
+      return root.cancel(reason);
+    } finally {
+      if (outer) this.cascadeAt = undefined;
+    }
+  }
+
+  /** Cancels a job the caller answers itself: the engine's cancel rules stay out of it. */
+  private cancelQuietly(job: RequestJob, reason: CancelReason): void {
+    const muted = this.muted;
+    this.muted = true;
+    try {
+      job.cancel(reason);
+    } finally {
+      this.muted = muted;
+    }
   }
 
   /** Visited deepest first for every job a cancel reaches. */
-  private onJobCancelled(job: RequestJob, isRoot: boolean, at: number): void {
+  private onJobCancelled(job: RequestJob, isRoot: boolean): void {
+    if (this.muted) return;
     const record = job.payload;
+    const owed = this.tables[record.issuer];
     const { issuer, id, method } = record;
     const handler: Side = issuer === "client" ? "agent" : "client";
     const reason = job.reason ?? "internal";
     this.stats.cancels++;
-    record.cancelledAt = at;
+    record.cancelledAt = this.cascadeAt ?? this.now();
     this.emit({ type: "cancel", side: issuer, id, method, reason });
     // A held prompt never reached the agent: nothing to stop, answer now.
     if (!record.delivered && this.aftermath?.released(job) === true) {
-      this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
+      owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
     this.stopHandler(job, handler, reason);
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
-      this.finishCancelled(job, abandonedAnswer(id, handlerGone));
+      owed.answerAfterChildren(job, abandonedAnswer(id, handlerGone));
       return;
     }
     // A peer of a version we do not know is never answered for: its own answer passes.
@@ -370,11 +399,10 @@ export class CancelEngine {
       (!isRoot && !this.supportsCancel(handler))
     ) {
       // The answer is already known, or nobody is waiting for it: give it now.
-      this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
+      owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
-    this.grace.start(job);
-    jobObserver?.onEvent(job, "grace");
+    owed.startGrace(job);
   }
 
   /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
@@ -403,39 +431,17 @@ export class CancelEngine {
     }
   }
 
-  private graceExpired(job: RequestJob): void {
-    const record = job.payload;
-    if (job.isSettled) return;
-    for (const child of [...job.children]) if (isRequestJob(child)) this.graceExpired(child);
-    // The grace bounds the whole subtree: children of other bindings still out do not hold it.
-    this.answer(job, record.held ?? this.negotiation.rules.cancelledAnswer(job));
-  }
-
-  /** Answers a cancelled job once its children have settled; until then the answer is held. */
-  private finishCancelled(job: RequestJob, response: JsonRpcResponse): void {
-    if (job.isSettled) return;
-    if (job.childCount > 0) {
-      job.payload.held = response;
-      // The last child of another binding releases it (the engine's own do so in `answer`).
-      job.onChildrenSettled ??= (last) => {
-        if (!isRequestJob(last) && job.payload.held !== undefined) this.answer(job, job.payload.held);
-      };
-      return;
-    }
-    this.answer(job, response);
-  }
-
   // ---- answering --------------------------------------------------------------------
 
-  /** The single place a request gets its one answer. */
+  /** Gives `job` its one answer (core's lifecycle keeps it to one). */
   private answer(job: RequestJob, response: JsonRpcResponse): void {
+    this.tables[job.payload.issuer].answer(job, response);
+  }
+
+  /** The answer is settled and goes to the issuer now. */
+  private answered(job: RequestJob, response: JsonRpcResponse, answeredForPeer: boolean): void {
     const record = job.payload;
-    const answeredForPeer = record.delivered && !record.handlerAnswered;
-    const failure = jobObserver === undefined ? undefined : traceAnswer(job, response, answeredForPeer, this.tracedLate);
-    if (this.tables[record.issuer].settle(record.id, failure) === undefined) return;
-    this.grace.stop(job);
     if (answeredForPeer) {
-      this.lateReplies[record.issuer].add(record.id);
       this.stats.answeredForPeer++;
       this.emit({ type: "answered-for-peer", side: record.issuer, id: record.id, method: record.method, reason: job.reason });
     }
@@ -445,10 +451,6 @@ export class CancelEngine {
     this.send(record.issuer, response);
     // A prompt answered for the agent, whose own turn may go on.
     if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.aftermath?.turnAnswered(job);
-    const parent = job.parent;
-    if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
-      this.answer(parent, parent.payload.held);
-    }
   }
 
   // ---- plumbing ---------------------------------------------------------------------
@@ -460,4 +462,11 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
+}
+
+/** What the observer is told of an error answer, for the span status. */
+function failureOf(response: JsonRpcResponse): JobFailure | undefined {
+  return "error" in response && response.error !== undefined
+    ? { code: response.error.code, message: response.error.message }
+    : undefined;
 }

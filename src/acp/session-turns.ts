@@ -1,4 +1,4 @@
-import { type AnyJob, Job } from "../core/index.js";
+import { type AnyJob, Job, settleJob } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { EngineHost } from "./engine-host.js";
 import { Method } from "./methods.js";
@@ -52,7 +52,7 @@ export class SessionTurns {
       return;
     }
     if (open !== undefined) this.aftermath?.turnEnded(open);
-    open?.settle();
+    if (open !== undefined) settleJob(open);
     this.turns.delete(sessionId);
   }
 
