@@ -26,6 +26,7 @@ import { type RequestJob, RequestRecord } from "./engine-jobs.js";
 import { traceStart, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { TurnAftermath } from "./turn-aftermath.js";
+import type { TurnPlugin } from "./turn-plugin.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
@@ -53,8 +54,8 @@ export class CancelEngine {
   private readonly cleanup: ReadonlySet<string>;
   private readonly onEvent: ((event: EngineEvent) => void) | undefined;
   private readonly now: () => number;
-  /** Following a cancelled turn to its real end (`turnEnd`), called at named hooks; undefined when off. */
-  private readonly aftermath: TurnAftermath | undefined;
+  /** What decides about a turn's messages (docs/decisions.md, "Turn plug-ins"), in order. */
+  private readonly plugins: readonly TurnPlugin[];
   readonly stats = new EngineStats();
   private readonly latencies = new LatencyRing();
 
@@ -86,8 +87,9 @@ export class CancelEngine {
       endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
     const { turnEnd } = options;
-    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(host, turnEnd, graceMs);
-    this.turns = new SessionTurns(host, this.aftermath);
+    const aftermath = turnEnd === undefined ? [] : [new TurnAftermath(host, turnEnd, graceMs)];
+    this.plugins = [...aftermath, ...(options.plugins ?? []).map((make) => make(host, graceMs))];
+    this.turns = new SessionTurns(host, this.plugins);
   }
 
   /** One issuer's requests on core's lifecycle: the engine supplies ACP's part. */
@@ -157,7 +159,7 @@ export class CancelEngine {
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
     this.turns.clear();
-    this.aftermath?.sideClosed();
+    for (const plugin of this.plugins) plugin.closed?.();
   }
 
   /** Side `side` was replaced by a fresh peer: answered as on close, then open again, nothing negotiated. */
@@ -170,7 +172,8 @@ export class CancelEngine {
 
   /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
   get aftermathStats(): Readonly<AftermathStats> {
-    return this.aftermath?.stats ?? noTurnsFollowed();
+    const aftermath = this.plugins.find((plugin) => plugin instanceof TurnAftermath);
+    return aftermath?.stats ?? noTurnsFollowed();
   }
 
   /** Cancels a request issued by `issuer` from inside (an app's own decision). */
@@ -219,7 +222,7 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const refusal = from === "agent" && sessionId !== undefined ? this.aftermath?.refuses(request, sessionId) : undefined;
+    const refusal = from === "agent" && sessionId !== undefined ? this.refusal(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
     const job = table.start(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
@@ -239,8 +242,8 @@ export class CancelEngine {
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
       this.turns.start(sessionId, job);
-      held = from === "client" && this.aftermath?.holds(job, request) === true;
-      if (!held) this.aftermath?.turnStarted(job);
+      held = from === "client" && this.plugins.some((plugin) => plugin.hold?.(job, request) === true);
+      if (!held) for (const plugin of this.plugins) plugin.promptSent?.(job);
     } else if (method === Method.sessionClose && sessionId !== undefined && !this.negotiation.rules.passThrough)
       this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
@@ -250,6 +253,15 @@ export class CancelEngine {
     if (held) return;
     job.payload.delivered = true;
     this.send(otherSide(from), jobObserver === undefined ? outgoing : withTraceContext(job, outgoing));
+  }
+
+  /** Why the first plug-in that refuses an agent request of `sessionId` does, or undefined. */
+  private refusal(request: JsonRpcRequest, sessionId: string): string | undefined {
+    for (const plugin of this.plugins) {
+      const why = plugin.refuse?.(request, sessionId);
+      if (why !== undefined) return why;
+    }
+    return undefined;
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
@@ -282,7 +294,7 @@ export class CancelEngine {
     job.payload.delivered = true;
     const { sessionId } = job.payload;
     if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
-    this.aftermath?.turnStarted(job);
+    for (const plugin of this.plugins) plugin.promptSent?.(job);
     this.send("agent", withTraceContext(job, request));
   }
 
@@ -297,7 +309,7 @@ export class CancelEngine {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      const expected = from === "agent" && this.aftermath?.lateReply(response.id) === true;
+      const expected = from === "agent" && this.plugins.some((plugin) => plugin.expectedReply?.(response.id) === true);
       if (!late && !expected) {
         this.emit({ type: "problem", side: from, detail: `response to unknown request id ${idText(response.id)}` });
       }
@@ -322,7 +334,7 @@ export class CancelEngine {
       this.onCancelRequest(from, message);
       return;
     }
-    if (from === "agent" && method === Method.sessionUpdate && this.aftermath?.suppresses(message.params) === true) return;
+    if (from === "agent" && method === Method.sessionUpdate && this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
@@ -381,7 +393,7 @@ export class CancelEngine {
     record.cancelledAt = this.cascadeAt ?? this.now();
     this.emit({ type: "cancel", side: issuer, id, method, reason });
     // A held prompt never reached the agent: nothing to stop, answer now.
-    if (!record.delivered && this.aftermath?.released(job) === true) {
+    if (!record.delivered && this.plugins.some((plugin) => plugin.release?.(job) === true)) {
       owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
@@ -448,9 +460,10 @@ export class CancelEngine {
     if (record.cancelledAt !== undefined) this.latencies.record(this.now() - record.cancelledAt);
     // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
     if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
-    this.send(record.issuer, response);
-    // A prompt answered for the agent, whose own turn may go on.
-    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.aftermath?.turnAnswered(job);
+    let answer = response;
+    for (const plugin of this.plugins) if (plugin.answer !== undefined) answer = plugin.answer(job, answer, answeredForPeer);
+    this.send(record.issuer, answer);
+    for (const plugin of this.plugins) plugin.answered?.(job, answeredForPeer);
   }
 
   // ---- plumbing ---------------------------------------------------------------------
