@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, type JobFailure, jobObserver, OwedAnswers, sharedGrace } from "../core/index.js";
+import { type AnyJob, type CancelReason, jobObserver, OwedAnswers, sharedGrace } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -6,7 +6,6 @@ import {
   kindOf,
   errorResponse,
   invalidRequestResponse,
-  notification,
   isJsonRpcId,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -23,7 +22,8 @@ import { sessionIdOf } from "../wire/acp-shapes.js";
 import { cleanupMethodSet, Method, otherSide, type Side } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { type RequestJob, RequestRecord } from "./engine-jobs.js";
-import { traceStart, withTraceContext } from "./request-tracing.js";
+import { failureOf, traceStart, withTraceContext } from "./request-tracing.js";
+import { stopMessages } from "./stop-handler.js";
 import { SessionTurns } from "./session-turns.js";
 import { TurnAftermath } from "./turn-aftermath.js";
 import type { TurnPlugin } from "./turn-plugin.js";
@@ -397,7 +397,11 @@ export class CancelEngine {
       owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
-    this.stopHandler(job, handler, reason);
+    const stop = stopMessages(job, handler, reason, this.ports, this.negotiation);
+    for (const message of stop.messages) {
+      if (message === stop.emulated) this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
+      this.send(handler, message);
+    }
     const handlerGone = this.closed[handler];
     if (handlerGone !== undefined) {
       owed.answerAfterChildren(job, abandonedAnswer(id, handlerGone));
@@ -415,32 +419,6 @@ export class CancelEngine {
       return;
     }
     owed.startGrace(job);
-  }
-
-  /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
-  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
-    const { id, method, sessionId } = job.payload;
-    // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
-    const speaksCancel = this.ports[handler].cancelSupport !== "no";
-    if (method !== Method.prompt) {
-      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
-      if (speaksCancel) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
-      return;
-    }
-    const agentInProcess = this.ports.agent.inProcess === true;
-    // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
-    const agentEndsTurns = !agentInProcess && this.negotiation.capabilities.agent?.sessionCancel === true;
-    const sendsCancelRequest = speaksCancel && !(reason === "session" && agentEndsTurns);
-    if (sendsCancelRequest) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
-    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
-    const agentHeard = agentEndsTurns && sendsCancelRequest;
-    // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
-    const emulate = this.negotiation.rules.promptIsTurn && reason !== "session";
-    if (emulate && sessionId !== undefined && !agentInProcess && !agentHeard) {
-      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
-      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
-      this.send(handler, notification(Method.sessionCancel, { sessionId }));
-    }
   }
 
   // ---- answering --------------------------------------------------------------------
@@ -475,11 +453,4 @@ export class CancelEngine {
   private emit(event: EngineEvent): void {
     this.onEvent?.(event);
   }
-}
-
-/** What the observer is told of an error answer, for the span status. */
-function failureOf(response: JsonRpcResponse): JobFailure | undefined {
-  return "error" in response && response.error !== undefined
-    ? { code: response.error.code, message: response.error.message }
-    : undefined;
 }

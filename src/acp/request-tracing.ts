@@ -1,5 +1,5 @@
-import { jobObserver, traceCarrier } from "../core/index.js";
-import type { JsonRpcRequest } from "../wire/index.js";
+import { type JobFailure, jobObserver, traceCarrier } from "../core/index.js";
+import type { JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import { metaOf } from "./capability.js";
 import type { RequestJob } from "./engine-jobs.js";
 
@@ -24,4 +24,11 @@ export function withTraceContext(job: RequestJob, request: JsonRpcRequest): Json
   if (typeof params !== "object" || params === null || Array.isArray(params)) return request;
   const trace = traceCarrier(job);
   return trace === undefined ? request : { ...request, params: { ...params, _meta: { ...metaOf(params), ...trace } } };
+}
+
+/** What the observer is told of an error answer, for the span status. */
+export function failureOf(response: JsonRpcResponse): JobFailure | undefined {
+  return "error" in response && response.error !== undefined
+    ? { code: response.error.code, message: response.error.message }
+    : undefined;
 }
