@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, jobObserver, OwedAnswers, sharedGrace } from "../core/index.js";
+import { type AnyJob, type CancelReason, jobObserver } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -14,100 +14,30 @@ import {
   type JsonRpcResponse,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
-import type { CancellationCapability } from "./capability.js";
-import { DEFAULT_GRACE_MS, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
-import type { EngineHost } from "./engine-host.js";
-import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
+import type { EngineOptions } from "./engine-options.js";
 import { sessionIdOf } from "../wire/acp-shapes.js";
-import { cleanupMethodSet, Method, otherSide, type Side } from "./methods.js";
-import { Negotiation } from "./negotiation.js";
+import { Method, otherSide, type Side } from "./methods.js";
 import { type RequestJob, RequestRecord } from "./engine-jobs.js";
-import { failureOf, traceStart, withTraceContext } from "./request-tracing.js";
-import { stopMessages } from "./stop-handler.js";
-import { SessionTurns } from "./session-turns.js";
-import { TurnAftermath } from "./turn-aftermath.js";
-import type { TurnPlugin } from "./turn-plugin.js";
+import { traceStart, withTraceContext } from "./request-tracing.js";
 
-/** How many unanswered-by-peer ids to remember so their late replies are dropped. */
-const LATE_REPLY_MEMORY = 4096;
+import { EngineCore } from "./engine-core.js";
 
 /**
  * The ACP cancellation engine: on the path of every JSON-RPC message between a client side and
  * an agent side, one job table per issuer. The placements feed it messages and a `deliver`.
  */
-export class CancelEngine {
-  /** Per issuer, the requests it is owed an answer for. */
-  private readonly tables: Record<Side, OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse>>;
-  private readonly turns: SessionTurns;
-  private readonly negotiation = new Negotiation((event) => this.emit(event));
+export class CancelEngine extends EngineCore {
   /** Params objects of requests that handlers are about to send, marked with their parent. */
   private readonly nested = new WeakMap<object, RequestJob>();
-  private readonly ports: Record<Side, PortOptions>;
-  /** Why each side is gone; undefined while it is open. */
-  private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
-  /** The one clock reading of the cascade under way, if the engine started it. */
-  private cascadeAt: number | undefined = undefined;
-  /** True while the engine cancels jobs it answers itself (a refusal, a close). */
-  private muted = false;
   private readonly deadlines: ReadonlyMap<string, number>;
-  /** Requests that stop or free something: never nested, so never cancelled for anyone. */
-  private readonly cleanup: ReadonlySet<string>;
-  private readonly onEvent: ((event: EngineEvent) => void) | undefined;
-  private readonly now: () => number;
-  /** What decides about a turn's messages (docs/decisions.md, "Turn plug-ins"), in order. */
-  private readonly plugins: readonly TurnPlugin[];
-  readonly stats = new EngineStats();
-  private readonly latencies = new LatencyRing();
 
   constructor(
     /** Where the engine sends messages: to the client side or to the agent side. */
-    private readonly deliver: (side: Side, message: JsonRpcMessage) => void,
+    deliver: (side: Side, message: JsonRpcMessage) => void,
     options: EngineOptions = {},
   ) {
-    const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    const grace = sharedGrace(graceMs);
-    this.tables = { client: this.owedTable(grace), agent: this.owedTable(grace) };
+    super(deliver, options);
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
-    this.cleanup = cleanupMethodSet(options.cleanupMethods);
-    this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
-    this.onEvent = options.onEvent;
-    this.now = options.now ?? (() => performance.now());
-    const host: EngineHost = {
-      rules: () => this.negotiation.rules,
-      now: () => this.now(),
-      emit: (event) => this.emit(event),
-      isOpen: (side) => this.closed[side] === undefined,
-      isCleanup: (method) => this.cleanup.has(method),
-      turnOf: (sessionId) => this.turns.get(sessionId),
-      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
-      cancel: (job, reason) => this.cancelJob(job, reason),
-      forward: (job, request) => this.forwardHeldPrompt(job, request),
-      answer: (job, response) => this.answer(job, response),
-      notify: (side, message) => this.send(side, message),
-      endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
-    };
-    const { turnEnd } = options;
-    const aftermath = turnEnd === undefined ? [] : [new TurnAftermath(host, turnEnd, graceMs)];
-    this.plugins = [...aftermath, ...(options.plugins ?? []).map((make) => make(host, graceMs))];
-    this.turns = new SessionTurns(host, this.plugins);
-  }
-
-  /** One issuer's requests on core's lifecycle: the engine supplies ACP's part. */
-  private owedTable(grace: ReturnType<typeof sharedGrace>): OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse> {
-    const protocol = {
-      keyOf: (job: RequestJob) => job.payload.id,
-      cancelled: (job: RequestJob, origin: string) => this.onJobCancelled(job, origin !== "parent"),
-      graceAnswer: (job: RequestJob) => this.negotiation.rules.cancelledAnswer(job),
-      forPeer: (job: RequestJob) => job.payload.delivered && !job.payload.handlerAnswered,
-      send: (job: RequestJob, response: JsonRpcResponse, forPeer: boolean) => this.answered(job, response, forPeer),
-      failureOf,
-    };
-    return new OwedAnswers(protocol, grace, LATE_REPLY_MEMORY);
-  }
-
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
-  get cancelLatencies(): readonly number[] {
-    return this.latencies.values;
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -168,40 +98,6 @@ export class CancelEngine {
     this.close(side, detail);
     this.closed[side] = undefined;
     this.negotiation.forget(side);
-  }
-
-  /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
-  get aftermathStats(): Readonly<AftermathStats> {
-    const aftermath = this.plugins.find((plugin) => plugin instanceof TurnAftermath);
-    return aftermath?.stats ?? noTurnsFollowed();
-  }
-
-  /** Cancels a request issued by `issuer` from inside (an app's own decision). */
-  cancel(issuer: Side, id: JsonRpcId, reason: CancelReason = "internal") {
-    const job = this.tables[issuer].get(id);
-    return job === undefined ? "not-found" : this.cancelJob(job, reason);
-  }
-
-  /** The in-flight job for a request `issuer` sent, if any. */
-  job(issuer: Side, id: JsonRpcId): RequestJob | undefined {
-    return this.tables[issuer].get(id);
-  }
-
-  /** The capability each side advertised at `initialize` (undefined: none seen). */
-  get peerCapabilities(): Readonly<Record<Side, CancellationCapability | undefined>> {
-    return this.negotiation.capabilities;
-  }
-
-  /** Requests in flight per issuer; both are zero at quiescence. */
-  get inFlight(): Readonly<Record<Side, number>> {
-    return { client: this.tables.client.size, agent: this.tables.agent.size };
-  }
-
-  /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
-  supportsCancel(side: Side): boolean {
-    const { cancelSupport = "auto", inProcess } = this.ports[side];
-    if (cancelSupport !== "auto") return cancelSupport === "yes";
-    return inProcess === true || this.negotiation.capabilities[side]?.cancelRequest === true;
   }
 
   // ---- requests ---------------------------------------------------------------------
@@ -285,7 +181,7 @@ export class CancelEngine {
   }
 
   /** A held prompt goes to the agent now: the turn before it really ended. */
-  private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
+  protected forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
     const gone = this.closed.agent;
     if (gone !== undefined) {
       this.answer(job, abandonedAnswer(job.payload.id, gone));
@@ -355,102 +251,5 @@ export class CancelEngine {
     // Only the issuer's own table is consulted: a cancel can never cross direction.
     const job = this.tables[from].get(requestId);
     if (job?.isRunning === true) this.cancelJob(job, "external");
-  }
-
-  // ---- cancellation -----------------------------------------------------------------
-
-  private cancelJob(root: AnyJob, reason: CancelReason) {
-    // One clock reading per cascade; other bindings' jobs in it stop through their own signals.
-    const outer = this.cascadeAt === undefined;
-    if (outer) this.cascadeAt = this.now();
-    try {
-      return root.cancel(reason);
-    } finally {
-      if (outer) this.cascadeAt = undefined;
-    }
-  }
-
-  /** Cancels a job the caller answers itself: the engine's cancel rules stay out of it. */
-  private cancelQuietly(job: RequestJob, reason: CancelReason): void {
-    const muted = this.muted;
-    this.muted = true;
-    try {
-      job.cancel(reason);
-    } finally {
-      this.muted = muted;
-    }
-  }
-
-  /** Visited deepest first for every job a cancel reaches. */
-  private onJobCancelled(job: RequestJob, isRoot: boolean): void {
-    if (this.muted) return;
-    const record = job.payload;
-    const owed = this.tables[record.issuer];
-    const { issuer, id, method } = record;
-    const handler: Side = issuer === "client" ? "agent" : "client";
-    const reason = job.reason ?? "internal";
-    this.stats.cancels++;
-    record.cancelledAt = this.cascadeAt ?? this.now();
-    this.emit({ type: "cancel", side: issuer, id, method, reason });
-    // A held prompt never reached the agent: nothing to stop, answer now.
-    if (!record.delivered && this.plugins.some((plugin) => plugin.release?.(job) === true)) {
-      owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
-      return;
-    }
-    const stop = stopMessages(job, handler, reason, this.ports, this.negotiation);
-    for (const message of stop.messages) {
-      if (message === stop.emulated) this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
-      this.send(handler, message);
-    }
-    const handlerGone = this.closed[handler];
-    if (handlerGone !== undefined) {
-      owed.answerAfterChildren(job, abandonedAnswer(id, handlerGone));
-      return;
-    }
-    // A peer of a version we do not know is never answered for: its own answer passes.
-    if (this.negotiation.rules.passThrough && this.closed[issuer] === undefined) return;
-    if (
-      this.closed[issuer] !== undefined ||
-      method === Method.requestPermission ||
-      (!isRoot && !this.supportsCancel(handler))
-    ) {
-      // The answer is already known, or nobody is waiting for it: give it now.
-      owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
-      return;
-    }
-    owed.startGrace(job);
-  }
-
-  // ---- answering --------------------------------------------------------------------
-
-  /** Gives `job` its one answer (core's lifecycle keeps it to one). */
-  private answer(job: RequestJob, response: JsonRpcResponse): void {
-    this.tables[job.payload.issuer].answer(job, response);
-  }
-
-  /** The answer is settled and goes to the issuer now. */
-  private answered(job: RequestJob, response: JsonRpcResponse, answeredForPeer: boolean): void {
-    const record = job.payload;
-    if (answeredForPeer) {
-      this.stats.answeredForPeer++;
-      this.emit({ type: "answered-for-peer", side: record.issuer, id: record.id, method: record.method, reason: job.reason });
-    }
-    if (record.cancelledAt !== undefined) this.latencies.record(this.now() - record.cancelledAt);
-    // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
-    if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
-    let answer = response;
-    for (const plugin of this.plugins) if (plugin.answer !== undefined) answer = plugin.answer(job, answer, answeredForPeer);
-    this.send(record.issuer, answer);
-    for (const plugin of this.plugins) plugin.answered?.(job, answeredForPeer);
-  }
-
-  // ---- plumbing ---------------------------------------------------------------------
-
-  private send(side: Side, message: JsonRpcResponse | JsonRpcRequest | JsonRpcNotification): void {
-    if (this.closed[side] === undefined) this.deliver(side, message);
-  }
-
-  private emit(event: EngineEvent): void {
-    this.onEvent?.(event);
   }
 }
