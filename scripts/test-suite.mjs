@@ -19,7 +19,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const sourceTests = join(root, "test");
 const builtTests = join(root, "build", "test");
 // Two files at a time: most of a test's time is spent waiting on a process, a socket or a timer.
-const FAST = { about: "every test file no excluding suite lists (npm test)", timeoutMs: 20_000, env: {}, jobs: 2 };
+const FAST = { about: "every test file no excluding suite lists (npm test)", timeoutMs: 60_000, env: {}, jobs: 2 };
 
 /** Test files under `dir`, as paths relative to test/ with "/" separators. */
 function testFiles(dir, extension) {

@@ -24,9 +24,9 @@ export const SUITES = {
   process: {
     about: "real processes (bridge, CLI, SDK peers over stdio) whose behaviour npm test keeps in a cheaper test",
     excludeFromFast: true,
-    timeoutMs: 30_000,
+    timeoutMs: 60_000,
     paths: [
-      "bridge/turn-processes.test.ts", //     covered by: os/process-table.test.ts (the /proc walk, the start-time guard, terminate)
+      "bridge/turn-processes.test.ts", //     covered by: bridge/turn-process-spans.test.ts (whose processes, stuck, shutdown; in process), os/process-table.test.ts
       "bridge/stuck-turns.test.ts", //        covered by: acp/turn-aftermath*.test.ts (in process), bridge/emulation.test.ts
       "bridge/v2.test.ts", //                 covered by: acp/engine-v2.test.ts, acp/embedded-v2.test.ts, bridge/v2-raw.test.ts
       "bridge/fidelity.test.ts", //           covered by: bridge/ndjson-endpoint.test.ts, bridge/emulation.test.ts

@@ -194,6 +194,11 @@ export abstract class EngineCore {
       owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
+    if (isRoot && reason === "deadline") {
+      // Answered at the deadline itself; the handler's late reply is dropped (its turn, if any, followed).
+      owed.endGrace(job);
+      return;
+    }
     owed.startGrace(job);
   }
 

@@ -218,6 +218,8 @@ export class CancelEngine extends EngineCore {
   /** The handler's answer: passed on, or normalised when the request was cancelled meanwhile. */
   private handlerAnswered(job: RequestJob, response: JsonRpcResponse): void {
     job.payload.handlerAnswered = true;
+    const { method, sessionId } = job.payload;
+    if (method === Method.prompt && sessionId !== undefined && "error" in response) this.turns.promptRefused(sessionId, job);
     if (job.isRunning) this.answer(job, response);
     else this.tables[job.payload.issuer].answerAfterChildren(job, this.negotiation.rules.normaliseCancelled(job, response));
   }

@@ -2,7 +2,7 @@ import { type AnyJob, Job, settleJob } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { EngineHost } from "./engine-host.js";
 import { Method } from "./methods.js";
-import { isRequestJob, type RequestJob, SessionWork } from "./engine-jobs.js";
+import { isRequestJob, isWorkJob, type RequestJob, SessionWork } from "./engine-jobs.js";
 import type { TurnPlugin } from "./turn-plugin.js";
 import type { WorkChange } from "./versions/index.js";
 
@@ -75,6 +75,21 @@ export class SessionTurns {
         )
       : host.running("client", (job) => job.payload.method === Method.prompt && job.payload.sessionId === sessionId);
     for (const job of stray) if (job.isRunning) host.cancel(job, "session");
+  }
+
+  /**
+   * v2: the agent answered `prompt` with an error, so its message was never inserted. Work it
+   * opened, with no `state_update` from the agent since, never ran: it ends quietly (nothing to
+   * emulate, nothing to follow, the next prompt goes straight on).
+   */
+  promptRefused(sessionId: string, prompt: RequestJob): void {
+    const open = this.turns.get(sessionId);
+    if (open === undefined || !isWorkJob(open)) return;
+    const work = open.payload;
+    if (work.promptId !== prompt.payload.id || work.snapshot !== undefined) return;
+    for (const plugin of this.plugins) plugin.turnEnded?.(open);
+    settleJob(open);
+    this.turns.delete(sessionId);
   }
 
   /** A prompt was answered: if it was its session's turn (v1), the turn is over. */

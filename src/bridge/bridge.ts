@@ -121,6 +121,7 @@ class BridgeSession {
     this.editor.input.pause();
     this.editor.end();
     if (this.logger.enabled("debug")) this.logger.debug(summarise(this.engine, this.emulations));
+    await this.stopping; // a turn in flight at shutdown: its processes are being stopped
     if (this.stopSignal !== undefined) return exitStatusFor({ code: null, signal: this.stopSignal });
     if (this.stopping !== undefined) return ExitCode.ok;
     return exitStatusFor(exit);
@@ -131,17 +132,24 @@ class BridgeSession {
     this.stopping ??= (async () => {
       this.logger.debug(`shutting down: ${reason}`);
       this.trace?.note(`shutdown: ${reason}`);
+      // Taken before the agent goes (its tools would lose their parent), stopped once it went.
+      const turnsInFlight = this.turnProcesses.stopInFlight(this.agent.process.exited);
       this.engine.close("client", reason);
       this.agent.end.end();
-      const { exitGraceMs, killGraceMs } = this.settings;
-      if (await this.exitsWithin(exitGraceMs)) return;
-      this.logger.warn(`agent did not exit within ${exitGraceMs} ms of closing its input: SIGTERM`);
-      this.agent.process.signalGroup("SIGTERM");
-      if (await this.exitsWithin(killGraceMs)) return;
-      this.logger.warn(`agent did not exit within ${killGraceMs} ms of SIGTERM: SIGKILL`);
-      this.agent.process.signalGroup("SIGKILL");
+      await Promise.all([this.escalate(), turnsInFlight]);
     })();
     return this.stopping;
+  }
+
+  /** The agent's input is closed: SIGTERM to its group if it does not exit, then SIGKILL. */
+  private async escalate(): Promise<void> {
+    const { exitGraceMs, killGraceMs } = this.settings;
+    if (await this.exitsWithin(exitGraceMs)) return;
+    this.logger.warn(`agent did not exit within ${exitGraceMs} ms of closing its input: SIGTERM`);
+    this.agent.process.signalGroup("SIGTERM");
+    if (await this.exitsWithin(killGraceMs)) return;
+    this.logger.warn(`agent did not exit within ${killGraceMs} ms of SIGTERM: SIGKILL`);
+    this.agent.process.signalGroup("SIGKILL");
   }
 
   /** Replaces the agent: what is pending for it gets an error naming `detail`; the new one gets initialize again. */
@@ -290,6 +298,7 @@ class BridgeSession {
     const expired = this.deadlines.event(event);
     if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
     this.turns?.event(event);
+    if (event.type === "turn-outlives-answer" || event.type === "turn-ended") this.turnProcesses.followed(event.id, event.type === "turn-outlives-answer");
     this.trace?.note(jsonText(event));
   }
 
@@ -297,7 +306,7 @@ class BridgeSession {
     const what = `session ${stuck.sessionId}: the agent has not ended its cancelled turn ${stuck.stuckForMs} ms after the bridge answered it`;
     if (this.settings.onStuck === "kill-tools" && stuck.escalation === 1) {
       this.logger.warn(`${what}: stopping the processes it started during the turn`);
-      void this.turnProcesses.stopStuck(stuck.turnAgeMs);
+      void this.turnProcesses.stopStuck(stuck.promptId, stuck.turnAgeMs);
       return "wait";
     }
     if (this.settings.onStuck === "restart") {

@@ -9,17 +9,27 @@ export const TURN_PROCESS_SETTLE_MS = 500;
 /** One prompt turn, in /proc ticks since boot. */
 interface TurnSpan {
   readonly began: number;
+  /** The agent's descendants when the prompt went out (pid:startTicks): never the turn's. */
+  readonly before: ReadonlySet<string>;
   ended: number | undefined;
   /** Answered `cancelled`. */
   cancelled: boolean;
   /** Answered `cancelled`, its processes not yet stopped. */
   stopping: boolean;
+  /** Answered for the agent, whose own turn goes on (the engine follows it): still running. */
+  outliving: boolean;
 }
+
+const openTurn = (began: number, before: ReadonlySet<string>): TurnSpan =>
+  ({ began, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
+
+const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
  * descendants born during the turn, and during no other turn not cancelled, that still run
- * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's.
+ * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's;
+ * at shutdown, those of the turns in flight. What ran when the prompt went out is never the turn's.
  * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
  */
 export class TurnProcesses {
@@ -43,8 +53,8 @@ export class TurnProcesses {
     if (!this.stopsCancelledTurns || id === undefined || id === null) return;
     const key = JSON.stringify(id);
     if (to === "agent" && method === "session/prompt") {
-      // Start times are rounded down to the tick: one tick earlier keeps a tool born at once.
-      this.turns.set(key, { began: this.now() - 1, ended: undefined, cancelled: false, stopping: false });
+      // Start times are rounded down to the tick: a tool born in the prompt's own tick counts, what ran before it never.
+      this.turns.set(key, openTurn(this.now(), this.running()));
       return;
     }
     if (to !== "client" || method !== undefined) return;
@@ -63,25 +73,75 @@ export class TurnProcesses {
     setTimeout(() => void this.stop(turn, id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
+  /** The engine follows a prompt answered for the agent (`outliving`) until the agent really ends it. */
+  followed(promptId: unknown, outliving: boolean): void {
+    const turn = this.turns.get(JSON.stringify(promptId));
+    if (turn === undefined) return;
+    turn.outliving = outliving;
+    if (!outliving) this.prune();
+  }
+
   private now(): number {
     return this.supported ? uptimeTicks() : 0;
   }
 
+  /** The agent's descendants now, by identity. */
+  private running(): ReadonlySet<string> {
+    const pid = this.supported ? this.agentPid() : undefined;
+    return new Set(pid === undefined ? [] : descendantsOf(pid).map(identity));
+  }
+
   private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
-    const pid = this.agentPid();
-    const targets = pid === undefined ? [] : descendantsOf(pid).filter((entry) => this.bornIn(entry, turn));
+    const targets = this.descendants().filter((entry) => this.bornIn(entry, turn));
     turn.stopping = false;
     this.prune();
     if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
   }
 
-  /** `--on-stuck kill-tools`: stops the agent's descendants born during a stuck turn (`turnAgeMs` ago), whatever else ran. */
-  async stopStuck(turnAgeMs: number): Promise<void> {
+  private descendants(): ProcessEntry[] {
     const pid = this.agentPid();
-    if (pid === undefined) return;
+    return pid === undefined ? [] : descendantsOf(pid);
+  }
+
+  /**
+   * `--on-stuck kill-tools`: stops what the stuck prompt's turn started, by the rule for cancelled
+   * turns (never what another turn not cancelled started). A turn no longer known (v2 work opened
+   * before, say) is taken to have begun `turnAgeMs` ago.
+   */
+  async stopStuck(promptId: unknown, turnAgeMs: number): Promise<void> {
+    if (!this.supported) return;
+    const known = this.turns.get(JSON.stringify(promptId));
     // Start times are in ticks: one born in the turn's first tick counts.
-    const turnBegan = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
-    await this.stopAll(descendantsOf(pid).filter((entry) => entry.startTicks >= turnBegan), "kill-tools");
+    const began = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
+    const turn = known ?? { ...openTurn(began, new Set()), cancelled: true, outliving: true };
+    // The stuck turn still runs: what it starts after its answer is its own too.
+    const stuck: TurnSpan = { ...turn, ended: undefined };
+    await this.stopAll(this.descendants().filter((entry) => this.bornIn(entry, stuck, turn)), "kill-tools");
+  }
+
+  /**
+   * The bridge is stopping (editor gone, signal): the turns in flight are cancelled ones. Their
+   * processes, taken now, before the agent goes and its tools lose their parent; stopped after
+   * the agent exits or {@link TURN_PROCESS_SETTLE_MS}, whichever comes first.
+   */
+  async stopInFlight(agentExited: Promise<unknown>, settleMs = TURN_PROCESS_SETTLE_MS): Promise<void> {
+    if (!this.supported || !this.stopsCancelledTurns) return;
+    const inFlight = [...this.turns.values()].filter((turn) => turn.ended === undefined || turn.stopping || turn.outliving);
+    if (inFlight.length === 0) return;
+    for (const turn of inFlight) {
+      turn.cancelled = true;
+      turn.ended = undefined;
+    }
+    const targets = this.descendants().filter((entry) => inFlight.some((turn) => this.bornIn(entry, turn)));
+    if (targets.length === 0) return;
+    // The bridge's own timers are unref'd: this keeps it running until they are stopped.
+    const holdOpen = setInterval(() => {}, 60_000);
+    try {
+      await Promise.race([agentExited, new Promise((resolve) => setTimeout(resolve, settleMs))]);
+      await this.stopAll(targets, "turn-processes: shutdown with a turn in flight");
+    } finally {
+      clearInterval(holdOpen);
+    }
   }
 
   /** SIGTERM, then SIGKILL after the kill grace; the pids go to the trace, the counts to the log. */
@@ -91,22 +151,21 @@ export class TurnProcesses {
     this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
-  /** Born during `turn`, and during no other turn unless that one was cancelled too. */
-  private bornIn(entry: ProcessEntry, turn: TurnSpan): boolean {
+  /** Born during `turn` (not running when it began), and during no other turn unless that one was cancelled too. */
+  private bornIn(entry: ProcessEntry, turn: TurnSpan, self: TurnSpan = turn): boolean {
     const during = (span: TurnSpan) => entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
-    if (!during(turn)) return false;
-    for (const other of this.turns.values()) if (other !== turn && !other.cancelled && during(other)) return false;
+    if (!during(turn) || turn.before.has(identity(entry))) return false;
+    for (const other of this.turns.values()) if (other !== self && !other.cancelled && during(other)) return false;
     return true;
   }
 
-  /** Forgets ended turns, but those open, waiting to be stopped, or overlapping one that is. */
+  /** Forgets ended turns, but those open, waiting to be stopped, still followed, or overlapping one that is. */
   private prune(): void {
+    const live = (span: TurnSpan) => span.ended === undefined || span.stopping || span.outliving;
     let earliest = Infinity;
-    for (const span of this.turns.values()) {
-      if (span.ended === undefined || span.stopping) earliest = Math.min(earliest, span.began);
-    }
+    for (const span of this.turns.values()) if (live(span)) earliest = Math.min(earliest, span.began);
     for (const [key, span] of this.turns) {
-      if (span.ended !== undefined && !span.stopping && span.ended < earliest) this.turns.delete(key);
+      if (!live(span) && (span.ended ?? Infinity) < earliest) this.turns.delete(key);
     }
   }
 }

@@ -4,7 +4,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { closeBridge, isAlive, spawnBridge } from "../support/bridge-harness.js";
 import { openSession, textPrompt } from "../support/client-harness.js";
 import { endAndAwaitExit, type SpawnedPeer, spawnFixture, tap, type WireRecord } from "../support/spawn-peer.js";
-import { assertEachAnsweredOnce, errorCode, eventually, requestsIn, responsesTo } from "../support/wire-assertions.js";
+import { assertEachAnsweredOnce, errorCode, eventually, HANG_LIMIT_MS, requestsIn, responsesTo } from "../support/wire-assertions.js";
 
 const { methods } = acp;
 
@@ -72,7 +72,7 @@ const placements: { name: string; start(agentArgs: string[]): Running }[] = [
       return {
         ...peer,
         // Killed if it hangs, so that a failing test cannot leave it behind.
-        close: () => endAndAwaitExit(peer, 5000),
+        close: () => endAndAwaitExit(peer, HANG_LIMIT_MS),
       };
     },
   },

@@ -334,27 +334,28 @@ describe("CancelEngine (message level)", () => {
   describe("deadlines", () => {
     const options = { graceMs: 100, deadlines: { "fs/read_text_file": 50 } };
 
-    it("expiry sends $/cancel_request to the handler and, after grace, -32800 reason deadline to the issuer", () =>
+    it("expiry sends $/cancel_request to the handler and -32800 reason deadline to the issuer at the deadline itself, not after the grace; the late reply is dropped", () =>
       withEngine(options, (h) => {
         assert.deepEqual(h.agent(readFile(0, "s")), [to("client", readFile(0, "s"))]);
         assert.equal(h.clock.countTimers(), 1);
         assert.deepEqual(h.tick(49), []);
-        assert.deepEqual(h.tick(1), [to("client", cancelReq(0))]);
+        assert.deepEqual(h.tick(1), [to("client", cancelReq(0)), to("agent", cancelled(0, "deadline"))]);
         assert.deepEqual(h.eventsOf("cancel"), [
           { type: "cancel", side: "agent", id: 0, method: "fs/read_text_file", reason: "deadline" },
         ]);
-        assert.deepEqual(h.tick(99), []);
-        assert.deepEqual(h.tick(1), [to("agent", cancelled(0, "deadline"))]);
+        assert.equal(h.clock.countTimers(), 0, "no grace timer: the answer is out");
         assert.deepEqual(h.client(ok(0, { content: "late" })), []);
         assert.equal(h.engine.stats.lateRepliesDropped, 1);
       }));
 
-    it("an answer within grace after the deadline passes through as a partial result", () =>
-      withEngine(options, (h) => {
-        h.agent(readFile(0));
-        assert.deepEqual(h.tick(50), [to("client", cancelReq(0))]);
-        assert.deepEqual(h.tick(10), []);
-        assert.deepEqual(h.client(ok(0, { content: "part" })), [to("agent", ok(0, { content: "part" }))]);
+    it("a prompt past its deadline: answered cancelled at the deadline (answered once), its turn followed to the agent's late answer", () =>
+      withEngine({ graceMs: 100, deadlines: { "session/prompt": 50 }, turnEnd: { windowMs: 1000 } }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(prompt(1, "s"));
+        const expired = h.tick(50);
+        assert.deepEqual(expired.filter((d) => d.to === "client"), [to("client", ok(1, { stopReason: "cancelled" }))]);
+        assert.deepEqual(h.agent(ok(1, { stopReason: "end_turn" })), [], "the agent's late answer is dropped");
+        assert.deepEqual(h.tick(1000), []);
       }));
 
     it("a request answered before its deadline clears its timer", () =>

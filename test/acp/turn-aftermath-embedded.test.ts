@@ -3,7 +3,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { type CancellableApp, ndJsonStream, withCancellation, type WithCancellationOptions } from "../../src/index.js";
 import { type ClientApp, harness, openSession, textPrompt } from "../support/client-harness.js";
 import { endAndAwaitExit, spawnFixture } from "../support/spawn-peer.js";
-import { assertEachAnsweredOnce, eventually, notificationsIn, requestsIn, responsesTo } from "../support/wire-assertions.js";
+import { assertEachAnsweredOnce, eventually, HANG_LIMIT_MS, notificationsIn, requestsIn, responsesTo } from "../support/wire-assertions.js";
 
 const { methods } = acp;
 
@@ -83,7 +83,7 @@ describe("the real end of a turn, embedded in an SDK client, against a real SDK 
         assert.ok(engine !== undefined && engine.aftermathStats.lateUpdatesSuppressed > 0, "the agent did stream late");
       });
     } finally {
-      await endAndAwaitExit(peer, 5000);
+      await endAndAwaitExit(peer, HANG_LIMIT_MS);
     }
   });
 

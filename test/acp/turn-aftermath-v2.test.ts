@@ -150,6 +150,21 @@ describe("turn aftermath under the ACP v2 draft (raw wire, fake clock)", () => {
       assert.deepEqual(h.agent(state("idle", "cancelled")), [], "nothing left to release");
     }));
 
+  it("a prompt sent with session/cancel and answered -32800 (never inserted) starts no work: nothing made up, nothing held, the next prompt goes straight through", () =>
+    withV2Engine((h) => {
+      h.client(prompt(1));
+      h.client(sessionCancel);
+      const refused = h.agent({ jsonrpc: "2.0", id: 1, error: { code: -32800, message: "Request cancelled" } });
+      assert.deepEqual(refused.map((d) => [d.to, (d.message as { error?: { code: number } }).error?.code]), [["client", -32800]]);
+      assert.deepEqual(h.tick(1000), [], "no idle state_update made up for work that never ran");
+      assert.deepEqual(h.client(prompt(2)).map((d) => [d.to, (d.message as { id?: unknown }).id]), [["agent", 2]], "not held");
+      h.agent(inserted(2));
+      h.agent(state("running"));
+      assert.deepEqual(h.agent(state("idle", "end_turn")).map((d) => d.to), ["client"]);
+      for (const type of ["turn-outlives-answer", "prompt-held", "emulated", "turn-stuck"] as const)
+        assert.ok(!h.types().includes(type), `no ${type}`);
+    }));
+
   it("the window passes: the held prompt gets -32010 naming the prompt that opened the work", () =>
     withV2Engine((h) => {
       h.client(prompt("p1"));

@@ -161,6 +161,19 @@ describe("the real end of a turn (turn-aftermath), engine level", () => {
       h.agent(endTurn(2));
     }));
 
+  it("a prompt sent with session/cancel that the agent answers with an error starts no turn: answered cancelled once, nothing emulated or held", () =>
+    withEngine(TURN_END, (h) => {
+      h.client(prompt(1, "s"));
+      h.client(sessionCancel("s"));
+      const refused = h.agent({ jsonrpc: "2.0", id: 1, error: { code: -32800, message: "Request cancelled" } });
+      assert.deepEqual(refused, [to("client", cancelledTurn(1))]);
+      assert.deepEqual(h.tick(1000), [], "nothing made up afterwards");
+      assert.deepEqual(h.client(prompt(2, "s")), [to("agent", prompt(2, "s"))], "not held");
+      assert.deepEqual(h.agent(endTurn(2)), [to("client", endTurn(2))]);
+      for (const type of ["turn-outlives-answer", "prompt-held", "emulated", "answered-for-peer"] as const)
+        assert.deepEqual(h.eventsOf(type), [], `no ${type}`);
+    }));
+
   it("a request the agent makes for the answered turn is answered cancelled at once, never shown", () =>
     withEngine(TURN_END, (h) => {
       stuckTurn(h);

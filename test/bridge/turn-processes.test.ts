@@ -86,6 +86,23 @@ describe("bridge: a cancelled turn's processes are stopped (an agent that answer
     });
   });
 
+  for (const how of ["stdin closed", "SIGTERM"] as const) {
+    it(`a turn in flight when the bridge stops (${how}): its setsid tool is stopped before the bridge exits, the helper from before the turn is left alone (issue 37 item 3)`, async () => {
+      await withToolLeavingAgent([], async ({ bridge, editor, sessionId, pid }) => {
+        const helper = await pid("helper");
+        editor.send(prompt("p1", sessionId, "tool"));
+        const tool = await pid("tool 1");
+        if (how === "SIGTERM") bridge.child.kill("SIGTERM");
+        else bridge.child.stdin.end();
+        await bridge.exited;
+        const notes = JSON.stringify(bridge.trace().flatMap((e) => (e.note === undefined ? [] : [e.note])));
+        assert.ok(!isAlive(tool), `the in-flight turn's tool is gone when the bridge has exited; notes: ${notes}`);
+        assert.ok(notes.includes(`turn-processes: shutdown with a turn in flight: SIGTERM [${tool}]`), notes);
+        assert.ok(isAlive(helper), "the helper from before the turn is not the turn's");
+      });
+    });
+  }
+
   it("--keep-turn-processes keeps them", async () => {
     await withToolLeavingAgent(["--keep-turn-processes"], async ({ bridge, editor, sessionId, pid }) => {
       editor.send(prompt("p1", sessionId, "tool"));

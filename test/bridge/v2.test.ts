@@ -68,6 +68,27 @@ describe("bridge between a v2 editor and a v2 agent (SDK 2.4.0 experimental/v2)"
     assert.deepEqual(errors, ["external", "session"]);
   });
 
+  it("a prompt sent with session/cancel, answered -32800 (never inserted): no idle made up, the next prompt goes straight through (issue 33)", async () => {
+    const bridgeArgs = ["--grace-ms", "100"];
+    const bridge = spawnBridge(bridgeArgs, "v2-agent", ["--bare"]);
+    const h = v2Harness(acp.client({ name: "v2-editor" }), bridge);
+    await h.run(async (agent) => {
+      const sessionId = await openV2Session(agent);
+      const refused = rejection(agent.request(acp.methods.agent.session.prompt, v2Prompt(sessionId, "uninserted")));
+      await agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      assert.equal((await refused).code, -32800);
+      // The user types the next prompt later than the grace: before the fix the bridge had made up an idle by then and held it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(await agent.request(acp.methods.agent.session.prompt, v2Prompt(sessionId, "hello")), { messageId: "message-1" });
+      await eventually(() => (bridge.hop("bridge->editor").some((m) => JSON.stringify(m).includes('"stopReason":"end_turn"')) ? true : undefined), "the turn's own idle");
+    });
+    const toEditor = bridge.hop("bridge->editor").map((m) => JSON.stringify(m));
+    assert.ok(!toEditor.some((m) => m.includes('"stopReason":"cancelled"')), "no idle state_update made up for work that never ran");
+    const notes = bridge.trace().flatMap((e) => (e.note === undefined ? [] : [e.note]));
+    for (const type of ["emulated", "prompt-held", "turn-outlives-answer"])
+      assert.ok(!notes.some((note) => note.includes(`"type":"${type}"`)), `no ${type}: ${JSON.stringify(notes)}`);
+  });
+
   it("session/close with a turn running and a prompt held", () => closeWithTurnAndHeldPrompt(throughBridge()));
 
   it("the v2 agent SIGKILLed with a turn running and a prompt held: the held prompt is answered -32603 naming the signal (reason agent-exited), valid v2", async () => {

@@ -3,7 +3,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { openSession, textPrompt } from "../support/client-harness.js";
 import { endAndAwaitExit, fixturePath, spawnNode } from "../support/spawn-peer.js";
-import { eventually } from "../support/wire-assertions.js";
+import { eventually, HANG_LIMIT_MS } from "../support/wire-assertions.js";
 import { otlpReceiver, type ReceivedSpan } from "../../examples/otel/otlp-receiver.js";
 
 const { methods } = acp;
@@ -70,7 +70,7 @@ describe("OpenTelemetry across real processes: editor → bridge → ACP agent �
       assert.deepEqual(cause(mcpServer), { "acp_cancel.cancel.cause": "external", "acp_cancel.cancel.origin": "self" });
       assert.deepEqual(cause(rapServerSpan), { "acp_cancel.cancel.cause": "external", "acp_cancel.cancel.origin": "self" });
     } finally {
-      await endAndAwaitExit(rapServer, 5000);
+      await endAndAwaitExit(rapServer, HANG_LIMIT_MS);
       await receiver.close();
     }
   });

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { CLI } from "../support/bridge-harness.js";
 import { exitAfterOutput, fixturePath } from "../support/spawn-peer.js";
-import { eventually } from "../support/wire-assertions.js";
+import { eventually, HANG_LIMIT_MS } from "../support/wire-assertions.js";
 
 /** `ACP_CANCEL_SOAK=1` (npm run test:soak) scales every loop of the suite up. */
 export const SOAK = !["", "0", "false", undefined].includes(process.env.ACP_CANCEL_SOAK);
@@ -181,7 +181,7 @@ export class RawPeer {
     return this.received.filter((m) => isResponse(m) && sameId(m.id, id));
   }
 
-  answer(id: unknown, limitMs = 10_000): Promise<Message> {
+  answer(id: unknown, limitMs = HANG_LIMIT_MS): Promise<Message> {
     return eventually(
       () => this.received.find((m) => isResponse(m) && sameId(m.id, id)),
       `an answer to ${JSON.stringify(id)}`,
@@ -279,7 +279,7 @@ export function spawnPlainBridge(bridgeArgs: string[], fixture: string, agentArg
 export async function exitOf(
   child: ChildProcessWithoutNullStreams,
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>,
-  limitMs = 10_000,
+  limitMs = HANG_LIMIT_MS,
 ) {
   const timer = setTimeout(() => child.kill("SIGKILL"), limitMs);
   const exit = await exited;

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { TraceEntry, TraceHop } from "../../src/bridge/trace-writer.js";
 import { ConformanceTracker, checkAfterTest } from "./schema-validator.js";
 import { endAndAwaitExit, exitAfterOutput, fixturePath, type SpawnedPeer, spawnNode } from "./spawn-peer.js";
+import { HANG_LIMIT_MS } from "./wire-assertions.js";
 
 export const CLI = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
 
@@ -91,7 +92,7 @@ export function spawnBridgeOver(
 export async function closeBridge(
   bridge: BridgeProcess,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  return endAndAwaitExit(bridge, 10_000);
+  return endAndAwaitExit(bridge, HANG_LIMIT_MS);
 }
 
 /** True while `pid` runs. A zombie (dead, waiting to be reaped by init) counts as gone. */

@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { MessageStream } from "../../src/index.js";
 import { endAndAwaitExit, type SpawnedPeer, spawnFixture, tap, type WireRecord } from "./spawn-peer.js";
-import { answersArrived } from "./wire-assertions.js";
+import { answersArrived, HANG_LIMIT_MS } from "./wire-assertions.js";
 
 export type ClientApp = ReturnType<typeof acp.client>;
 export type AgentContext = Parameters<Parameters<ClientApp["connectWith"]>[1]>[0];
@@ -32,7 +32,7 @@ export function harness(client: ClientApp, agentArgs: string[] = [], fixture = "
           return result;
         });
       } finally {
-        await endAndAwaitExit(peer, 5000);
+        await endAndAwaitExit(peer, HANG_LIMIT_MS);
       }
     },
   };

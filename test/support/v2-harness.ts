@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import type { MessageStream } from "../../src/index.js";
 import { endAndAwaitExit, type SpawnedPeer, tap, type WireRecord } from "./spawn-peer.js";
-import { answersArrived } from "./wire-assertions.js";
+import { answersArrived, HANG_LIMIT_MS } from "./wire-assertions.js";
 
 /** A real SDK 2.4.0 client from the ACP v2 draft entrypoint. */
 export type V2ClientApp = acp.ClientApp;
@@ -30,7 +30,7 @@ export function v2Harness(client: V2ClientApp, peer: SpawnedPeer): V2Harness {
           return result;
         });
       } finally {
-        await endAndAwaitExit(peer, 10_000);
+        await endAndAwaitExit(peer, HANG_LIMIT_MS);
       }
     },
   };

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Logger } from "../../src/bridge/logger.js";
+import { TraceWriter } from "../../src/bridge/trace-writer.js";
+import { TurnProcesses } from "../../src/bridge/turn-processes.js";
+import { uptimeTicks } from "../../src/os/index.js";
+import type { JsonRpcMessage } from "../../src/wire/index.js";
+import { isAlive } from "../support/bridge-harness.js";
+import { eventually } from "../support/wire-assertions.js";
+
+/**
+ * TurnProcesses in process against real processes: a shell stands for the agent and starts a
+ * `sleep` per line it reads ("<label> <pid>" back), as an agent starts servers and tools.
+ */
+class ShellAgent {
+  readonly child: ChildProcessWithoutNullStreams;
+  private out = "";
+  constructor() {
+    this.child = spawn("bash", ["-c", 'while read label; do sleep 300 & echo "$label $!"; done']);
+    this.child.stdout.on("data", (chunk: Buffer) => (this.out += chunk.toString()));
+  }
+  /** Starts a process and resolves with its pid once it runs. */
+  async start(label: string): Promise<number> {
+    this.child.stdin.write(`${label}\n`);
+    const line = await eventually(() => this.out.split("\n").find((l) => l.startsWith(`${label} `)), `${label} started`);
+    return Number(line.split(" ")[1]);
+  }
+  stop(): void {
+    for (const line of this.out.split("\n")) {
+      const pid = Number(line.split(" ")[1]);
+      if (pid > 0 && isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+    this.child.kill("SIGKILL");
+  }
+}
+
+const prompt = (id: string): JsonRpcMessage => ({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: "s", prompt: [] } });
+const answer = (id: string, stopReason: string): JsonRpcMessage => ({ jsonrpc: "2.0", id, result: { stopReason } });
+/** Resolves once /proc's clock has moved past the current tick. */
+const nextTick = (from = uptimeTicks()) => eventually(() => (uptimeTicks() > from ? true : undefined), "the next tick");
+const gone = (pid: number, what: string) => eventually(() => (isAlive(pid) ? undefined : true), `${what} gone`);
+
+describe("bridge: which processes are a turn's (TurnProcesses against real processes, Linux /proc)", function () {
+  let agent: ShellAgent;
+  let dir: string;
+  let trace: TraceWriter;
+  let turns: TurnProcesses;
+  const notes = () =>
+    readFileSync(join(dir, "trace.jsonl"), "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => (JSON.parse(line) as { note?: string }).note ?? "");
+  const note = (prefix: string) => eventually(() => notes().find((n) => n.startsWith(prefix)), `the note "${prefix}"`);
+
+  beforeEach(async function () {
+    if (process.platform !== "linux") this.skip();
+    agent = new ShellAgent();
+    dir = await mkdtemp(join(tmpdir(), "acp-cancel-turn-spans-"));
+    trace = new TraceWriter(join(dir, "trace.jsonl"));
+    turns = new TurnProcesses(() => agent.child.pid, 300, new Logger("error"), trace, true);
+  });
+  afterEach(async () => {
+    agent.stop();
+    await trace.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a child started just before the prompt went out (during session/new) is never the turn's; one started during it is", async () => {
+    const server = await agent.start("server");
+    turns.see("agent", prompt("p1")); // the prompt goes out within the same tick or the next
+    const tool = await agent.start("tool");
+    turns.see("client", answer("p1", "cancelled"));
+    assert.match(await note("turn-processes:"), new RegExp(`prompt "p1" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
+    await gone(tool, "the turn's tool");
+    assert.ok(isAlive(server), "the server started before the prompt lives on");
+  });
+
+  it("--on-stuck kill-tools stops only the stuck turn's processes, never another session's turn's", async () => {
+    turns.see("agent", prompt("a"));
+    turns.see("client", answer("a", "cancelled")); // answered for the agent; its turn goes on
+    turns.followed("a", true);
+    turns.see("agent", prompt("b"));
+    const serverOfB = await agent.start("server-b");
+    turns.see("client", answer("b", "end_turn"));
+    await nextTick(); // start times have a tick's resolution: tool-a is clearly born after b ended
+    const toolOfA = await agent.start("tool-a"); // the stuck turn keeps working
+    await turns.stopStuck("a", 10_000);
+    const killed = await note("kill-tools:");
+    assert.ok(!killed.includes(String(serverOfB)), killed);
+    await gone(toolOfA, "the stuck turn's tool");
+    assert.ok(isAlive(serverOfB), "session b's server, born during its own turn, lives on");
+  });
+
+  it("shutdown with a turn in flight: its processes are stopped like a cancelled turn's; what ran before it lives", async () => {
+    const helper = await agent.start("helper");
+    turns.see("agent", prompt("p1"));
+    const tool = await agent.start("tool");
+    await turns.stopInFlight(new Promise(() => {}), 0);
+    await gone(tool, "the in-flight turn's tool");
+    assert.match(notes().find((n) => n.startsWith("turn-processes: shutdown")) ?? "", new RegExp(`SIGTERM \\[${tool}\\]`));
+    assert.ok(isAlive(helper), "the helper from before the turn lives on");
+  });
+});
