@@ -1,6 +1,6 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
-import { GraceTimers, Job, jobObserver, RecentKeys } from "../core/index.js";
+import { GraceTimers, Job, jobObserver, RecentKeys, settleJob } from "../core/index.js";
 import { claimRecord } from "./orphaned-tasks.js";
 import { overriding } from "./overriding.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
@@ -67,7 +67,7 @@ export class CancellableExecutor implements AgentExecutor {
   constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
     this.grace = new GraceTimers(options.graceMs ?? 5000, (running) => {
       publishCanceled(running.eventBus, running, running.job.payload.taskId);
-      running.job.settle();
+      settleJob(running.job);
       running.end();
     });
     this.replicas = options.replicas;
@@ -106,7 +106,7 @@ export class CancellableExecutor implements AgentExecutor {
       this.tasks.delete(taskId);
       this.returned.add(taskId);
       if (signal.aborted) publishCanceled(eventBus, running, taskId);
-      running.job.settle();
+      settleJob(running.job);
       running.end();
       claim?.release();
     }

@@ -1,4 +1,4 @@
-import type { AnyJob, Job } from "../core/index.js";
+import type { AnyJob, Job, OwedJob } from "../core/index.js";
 import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
@@ -8,8 +8,6 @@ export class RequestRecord {
   delivered = false;
   /** The handler side has answered; if we answered first, its reply is late. */
   handlerAnswered = false;
-  /** A cancelled answer waiting for the job's children to settle first. */
-  held: JsonRpcResponse | undefined = undefined;
   /** When a cancel reached the job (for latency figures); undefined while not cancelled. */
   cancelledAt: number | undefined = undefined;
 
@@ -22,7 +20,7 @@ export class RequestRecord {
   ) {}
 }
 
-export type RequestJob = Job<RequestRecord>;
+export type RequestJob = OwedJob<RequestRecord, JsonRpcResponse>;
 
 /** True for the engine's own jobs; a subtree can also hold other bindings' jobs. */
 export function isRequestJob(job: AnyJob | undefined): job is RequestJob {

@@ -1,6 +1,7 @@
 import type { CancelReason } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { Side } from "./methods.js";
+import type { TurnPluginFactory } from "./turn-plugin.js";
 
 /** Whether a side honours `$/cancel_request`: `auto` (its capability at `initialize`), or forced. */
 export type CancelSupport = "auto" | "yes" | "no";
@@ -31,6 +32,8 @@ export interface EngineOptions {
   onEvent?: (event: EngineEvent) => void;
   /** Follow a turn the engine answered for the agent to its real end (turn-aftermath.ts). Off when undefined. */
   turnEnd?: TurnEndOptions;
+  /** @internal Turn plug-ins after `turnEnd`'s, in order (the bridge's answer rules): turn-plugin.ts. */
+  plugins?: readonly TurnPluginFactory[];
   /** Clock for latency figures (default `performance.now`). */
   now?: () => number;
 }

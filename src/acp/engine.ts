@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, GraceTimers, JobTable, jobObserver, RecentKeys } from "../core/index.js";
+import { type AnyJob, type CancelReason, jobObserver } from "../core/index.js";
 import {
   classify,
   ErrorCode,
@@ -6,7 +6,6 @@ import {
   kindOf,
   errorResponse,
   invalidRequestResponse,
-  notification,
   isJsonRpcId,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -15,83 +14,30 @@ import {
   type JsonRpcResponse,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
-import type { CancellationCapability } from "./capability.js";
-import { DEFAULT_GRACE_MS, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
-import type { EngineHost } from "./engine-host.js";
-import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
+import type { EngineOptions } from "./engine-options.js";
 import { sessionIdOf } from "../wire/acp-shapes.js";
-import { cleanupMethodSet, Method, otherSide, type Side } from "./methods.js";
-import { Negotiation } from "./negotiation.js";
-import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
-import { AnsweredForPeer, traceAnswer, traceStart, withTraceContext } from "./request-tracing.js";
-import { SessionTurns } from "./session-turns.js";
-import { TurnAftermath } from "./turn-aftermath.js";
+import { Method, otherSide, type Side } from "./methods.js";
+import { type RequestJob, RequestRecord } from "./engine-jobs.js";
+import { traceStart, withTraceContext } from "./request-tracing.js";
 
-/** How many unanswered-by-peer ids to remember so their late replies are dropped. */
-const LATE_REPLY_MEMORY = 4096;
+import { EngineCore } from "./engine-core.js";
 
 /**
  * The ACP cancellation engine: on the path of every JSON-RPC message between a client side and
  * an agent side, one job table per issuer. The placements feed it messages and a `deliver`.
  */
-export class CancelEngine {
-  private readonly tables: Record<Side, JobTable<JsonRpcId, RequestRecord>> = { client: new JobTable(), agent: new JobTable() };
-  private readonly lateReplies: Record<Side, RecentKeys<JsonRpcId>> = {
-    client: new RecentKeys(LATE_REPLY_MEMORY),
-    agent: new RecentKeys(LATE_REPLY_MEMORY),
-  };
-  private readonly turns: SessionTurns;
-  private readonly negotiation = new Negotiation((event) => this.emit(event));
+export class CancelEngine extends EngineCore {
   /** Params objects of requests that handlers are about to send, marked with their parent. */
   private readonly nested = new WeakMap<object, RequestJob>();
-  private readonly ports: Record<Side, PortOptions>;
-  /** Why each side is gone; undefined while it is open. */
-  private readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
-  private readonly grace: GraceTimers<RequestJob>;
   private readonly deadlines: ReadonlyMap<string, number>;
-  /** Requests that stop or free something: never nested, so never cancelled for anyone. */
-  private readonly cleanup: ReadonlySet<string>;
-  private readonly onEvent: ((event: EngineEvent) => void) | undefined;
-  private readonly now: () => number;
-  /** Following a cancelled turn to its real end (`turnEnd`), called at named hooks; undefined when off. */
-  private readonly aftermath: TurnAftermath | undefined;
-  readonly stats = new EngineStats();
-  private readonly latencies = new LatencyRing();
-  private readonly tracedLate = new AnsweredForPeer(LATE_REPLY_MEMORY); // filled only while traced
 
   constructor(
     /** Where the engine sends messages: to the client side or to the agent side. */
-    private readonly deliver: (side: Side, message: JsonRpcMessage) => void,
+    deliver: (side: Side, message: JsonRpcMessage) => void,
     options: EngineOptions = {},
   ) {
-    this.grace = new GraceTimers(options.graceMs ?? DEFAULT_GRACE_MS, (job) => this.graceExpired(job));
+    super(deliver, options);
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
-    this.cleanup = cleanupMethodSet(options.cleanupMethods);
-    this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
-    this.onEvent = options.onEvent;
-    this.now = options.now ?? (() => performance.now());
-    const host: EngineHost = {
-      rules: () => this.negotiation.rules,
-      now: () => this.now(),
-      emit: (event) => this.emit(event),
-      isOpen: (side) => this.closed[side] === undefined,
-      isCleanup: (method) => this.cleanup.has(method),
-      turnOf: (sessionId) => this.turns.get(sessionId),
-      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
-      cancel: (job, reason) => this.cancelJob(job, reason),
-      forward: (job, request) => this.forwardHeldPrompt(job, request),
-      answer: (job, response) => this.answer(job, response),
-      notify: (side, message) => this.send(side, message),
-      endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
-    };
-    const { turnEnd } = options;
-    this.aftermath = turnEnd === undefined ? undefined : new TurnAftermath(host, turnEnd, this.grace.graceMs);
-    this.turns = new SessionTurns(host, this.aftermath);
-  }
-
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
-  get cancelLatencies(): readonly number[] {
-    return this.latencies.values;
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -137,13 +83,13 @@ export class CancelEngine {
     }
     // What the gone side owed: answer the survivor now, naming why.
     for (const job of [...this.tables[survivor].values()]) {
-      job.cancel("shutdown");
+      this.cancelQuietly(job, "shutdown");
       // An answer already given (held for nested requests) stands; otherwise name the loss.
-      this.answer(job, job.payload.held ?? abandonedAnswer(job.payload.id, detail));
+      this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
     this.turns.clear();
-    this.aftermath?.sideClosed();
+    for (const plugin of this.plugins) plugin.closed?.();
   }
 
   /** Side `side` was replaced by a fresh peer: answered as on close, then open again, nothing negotiated. */
@@ -154,45 +100,12 @@ export class CancelEngine {
     this.negotiation.forget(side);
   }
 
-  /** Counters of the turns tracked past their synthetic answer (zero unless `turnEnd` is set). */
-  get aftermathStats(): Readonly<AftermathStats> {
-    return this.aftermath?.stats ?? noTurnsFollowed();
-  }
-
-  /** Cancels a request issued by `issuer` from inside (an app's own decision). */
-  cancel(issuer: Side, id: JsonRpcId, reason: CancelReason = "internal") {
-    const job = this.tables[issuer].get(id);
-    return job === undefined ? "not-found" : this.cancelJob(job, reason);
-  }
-
-  /** The in-flight job for a request `issuer` sent, if any. */
-  job(issuer: Side, id: JsonRpcId): RequestJob | undefined {
-    return this.tables[issuer].get(id);
-  }
-
-  /** The capability each side advertised at `initialize` (undefined: none seen). */
-  get peerCapabilities(): Readonly<Record<Side, CancellationCapability | undefined>> {
-    return this.negotiation.capabilities;
-  }
-
-  /** Requests in flight per issuer; both are zero at quiescence. */
-  get inFlight(): Readonly<Record<Side, number>> {
-    return { client: this.tables.client.size, agent: this.tables.agent.size };
-  }
-
-  /** True when a side honours `$/cancel_request` (forced, in process, or advertised). */
-  supportsCancel(side: Side): boolean {
-    const { cancelSupport = "auto", inProcess } = this.ports[side];
-    if (cancelSupport !== "auto") return cancelSupport === "yes";
-    return inProcess === true || this.negotiation.capabilities[side]?.cancelRequest === true;
-  }
-
   // ---- requests ---------------------------------------------------------------------
 
   private onRequest(from: Side, request: JsonRpcRequest): void {
     const table = this.tables[from];
     const { id, method } = request;
-    if (table.has(id)) {
+    if (table.get(id) !== undefined) {
       const problem = `request id ${idText(id)} is already in flight`;
       this.emit({ type: "problem", side: from, detail: problem });
       this.send(from, invalidRequestResponse(id, problem));
@@ -205,10 +118,10 @@ export class CancelEngine {
       return;
     }
     const sessionId = sessionIdOf(request.params);
-    const refusal = from === "agent" && sessionId !== undefined ? this.aftermath?.refuses(request, sessionId) : undefined;
+    const refusal = from === "agent" && sessionId !== undefined ? this.refusal(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
-    const job = table.create(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
+    const job = table.start(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
     if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (refusal !== undefined) {
       this.refuse(job, "session", refusal);
@@ -225,8 +138,8 @@ export class CancelEngine {
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
       this.turns.start(sessionId, job);
-      held = from === "client" && this.aftermath?.holds(job, request) === true;
-      if (!held) this.aftermath?.turnStarted(job);
+      held = from === "client" && this.plugins.some((plugin) => plugin.hold?.(job, request) === true);
+      if (!held) for (const plugin of this.plugins) plugin.promptSent?.(job);
     } else if (method === Method.sessionClose && sessionId !== undefined && !this.negotiation.rules.passThrough)
       this.turns.cancelSession(sessionId);
     const deadline = this.deadlines.get(method);
@@ -236,6 +149,15 @@ export class CancelEngine {
     if (held) return;
     job.payload.delivered = true;
     this.send(otherSide(from), jobObserver === undefined ? outgoing : withTraceContext(job, outgoing));
+  }
+
+  /** Why the first plug-in that refuses an agent request of `sessionId` does, or undefined. */
+  private refusal(request: JsonRpcRequest, sessionId: string): string | undefined {
+    for (const plugin of this.plugins) {
+      const why = plugin.refuse?.(request, sessionId);
+      if (why !== undefined) return why;
+    }
+    return undefined;
   }
 
   /** Nested requests belong to the handler that made them, else to their session's turn. */
@@ -254,12 +176,12 @@ export class CancelEngine {
 
   /** A request that never reaches its handler: cancelled as it arrives, and answered so at once. */
   private refuse(job: RequestJob, reason: CancelReason, detail: string): void {
-    job.cancel(reason);
+    this.cancelQuietly(job, reason);
     this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
   }
 
   /** A held prompt goes to the agent now: the turn before it really ended. */
-  private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
+  protected forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
     const gone = this.closed.agent;
     if (gone !== undefined) {
       this.answer(job, abandonedAnswer(job.payload.id, gone));
@@ -268,7 +190,7 @@ export class CancelEngine {
     job.payload.delivered = true;
     const { sessionId } = job.payload;
     if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
-    this.aftermath?.turnStarted(job);
+    for (const plugin of this.plugins) plugin.promptSent?.(job);
     this.send("agent", withTraceContext(job, request));
   }
 
@@ -278,13 +200,12 @@ export class CancelEngine {
     const issuer = otherSide(from);
     const job = this.tables[issuer].get(response.id);
     if (job === undefined) {
-      const late = this.lateReplies[issuer].delete(response.id);
+      const late = this.tables[issuer].dropLate(response.id);
       if (late) {
-        this.tracedLate.dropped(issuer, response.id);
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      const expected = from === "agent" && this.aftermath?.lateReply(response.id) === true;
+      const expected = from === "agent" && this.plugins.some((plugin) => plugin.expectedReply?.(response.id) === true);
       if (!late && !expected) {
         this.emit({ type: "problem", side: from, detail: `response to unknown request id ${idText(response.id)}` });
       }
@@ -300,7 +221,7 @@ export class CancelEngine {
     const { method, sessionId } = job.payload;
     if (method === Method.prompt && sessionId !== undefined && "error" in response) this.turns.promptRefused(sessionId, job);
     if (job.isRunning) this.answer(job, response);
-    else this.finishCancelled(job, this.negotiation.rules.normaliseCancelled(job, response));
+    else this.tables[job.payload.issuer].answerAfterChildren(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
 
   // ---- notifications ----------------------------------------------------------------
@@ -311,7 +232,7 @@ export class CancelEngine {
       this.onCancelRequest(from, message);
       return;
     }
-    if (from === "agent" && method === Method.sessionUpdate && this.aftermath?.suppresses(message.params) === true) return;
+    if (from === "agent" && method === Method.sessionUpdate && this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
@@ -332,139 +253,5 @@ export class CancelEngine {
     // Only the issuer's own table is consulted: a cancel can never cross direction.
     const job = this.tables[from].get(requestId);
     if (job?.isRunning === true) this.cancelJob(job, "external");
-  }
-
-  // ---- cancellation -----------------------------------------------------------------
-
-  private cancelJob(root: AnyJob, reason: CancelReason) {
-    // One clock reading per cascade; other bindings' jobs in it stop through their own signals.
-    const at = this.now();
-    return root.cancel(reason, (job) => {
-      if (isRequestJob(job)) this.onJobCancelled(job, job === root, at);
-    });
-  }
-
-  /** Visited deepest first for every job a cancel reaches. */
-  private onJobCancelled(job: RequestJob, isRoot: boolean, at: number): void {
-    const record = job.payload;
-    const { issuer, id, method } = record;
-    const handler: Side = issuer === "client" ? "agent" : "client";
-    const reason = job.reason ?? "internal";
-    this.stats.cancels++;
-    record.cancelledAt = at;
-    this.emit({ type: "cancel", side: issuer, id, method, reason });
-    // A held prompt never reached the agent: nothing to stop, answer now.
-    if (!record.delivered && this.aftermath?.released(job) === true) {
-      this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
-      return;
-    }
-    this.stopHandler(job, handler, reason);
-    const handlerGone = this.closed[handler];
-    if (handlerGone !== undefined) {
-      this.finishCancelled(job, abandonedAnswer(id, handlerGone));
-      return;
-    }
-    // A peer of a version we do not know is never answered for: its own answer passes.
-    if (this.negotiation.rules.passThrough && this.closed[issuer] === undefined) return;
-    if (
-      this.closed[issuer] !== undefined ||
-      method === Method.requestPermission ||
-      (!isRoot && !this.supportsCancel(handler))
-    ) {
-      // The answer is already known, or nobody is waiting for it: give it now.
-      this.finishCancelled(job, this.negotiation.rules.cancelledAnswer(job));
-      return;
-    }
-    if (isRoot && reason === "deadline") {
-      // Answered at the deadline itself; the handler's late reply is dropped (its turn, if any, followed).
-      this.graceExpired(job);
-      return;
-    }
-    this.grace.start(job);
-    jobObserver?.onEvent(job, "grace");
-  }
-
-  /** Tells the handling side of a cancelled `job` to stop, in the words it understands. */
-  private stopHandler(job: RequestJob, handler: Side, reason: CancelReason): void {
-    const { id, method, sessionId } = job.payload;
-    // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
-    const speaksCancel = this.ports[handler].cancelSupport !== "no";
-    if (method !== Method.prompt) {
-      // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
-      if (speaksCancel) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
-      return;
-    }
-    const agentInProcess = this.ports.agent.inProcess === true;
-    // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
-    const agentEndsTurns = !agentInProcess && this.negotiation.capabilities.agent?.sessionCancel === true;
-    const sendsCancelRequest = speaksCancel && !(reason === "session" && agentEndsTurns);
-    if (sendsCancelRequest) this.send(handler, notification(Method.cancelRequest, { requestId: id }));
-    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
-    const agentHeard = agentEndsTurns && sendsCancelRequest;
-    // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
-    const emulate = this.negotiation.rules.promptIsTurn && reason !== "session";
-    if (emulate && sessionId !== undefined && !agentInProcess && !agentHeard) {
-      // A remote agent that may not know `$/cancel_request` still knows `session/cancel`.
-      this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
-      this.send(handler, notification(Method.sessionCancel, { sessionId }));
-    }
-  }
-
-  private graceExpired(job: RequestJob): void {
-    const record = job.payload;
-    if (job.isSettled) return;
-    for (const child of [...job.children]) if (isRequestJob(child)) this.graceExpired(child);
-    // The grace bounds the whole subtree: children of other bindings still out do not hold it.
-    this.answer(job, record.held ?? this.negotiation.rules.cancelledAnswer(job));
-  }
-
-  /** Answers a cancelled job once its children have settled; until then the answer is held. */
-  private finishCancelled(job: RequestJob, response: JsonRpcResponse): void {
-    if (job.isSettled) return;
-    if (job.childCount > 0) {
-      job.payload.held = response;
-      // The last child of another binding releases it (the engine's own do so in `answer`).
-      job.onChildrenSettled ??= (last) => {
-        if (!isRequestJob(last) && job.payload.held !== undefined) this.answer(job, job.payload.held);
-      };
-      return;
-    }
-    this.answer(job, response);
-  }
-
-  // ---- answering --------------------------------------------------------------------
-
-  /** The single place a request gets its one answer. */
-  private answer(job: RequestJob, response: JsonRpcResponse): void {
-    const record = job.payload;
-    const answeredForPeer = record.delivered && !record.handlerAnswered;
-    const failure = jobObserver === undefined ? undefined : traceAnswer(job, response, answeredForPeer, this.tracedLate);
-    if (this.tables[record.issuer].settle(record.id, failure) === undefined) return;
-    this.grace.stop(job);
-    if (answeredForPeer) {
-      this.lateReplies[record.issuer].add(record.id);
-      this.stats.answeredForPeer++;
-      this.emit({ type: "answered-for-peer", side: record.issuer, id: record.id, method: record.method, reason: job.reason });
-    }
-    if (record.cancelledAt !== undefined) this.latencies.record(this.now() - record.cancelledAt);
-    // Only a prompt (v1) is ever a session's turn among the engine's jobs: no lookup for the rest.
-    if (record.method === Method.prompt && record.sessionId !== undefined) this.turns.promptAnswered(record.sessionId, job);
-    this.send(record.issuer, response);
-    // A prompt answered for the agent, whose own turn may go on.
-    if (answeredForPeer && record.method === Method.prompt && record.issuer === "client") this.aftermath?.turnAnswered(job);
-    const parent = job.parent;
-    if (isRequestJob(parent) && parent.payload.held !== undefined && parent.childCount === 0) {
-      this.answer(parent, parent.payload.held);
-    }
-  }
-
-  // ---- plumbing ---------------------------------------------------------------------
-
-  private send(side: Side, message: JsonRpcResponse | JsonRpcRequest | JsonRpcNotification): void {
-    if (this.closed[side] === undefined) this.deliver(side, message);
-  }
-
-  private emit(event: EngineEvent): void {
-    this.onEvent?.(event);
   }
 }

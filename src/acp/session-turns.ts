@@ -1,9 +1,9 @@
-import { type AnyJob, Job } from "../core/index.js";
+import { type AnyJob, Job, settleJob } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { EngineHost } from "./engine-host.js";
 import { Method } from "./methods.js";
 import { isRequestJob, isWorkJob, type RequestJob, SessionWork } from "./engine-jobs.js";
-import type { TurnAftermath } from "./turn-aftermath.js";
+import type { TurnPlugin } from "./turn-plugin.js";
 import type { WorkChange } from "./versions/index.js";
 
 /**
@@ -15,7 +15,7 @@ export class SessionTurns {
 
   constructor(
     private readonly host: EngineHost,
-    private readonly aftermath: TurnAftermath | undefined,
+    private readonly plugins: readonly TurnPlugin[],
   ) {}
 
   get(sessionId: string): AnyJob | undefined {
@@ -51,8 +51,8 @@ export class SessionTurns {
       }
       return;
     }
-    if (open !== undefined) this.aftermath?.turnEnded(open);
-    open?.settle();
+    if (open !== undefined) for (const plugin of this.plugins) plugin.turnEnded?.(open);
+    if (open !== undefined) settleJob(open);
     this.turns.delete(sessionId);
   }
 
@@ -62,7 +62,7 @@ export class SessionTurns {
     const turn = this.turns.get(sessionId);
     if (turn?.isRunning) {
       host.cancel(turn, "session");
-      this.aftermath?.turnCancelled(turn);
+      for (const plugin of this.plugins) plugin.turnCancelled?.(turn);
     }
     // v2: the session's unanswered prompts. v1: its agent requests under no turn (permission dialogs).
     const stray = host.rules().promptIsTurn
@@ -87,8 +87,8 @@ export class SessionTurns {
     if (open === undefined || !isWorkJob(open)) return;
     const work = open.payload;
     if (work.promptId !== prompt.payload.id || work.snapshot !== undefined) return;
-    this.aftermath?.turnEnded(open);
-    open.settle();
+    for (const plugin of this.plugins) plugin.turnEnded?.(open);
+    settleJob(open);
     this.turns.delete(sessionId);
   }
 
@@ -99,8 +99,7 @@ export class SessionTurns {
 
   /** A side is gone: no turn runs any more. */
   clear(): void {
-    const { aftermath } = this;
-    if (aftermath !== undefined) for (const turn of this.turns.values()) aftermath.turnEnded(turn);
+    for (const turn of this.turns.values()) for (const plugin of this.plugins) plugin.turnEnded?.(turn);
     this.turns.clear();
   }
 }

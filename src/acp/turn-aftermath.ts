@@ -5,6 +5,8 @@ import { DEFAULT_TURN_END_WINDOW_MS, type StuckTurn, TURN_STUCK_ERROR_CODE, type
 import { noTurnsFollowed } from "./engine-stats.js";
 import { sessionIdOf } from "../wire/acp-shapes.js";
 import { isWorkJob, type RequestJob, type WorkJob } from "./engine-jobs.js";
+import { Method } from "./methods.js";
+import type { TurnPlugin } from "./turn-plugin.js";
 
 /** One session's turn: answered for the peer, not yet ended by the agent. */
 class Aftermath {
@@ -32,7 +34,7 @@ class Aftermath {
  * prompts wait, bounded by a window and an escalation hook. See docs/decisions.md, "The real end
  * of a turn".
  */
-export class TurnAftermath {
+export class TurnAftermath implements TurnPlugin {
   private readonly sessions = new Map<string, Aftermath>();
   /** When each prompt went to the agent. */
   private readonly started = new WeakMap<RequestJob, number>();
@@ -52,13 +54,14 @@ export class TurnAftermath {
   }
 
   /** A prompt went to the agent. */
-  turnStarted(job: RequestJob): void {
+  promptSent(job: RequestJob): void {
     this.started.set(job, this.host.now());
   }
 
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
-  turnAnswered(job: RequestJob): void {
-    const { sessionId, id } = job.payload;
+  answered(job: RequestJob, forPeer: boolean): void {
+    const { sessionId, id, method, issuer } = job.payload;
+    if (!forPeer || method !== Method.prompt || issuer !== "client") return;
     if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
     const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
@@ -77,7 +80,7 @@ export class TurnAftermath {
   }
 
   /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
-  lateReply(id: JsonRpcId): boolean {
+  expectedReply(id: JsonRpcId): boolean {
     for (const aftermath of this.sessions.values()) {
       if (!aftermath.open.delete(id)) continue;
       if (aftermath.open.size === 0) this.ended(aftermath.sessionId, "the agent's late answer to the prompt");
@@ -87,7 +90,7 @@ export class TurnAftermath {
   }
 
   /** True drops an update of a turn already answered; the one that ends it (v2 idle) too: the client had ours. */
-  suppresses(params: unknown): boolean {
+  dropUpdate(params: unknown): boolean {
     if (this.sessions.size === 0) return false;
     const aftermath = this.of(sessionIdOf(params));
     if (aftermath === undefined) return false;
@@ -103,7 +106,7 @@ export class TurnAftermath {
   }
 
   /** An agent request of a session whose turn was answered (the client was told it is over): why it is refused, or undefined. */
-  refuses(request: JsonRpcRequest, sessionId: string): string | undefined {
+  refuse(request: JsonRpcRequest, sessionId: string): string | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
     this.stats.lateRequestsRefused++;
     this.host.emit({ type: "late-request-refused", sessionId, id: request.id, method: request.method });
@@ -111,7 +114,7 @@ export class TurnAftermath {
   }
 
   /** A client prompt that just opened its session's turn: true when it waits here (or was refused) instead of going on. */
-  holds(job: RequestJob, request: JsonRpcRequest): boolean {
+  hold(job: RequestJob, request: JsonRpcRequest): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
     if (aftermath.failed) {
@@ -125,7 +128,7 @@ export class TurnAftermath {
   }
 
   /** A prompt not yet delivered was cancelled: true when it was held here (the engine answers it now). */
-  released(job: RequestJob): boolean {
+  release(job: RequestJob): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
     const index = aftermath.held.findIndex((held) => held.job === job);
@@ -139,7 +142,7 @@ export class TurnAftermath {
   }
 
   /** The agent side is gone or replaced: nothing more will end these turns. */
-  sideClosed(): void {
+  closed(): void {
     this.workGrace.clear();
     this.windows.clear();
     this.sessions.clear();

@@ -11,7 +11,7 @@ import { otelRequested } from "../otel/requested.js";
 import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
 import { type BridgeOptions, type BridgeSettings, resolveSettings } from "./bridge-options.js";
 import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
-import { crashAnswer, DeadlineAnswers } from "./editor-answers.js";
+import { DeadlineAnswers, editorAnswers } from "./editor-answers.js";
 import { ExitCode } from "./exit-codes.js";
 import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
@@ -67,6 +67,8 @@ class BridgeSession {
     agent: AgentProcess,
     hooks: SessionHooks = {},
   ) {
+    const deadlines = new DeadlineAnswers(settings.deadlines);
+    this.deadlines = deadlines;
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
       graceMs: settings.graceMs,
       deadlines: settings.deadlines,
@@ -75,8 +77,8 @@ class BridgeSession {
       agent: { cancelSupport: settings.agentSupport ?? "auto" },
       onEvent: (event) => this.onEvent(event),
       turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
+      plugins: [() => editorAnswers(deadlines, () => this.crashed)],
     });
-    this.deadlines = new DeadlineAnswers(settings.deadlines);
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
     const agentPid = () => this.agent.process.child.pid;
     const onTurnEnded = hooks.cancelledTurnEnded;
@@ -196,10 +198,9 @@ class BridgeSession {
 
   private deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
-      const answer = this.deadlines.rewrite(crashAnswer(message, this.crashed));
-      this.turnProcesses.see("client", answer);
-      this.trace?.message("bridge->editor", answer);
-      this.write("client", answer);
+      this.turnProcesses.see("client", message);
+      this.trace?.message("bridge->editor", message);
+      this.write("client", message);
       return;
     }
     this.replay?.toAgent(message);

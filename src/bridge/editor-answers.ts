@@ -1,5 +1,5 @@
-import type { EngineEvent } from "../acp/index.js";
-import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcMessage } from "../wire/index.js";
+import type { EngineEvent, TurnPlugin } from "../acp/index.js";
+import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcResponse } from "../wire/index.js";
 import { type AgentExit, describeExit } from "./agent-process.js";
 
 /** The engine's deadline answers to the editor, with a message naming the method, deadline and flag. */
@@ -48,4 +48,15 @@ export function crashAnswer(message: JsonRpcMessage, exit: AgentExit | undefined
     exitCode: exit.code,
     signal: exit.signal,
   });
+}
+
+/**
+ * The bridge's rules for what the editor is told, as the engine's last turn plug-in: the crash
+ * error in place of a -32800 naming the exit, and a deadline answer naming the flag.
+ */
+export function editorAnswers(deadlines: DeadlineAnswers, crashed: () => AgentExit | undefined): TurnPlugin {
+  return {
+    answer: (job, response) =>
+      job.payload.issuer === "client" ? (deadlines.rewrite(crashAnswer(response, crashed())) as JsonRpcResponse) : response,
+  };
 }

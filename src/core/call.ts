@@ -1,8 +1,8 @@
 import { type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
 import { DEFAULT_GRACE_MS, GraceTimers } from "./grace-timers.js";
-import { type AnyJob, Job } from "./job.js";
+import { type AnyJob, Job, settleJob } from "./job.js";
+import { LateReplies } from "./late-replies.js";
 import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from "./observer.js";
-import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 import { checkTimerMs } from "./timer-limit.js";
 
@@ -56,12 +56,12 @@ export class Calls<P, R, K = unknown> {
   readonly graceMs: number;
   private readonly grace: GraceTimers<Call<P, R>>;
   private readonly live = new Map<unknown, Call<P, R>>();
-  private readonly settledKeys: RecentKeys<unknown>;
+  private readonly settledKeys: LateReplies<unknown>;
 
   constructor(options: CallsOptions = {}) {
     this.graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
     this.grace = new GraceTimers(this.graceMs, (call) => call.endGrace());
-    this.settledKeys = new RecentKeys(options.rememberSettled ?? 0);
+    this.settledKeys = new LateReplies(options.rememberSettled ?? 0);
   }
 
   /** Calls not yet settled; zero at quiescence. */
@@ -80,7 +80,7 @@ export class Calls<P, R, K = unknown> {
     if (links.timeoutMs !== undefined) checkTimerMs(links.timeoutMs, "timeoutMs");
     const call = new Call<P, R>(payload, links.parent, protocol, this.release, key);
     this.live.set(key ?? call, call);
-    this.settledKeys.delete(key);
+    if (key !== undefined) this.settledKeys.forget(key);
     if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call.job, protocol.describe(call));
     call.arm(links, this.grace);
     return call;
@@ -110,7 +110,7 @@ export class Calls<P, R, K = unknown> {
     this.grace.stop(call);
     const key = call.key ?? call;
     if (this.live.get(key) === call) this.live.delete(key);
-    if (call.key !== undefined) this.settledKeys.add(call.key);
+    if (call.key !== undefined) this.settledKeys.remember(call.key);
   };
 }
 
@@ -199,7 +199,7 @@ export class Call<P, R> {
   /** Cancels the job, remembering which link did when it is the first. */
   private cancelBy(origin: CancelOrigin, reason: CancelReason): CancelEffect {
     if (this.job.state === "running") this.origin ??= origin;
-    return this.job.cancel(reason, undefined, origin);
+    return this.job.cancel(reason, origin);
   }
 
   private readonly cancelled = (): void => {
@@ -231,10 +231,10 @@ export class Call<P, R> {
     this.stopHook?.();
     this.unlink?.();
     const errors: unknown[] = [];
-    guarded(() => this.job.settle(failure), errors);
+    guarded(() => settleJob(this.job, failure), errors);
     // Structured concurrency: work started under a call does not outlive it unreachable.
     for (const child of [...this.job.children]) {
-      if (child.isRunning) guarded(() => child.cancel("internal", undefined, "parent"), errors);
+      if (child.isRunning) guarded(() => child.cancel("internal", "parent"), errors);
     }
     if (this.protocol.cleanup !== undefined) guarded(() => this.protocol.cleanup?.(this), errors);
     reportErrors(errors, "settling a call");

@@ -1,7 +1,9 @@
 export { CANCEL_REASONS, type CancelEffect, type CancelReason, JobCancelledError } from "./cancel-reason.js";
-export { type AnyJob, Job } from "./job.js";
+export { type AnyJob, Job, settleJob } from "./job.js";
 export { JobTable } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
+export { LateReplies } from "./late-replies.js";
+export { type OwedProtocol, OwedAnswers, OwedJob, sharedGrace } from "./owed-answers.js";
 export { GraceTimers } from "./grace-timers.js";
 export { bindHandlerJob, jobOf } from "./handler-job.js";
 export {

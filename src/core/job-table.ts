@@ -1,6 +1,4 @@
-import type { CancelEffect, CancelReason } from "./cancel-reason.js";
-import { type AnyJob, type CancelVisitor, Job } from "./job.js";
-import type { JobFailure } from "./observer.js";
+import type { Job } from "./job.js";
 
 const EMPTY = -1;
 const INITIAL_SLOTS = 64;
@@ -66,41 +64,26 @@ export class JobTable<K, P> {
     return found;
   }
 
-  /** Creates a job under `key`; undefined when the key is already in flight. */
-  create(key: K, payload: P, parent?: AnyJob): Job<P> | undefined {
-    if (this.get(key) !== undefined) return undefined;
-    const job = new Job(payload, parent);
+  /** Puts `job` under `key`; false when the key is already in flight. */
+  insert(key: K, job: Job<P>): boolean {
+    if (this.get(key) !== undefined) return false;
     if (!isSlotKey(key) || !this.slot(key, job)) this.others.set(key, job);
-    return job;
+    return true;
   }
 
-  /** Settles and removes the job under `key`; undefined if none was in flight. */
-  settle(key: K, failure?: JobFailure): Job<P> | undefined {
-    let job: Job<P> | undefined;
+  /** Removes the job under `key`; undefined if none was in flight. */
+  delete(key: K): Job<P> | undefined {
     const slot = isSlotKey(key) ? this.slotOf(key) : -1;
-    if (slot !== -1) {
-      job = this.slotJobs[slot];
-      this.slotKeys[slot] = EMPTY;
-      this.slotJobs[slot] = undefined;
-      if (--this.slotted === 0 && this.mask + 1 > INITIAL_SLOTS) this.resetSlots(INITIAL_SLOTS);
-    } else {
-      job = this.others.get(key);
+    if (slot === -1) {
+      const job = this.others.get(key);
       this.others.delete(key);
+      return job;
     }
-    job?.settle(failure);
+    const job = this.slotJobs[slot];
+    this.slotKeys[slot] = EMPTY;
+    this.slotJobs[slot] = undefined;
+    if (--this.slotted === 0 && this.mask + 1 > INITIAL_SLOTS) this.resetSlots(INITIAL_SLOTS);
     return job;
-  }
-
-  /** Idempotent cancel by key, reporting what it did. */
-  cancel(key: K, reason: CancelReason, visit?: CancelVisitor): CancelEffect {
-    const job = this.get(key);
-    return job === undefined ? "not-found" : job.cancel(reason, visit);
-  }
-
-  /** Forgets everything (used at close, after every job was answered). */
-  clear(): void {
-    this.resetSlots(INITIAL_SLOTS);
-    this.others.clear();
   }
 
   /** Puts `job` in its key's slot; false when the slot is taken and the array cannot grow. */

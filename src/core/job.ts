@@ -5,9 +5,6 @@ import { checkTimerMs } from "./timer-limit.js";
 
 export type JobState = "running" | "cancelling" | "settled";
 
-/** Called once for each job a cancel reaches, deepest first; a subtree may hold other bindings' jobs. */
-export type CancelVisitor = (job: AnyJob) => void;
-
 /** A job of any binding: the type of a parent or child across bindings. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJob = Job<any>;
@@ -18,15 +15,12 @@ export type AnyJob = Job<any>;
  * busy connection holds thousands of jobs.
  */
 export class Job<P = unknown> {
-  state: JobState = "running";
-  /** Why this job was cancelled; undefined while it was not. See `cause` for the inherited why. */
-  reason: CancelReason | undefined = undefined;
+  private current: JobState = "running";
+  private why: CancelReason | undefined = undefined;
   private childSet: Set<AnyJob> | undefined = undefined;
   private controller: AbortController | undefined = undefined;
   private hooks: (() => void)[] | undefined = undefined;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** Called when the last attached child (of any binding) settles: a held answer may go now. */
-  onChildrenSettled: ((lastChild: AnyJob) => void) | undefined = undefined;
 
   /** `parent`: the job this one was started under, of any binding. */
   constructor(
@@ -39,18 +33,28 @@ export class Job<P = unknown> {
     }
   }
 
+  /** Running, then cancelling (once cancelled), then settled; only core moves it on. */
+  get state(): JobState {
+    return this.current;
+  }
+
+  /** Why this job was cancelled; undefined while it was not. See `cause` for the inherited why. */
+  get reason(): CancelReason | undefined {
+    return this.why;
+  }
+
   /** True while the job can still be cancelled. */
   get isRunning(): boolean {
-    return this.state === "running";
+    return this.current === "running";
   }
 
   get isSettled(): boolean {
-    return this.state === "settled";
+    return this.current === "settled";
   }
 
   /** True when this job or any ancestor is cancelling: new work under it is pointless. */
   get isDoomed(): boolean {
-    return this.state === "cancelling" || (this.parent?.isDoomed ?? false);
+    return this.current === "cancelling" || (this.parent?.isDoomed ?? false);
   }
 
   /** Why the nearest cancelled job from here to the root was cancelled (Go's `context.Cause`). */
@@ -75,7 +79,7 @@ export class Job<P = unknown> {
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
-      if (this.state !== "running" && this.reason !== undefined) {
+      if (this.current !== "running" && this.reason !== undefined) {
         this.controller.abort(new JobCancelledError(this.reason));
       }
     }
@@ -87,8 +91,8 @@ export class Job<P = unknown> {
    * before its signal aborts; at once when already cancelling. `stop` returns true if it kept it from running.
    */
   onCancel(hook: () => void): () => boolean {
-    if (this.state === "settled") return never;
-    if (this.state === "cancelling") {
+    if (this.current === "settled") return never;
+    if (this.current === "cancelling") {
       hook();
       return never;
     }
@@ -101,18 +105,18 @@ export class Job<P = unknown> {
   }
 
   /** Cancels this job and its subtree; marked first, so work born during the cascade is doomed. */
-  cancel(reason: CancelReason, visit?: CancelVisitor, origin: JobCancelOrigin = "self"): CancelEffect {
-    if (this.state === "settled") return "already-settled";
-    if (this.state === "cancelling") return "already-cancelled";
-    this.state = "cancelling";
-    this.reason = reason;
+  cancel(reason: CancelReason, origin: JobCancelOrigin = "self"): CancelEffect {
+    if (this.current === "settled") return "already-settled";
+    if (this.current === "cancelling") return "already-cancelled";
+    this.current = "cancelling";
+    this.why = reason;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
     jobObserver?.onCancel(this, reason, origin);
     // A throw must not stop the cascade: it is reported afterwards (report-errors.ts).
     const errors: unknown[] = [];
     const children = this.childSet;
     if (children !== undefined && children.size !== 0) {
-      for (const child of [...children]) guarded(() => child.cancel(reason, visit, "parent"), errors);
+      for (const child of [...children]) guarded(() => child.cancel(reason, "parent"), errors);
     }
     const hooks = this.hooks;
     if (hooks !== undefined) {
@@ -120,20 +124,27 @@ export class Job<P = unknown> {
       for (const hook of hooks) guarded(hook, errors);
     }
     if (this.controller !== undefined) this.controller.abort(new JobCancelledError(reason));
-    if (visit !== undefined) guarded(() => visit(this), errors);
+    guarded(() => this.cancelReached(origin), errors);
     reportErrors(errors, "cancelling a job");
     return "cancelled";
   }
 
-  /** Marks the job done; false when it already was (the caller must not answer twice). */
-  settle(failure?: JobFailure): boolean {
-    if (this.state === "settled") return false;
-    this.state = "settled";
+  /** For a kind of job that acts when a cancel reaches it: after its subtree and hooks, deepest first. */
+  protected cancelReached(_origin: JobCancelOrigin): void {}
+
+  /** For a kind of job that waits for its children: the last attached one (of any binding) settled. */
+  protected lastChildSettled(_last: AnyJob): void {}
+
+  /** Marks the job done (only through {@link settleJob}); false when it already was. */
+  private settleOnce(failure: JobFailure | undefined): boolean {
+    if (this.current === "settled") return false;
+    this.current = "settled";
     jobObserver?.onSettle(this, failure);
     this.hooks = undefined;
     if (this.deadlineTimer !== undefined) this.clearDeadline();
-    const siblings = this.parent?.childSet;
-    if (siblings !== undefined && siblings.delete(this) && siblings.size === 0) this.parent?.onChildrenSettled?.(this);
+    const parent = this.parent;
+    const siblings = parent?.childSet;
+    if (siblings !== undefined && siblings.delete(this) && siblings.size === 0) parent?.lastChildSettled(this);
     return true;
   }
 
@@ -141,16 +152,12 @@ export class Job<P = unknown> {
   setDeadline(ms: number, onExpire: (job: Job<P>) => void): void {
     checkTimerMs(ms, "a deadline");
     this.clearDeadline();
-    if (this.state !== "running") return;
+    if (this.current !== "running") return;
     this.deadlineTimer = setTimeout(() => {
       this.deadlineTimer = undefined;
-      if (this.state === "running") onExpire(this);
+      if (this.current === "running") onExpire(this);
     }, ms);
     this.deadlineTimer.unref?.();
-  }
-
-  get hasDeadline(): boolean {
-    return this.deadlineTimer !== undefined;
   }
 
   private clearDeadline(): void {
@@ -159,6 +166,14 @@ export class Job<P = unknown> {
       this.deadlineTimer = undefined;
     }
   }
+}
+
+/**
+ * Marks `job` done; false when it already was (the caller must not answer twice). For the
+ * lifecycle that owns the job: a user holding a job can cancel it, never settle it.
+ */
+export function settleJob(job: AnyJob, failure?: JobFailure): boolean {
+  return job["settleOnce"](failure);
 }
 
 const EMPTY: ReadonlySet<never> = new Set();

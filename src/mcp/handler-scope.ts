@@ -1,5 +1,5 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/index.js";
+import { bindHandlerJob, type CancelReason, Job, jobObserver, settleJob } from "../core/index.js";
 import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 
@@ -93,7 +93,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
         return await handler(request, extra);
       } finally {
         signal.removeEventListener("abort", onAbort);
-        job.settle();
+        settleJob(job);
         running.delete(job);
       }
     };

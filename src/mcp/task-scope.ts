@@ -1,7 +1,7 @@
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Result } from "@modelcontextprotocol/sdk/types.js";
-import { type AnyJob, bindHandlerJob, type CancelReason, Job, jobObserver } from "../core/index.js";
+import { type AnyJob, bindHandlerJob, type CancelReason, Job, jobObserver, settleJob } from "../core/index.js";
 import { watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 import type { McpHandlerHost } from "./handler-scope.js";
@@ -105,7 +105,7 @@ export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {
           },
         )
         .finally(() => {
-          job.settle();
+          settleJob(job);
           running.delete(taskId);
         });
     },

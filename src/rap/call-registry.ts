@@ -1,5 +1,5 @@
 import type { CallLinks } from "../core/call.js";
-import { type CancelReason, Job, jobObserver } from "../core/index.js";
+import { type CancelReason, Job, jobObserver, settleJob } from "../core/index.js";
 import { assertRapId, callKey } from "./messages.js";
 import { RecentKeys } from "../core/recent-keys.js";
 import { rapCallInfo } from "./tracing.js";
@@ -133,7 +133,7 @@ export class CallRegistry {
       signal: job.signal,
       job,
       done: () => {
-        if (!job.settle()) return;
+        if (!settleJob(job)) return;
         this.calls.delete(key);
         this.memoryOf(owner, true)?.finished.add(owned);
       },

@@ -17,6 +17,7 @@ import { AbpClient, webSocketTransport } from "../../src/abp/index.js";
 import { Job } from "../../src/core/index.js";
 import { eventsOf, parentOf, traced } from "../otel/tracing-harness.js";
 import { eventually } from "../support/wire-assertions.js";
+import { settle } from "../support/jobs.js";
 
 interface Pair {
   client: AbpClient;
@@ -99,7 +100,7 @@ describe("ABP: the trace context of a call travels in its options._meta (WebSock
     parent.cancel("session");
     const result = await call;
     assert.equal(result.cancelled, true);
-    parent.settle();
+    settle(parent);
 
     const span = otel.named("wait");
     assert.equal(span.kind, SpanKind.CLIENT);

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import sinon from "sinon";
 import { CancelEngine } from "../../src/index.js";
 import type { Side } from "../../src/acp/index.js";
-import { Job } from "../../src/core/index.js";
+import { type AnyJob, Job } from "../../src/core/index.js";
+import { settle } from "../support/jobs.js";
 import type { JsonRpcMessage } from "../../src/wire/index.js";
 
 interface Delivery {
@@ -53,10 +54,10 @@ describe("CancelEngine: a held answer waits for children of other bindings", () 
     // The agent's handler returns at once; the answer is held for the children.
     t.engine.receive("agent", { jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
     assert.deepEqual(t.answers(), []);
-    t.children[0]?.settle();
+    settle(t.children[0] as AnyJob);
     assert.deepEqual(t.answers(), [], "one child is still out");
     clock.tick(10);
-    t.children[1]?.settle();
+    settle(t.children[1] as AnyJob);
     assert.deepEqual(
       t.answers().map((d) => d.message),
       [cancelled],
@@ -70,7 +71,7 @@ describe("CancelEngine: a held answer waits for children of other bindings", () 
   it("children that settled before the handler answered hold nothing", () => {
     const t = turnWithForeignChildren(1000, 1);
     t.engine.receive("client", { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
-    t.children[0]?.settle();
+    settle(t.children[0] as AnyJob);
     t.engine.receive("agent", { jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
     assert.deepEqual(
       t.answers().map((d) => d.message),
@@ -90,7 +91,7 @@ describe("CancelEngine: a held answer waits for children of other bindings", () 
       t.answers().map((d) => d.message),
       [cancelled],
     );
-    t.children[0]?.settle(); // settling late answers nothing twice
+    settle(t.children[0] as AnyJob); // settling late answers nothing twice
     assert.equal(t.answers().length, 1);
     assert.deepEqual(t.engine.inFlight, { client: 0, agent: 0 });
   });
@@ -106,7 +107,7 @@ describe("CancelEngine: a held answer waits for children of other bindings", () 
     });
     t.engine.receive("client", { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
     t.engine.receive("agent", { jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
-    t.children[0]?.settle();
+    settle(t.children[0] as AnyJob);
     assert.deepEqual(t.answers(), [], "the nested request is still out");
     t.engine.receive("client", {
       jsonrpc: "2.0",
@@ -127,7 +128,7 @@ describe("CancelEngine: a held answer waits for children of other bindings", () 
       t.answers().map((d) => d.message),
       [{ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } }],
     );
-    t.children[0]?.settle();
+    settle(t.children[0] as AnyJob);
     assert.equal(t.answers().length, 1);
   });
 });

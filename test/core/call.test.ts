@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import sinon from "sinon";
 import { type Call, type CallProtocol, Calls, doomedBy } from "../../src/core/call.js";
 import { Job, JobCancelledError } from "../../src/core/index.js";
+import { settle } from "../support/jobs.js";
 
 describe("Calls: the one call lifecycle", () => {
   let clock: sinon.SinonFakeTimers;
@@ -164,7 +165,7 @@ describe("Job: cause and onCancel", () => {
     root.onCancel(() => order.push("after"));
     assert.deepEqual(order, ["child", "root", "after"]);
     const done = new Job("done");
-    done.settle();
+    settle(done);
     done.onCancel(() => order.push("never"));
     done.cancel("external");
     assert.deepEqual(order, ["child", "root", "after"]);

@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import sinon from "sinon";
 import { Job } from "../../src/core/job.js";
 import { JobTable } from "../../src/core/job-table.js";
+import { settle, TestTable } from "../support/jobs.js";
 
 describe("JobTable", () => {
   describe("create", () => {
     it("creates a running job under a key with the payload", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const job = table.create(1, "payload");
       assert.ok(job instanceof Job);
       assert.equal(job.payload, "payload");
@@ -17,7 +18,7 @@ describe("JobTable", () => {
     });
 
     it("rejects a duplicate in-flight key and keeps the original job", () => {
-      const table = new JobTable<string, string>();
+      const table = new TestTable<string, string>();
       const first = table.create("k", "first");
       assert.equal(table.create("k", "second"), undefined);
       assert.equal(table.get("k"), first);
@@ -26,14 +27,14 @@ describe("JobTable", () => {
     });
 
     it("rejects a key whose job is cancelling but not yet settled", () => {
-      const table = new JobTable<string, null>();
+      const table = new TestTable<string, null>();
       table.create("k", null);
       table.cancel("k", "external");
       assert.equal(table.create("k", null), undefined);
     });
 
     it("accepts a key again once its job settled", () => {
-      const table = new JobTable<string, string>();
+      const table = new TestTable<string, string>();
       const first = table.create("k", "first");
       table.settle("k");
       const second = table.create("k", "second");
@@ -47,7 +48,7 @@ describe("JobTable", () => {
     });
 
     it("attaches the job to the given parent", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const parent = table.create(1, "parent");
       assert.ok(parent !== undefined);
       const child = table.create(2, "child", parent);
@@ -57,7 +58,7 @@ describe("JobTable", () => {
     });
 
     it('treats 1 and "1" as distinct keys', () => {
-      const table = new JobTable<number | string, string>();
+      const table = new TestTable<number | string, string>();
       const numeric = table.create(1, "number");
       const text = table.create("1", "string");
       assert.ok(numeric !== undefined && text !== undefined);
@@ -72,7 +73,7 @@ describe("JobTable", () => {
     });
 
     it("handles a null key like any other", () => {
-      const table = new JobTable<string | null, string>();
+      const table = new TestTable<string | null, string>();
       assert.ok(table.create(null, "x") !== undefined);
       assert.equal(table.create(null, "y"), undefined);
       table.settle(null);
@@ -82,7 +83,7 @@ describe("JobTable", () => {
 
   describe("settle", () => {
     it("settles the job, removes it and returns it", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const job = table.create(7, "x");
       assert.equal(table.settle(7), job);
       assert.equal(job?.state, "settled");
@@ -92,7 +93,7 @@ describe("JobTable", () => {
     });
 
     it("returns undefined for a key not in flight, including a second settle", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       assert.equal(table.settle(1), undefined);
       table.create(1, "x");
       assert.ok(table.settle(1) !== undefined);
@@ -100,7 +101,7 @@ describe("JobTable", () => {
     });
 
     it("detaches the settled job from its parent", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const parent = table.create(1, "p");
       table.create(2, "c", parent);
       assert.equal(parent?.childCount, 1);
@@ -111,7 +112,7 @@ describe("JobTable", () => {
 
   describe("cancel", () => {
     it("cancels an in-flight job, cascading and visiting, and keeps it in the table", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const parent = table.create(1, "p");
       const child = table.create(2, "c", parent);
       const order: string[] = [];
@@ -128,7 +129,7 @@ describe("JobTable", () => {
     });
 
     it("says already-cancelled the second time", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       table.create(1, "x");
       assert.equal(table.cancel(1, "external"), "cancelled");
       const visit = sinon.spy();
@@ -138,7 +139,7 @@ describe("JobTable", () => {
     });
 
     it("forgets a key once settled: a later cancel by key finds nothing and visits nothing", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       table.create(1, "x");
       table.settle(1);
       const visit = sinon.spy();
@@ -147,14 +148,14 @@ describe("JobTable", () => {
     });
 
     it("says already-settled for a job settled directly but still in the table", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const job = table.create(1, "x");
-      job?.settle();
+      if (job !== undefined) settle(job);
       assert.equal(table.cancel(1, "external"), "already-settled");
     });
 
     it("says not-found for a key never seen", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       assert.equal(table.cancel(42, "external"), "not-found");
       table.create(1, "x");
       assert.equal(table.cancel(42, "external"), "not-found");
@@ -163,7 +164,7 @@ describe("JobTable", () => {
 
   describe("iteration and clear", () => {
     it("values() yields the in-flight jobs", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       table.create(1, "a");
       table.create(2, "b");
       table.create(3, "c");
@@ -175,7 +176,7 @@ describe("JobTable", () => {
     });
 
     it("clear() forgets in-flight jobs and settled keys", () => {
-      const table = new JobTable<number, string>();
+      const table = new TestTable<number, string>();
       const live = table.create(1, "live");
       table.create(2, "done");
       table.settle(2);
@@ -200,7 +201,7 @@ describe("JobTable", () => {
     }
 
     it("keeps integers that share a slot, negative, fractional, huge and string keys apart", () => {
-      const table = new JobTable<unknown, number>();
+      const table = new TestTable<unknown, number>();
       const model = new Map<unknown, number>();
       const keys: unknown[] = [0, 64, 128, 1 << 18, -1, -64, 0.5, 64.5, 2 ** 31, 2 ** 53 - 1, "0", "64", null, 1, 65];
       keys.forEach((key, i) => {
@@ -221,7 +222,7 @@ describe("JobTable", () => {
     });
 
     it("holds 100,000 sequential ids in flight, with a long-lived one, and empties back to nothing", () => {
-      const table = new JobTable<number, number>();
+      const table = new TestTable<number, number>();
       const model = new Map<unknown, number>();
       table.create(7, -7);
       model.set(7, -7);
@@ -246,7 +247,7 @@ describe("JobTable", () => {
     });
 
     it("agrees with a Map under random creates and settles", () => {
-      const table = new JobTable<unknown, number>();
+      const table = new TestTable<unknown, number>();
       const model = new Map<unknown, number>();
       let seed = 42;
       const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import sinon from "sinon";
 import { CANCEL_REASONS, JobCancelledError } from "../../src/core/cancel-reason.js";
 import { Job } from "../../src/core/job.js";
+import { cancelVisiting, hasDeadline, settle } from "../support/jobs.js";
 
 /** Builds root → (a → (a1, a2), b) and returns the jobs by name. */
 function tree() {
@@ -45,7 +46,7 @@ describe("Job", () => {
       assert.equal(job.parent, undefined);
       assert.equal(job.childCount, 0);
       assert.equal(job.children.size, 0);
-      assert.equal(job.hasDeadline, false);
+      assert.equal(hasDeadline(job), false);
       assert.deepEqual(job.payload, { n: 1 });
     });
 
@@ -67,7 +68,7 @@ describe("Job", () => {
 
     it("does not attach to a settled parent but keeps the reference", () => {
       const parent = new Job("p");
-      parent.settle();
+      settle(parent);
       const child = new Job("c", parent);
       assert.equal(child.parent, parent);
       assert.equal(parent.childCount, 0);
@@ -101,14 +102,14 @@ describe("Job", () => {
     it("visits deepest first: children before parents, siblings in creation order", () => {
       const { root } = tree();
       const order: string[] = [];
-      root.cancel("external", (job) => order.push(job.payload));
+      cancelVisiting(root, "external", (job) => order.push(job.payload));
       assert.deepEqual(order, ["a1", "a2", "a", "b", "root"]);
     });
 
     it("visits each job exactly once", () => {
       const { root } = tree();
       const visit = sinon.spy();
-      root.cancel("external", visit);
+      cancelVisiting(root, "external", visit);
       assert.equal(visit.callCount, 5);
       assert.equal(new Set(visit.getCalls().map((call) => call.args[0])).size, 5);
     });
@@ -116,7 +117,7 @@ describe("Job", () => {
     it("has every ancestor already cancelling when a job is visited", () => {
       const { root } = tree();
       const seen: Array<[string, string[]]> = [];
-      root.cancel("external", (job) => {
+      cancelVisiting(root, "external", (job) => {
         const ancestors: string[] = [];
         for (let p = job.parent; p !== undefined; p = p.parent) ancestors.push(p.state);
         seen.push([job.payload, ancestors]);
@@ -136,7 +137,7 @@ describe("Job", () => {
       const a = new Job("a", root);
       let late: Job<string> | undefined;
       const visited: string[] = [];
-      root.cancel("shutdown", (job) => {
+      cancelVisiting(root, "shutdown", (job) => {
         visited.push(job.payload);
         if (job === a) {
           assert.equal(root.state, "cancelling");
@@ -157,7 +158,7 @@ describe("Job", () => {
       const a = new Job("a", root);
       const other = new Job("other");
       let grandchild: Job<string> | undefined;
-      root.cancel("external", (job) => {
+      cancelVisiting(root, "external", (job) => {
         if (job === a) grandchild = new Job("gc", new Job("mid", root));
       });
       assert.ok(grandchild !== undefined);
@@ -170,16 +171,16 @@ describe("Job", () => {
       const { root } = tree();
       assert.equal(root.cancel("external"), "cancelled");
       const visit = sinon.spy();
-      assert.equal(root.cancel("deadline", visit), "already-cancelled");
+      assert.equal(cancelVisiting(root, "deadline", visit), "already-cancelled");
       assert.equal(root.reason, "external");
       assert.equal(visit.callCount, 0);
     });
 
     it("returns already-settled for a settled job and changes nothing", () => {
       const job = new Job("x");
-      job.settle();
+      settle(job);
       const visit = sinon.spy();
-      assert.equal(job.cancel("external", visit), "already-settled");
+      assert.equal(cancelVisiting(job, "external", visit), "already-settled");
       assert.equal(job.state, "settled");
       assert.equal(job.reason, undefined);
       assert.equal(visit.callCount, 0);
@@ -190,7 +191,7 @@ describe("Job", () => {
       assert.equal(a.cancel("internal"), "cancelled");
       const order: string[] = [];
       assert.equal(
-        root.cancel("shutdown", (job) => order.push(job.payload)),
+        cancelVisiting(root, "shutdown", (job) => order.push(job.payload)),
         "cancelled",
       );
       assert.deepEqual(order, ["b", "root"]);
@@ -199,10 +200,10 @@ describe("Job", () => {
 
     it("skips children that already settled (they are detached)", () => {
       const { root, a1, b } = tree();
-      a1.settle();
-      b.settle();
+      settle(a1);
+      settle(b);
       const order: string[] = [];
-      root.cancel("external", (job) => order.push(job.payload));
+      cancelVisiting(root, "external", (job) => order.push(job.payload));
       assert.deepEqual(order, ["a2", "a", "root"]);
       assert.equal(a1.state, "settled");
       assert.equal(b.state, "settled");
@@ -220,22 +221,22 @@ describe("Job", () => {
   describe("settle", () => {
     it("settles exactly once", () => {
       const job = new Job("x");
-      assert.equal(job.settle(), true);
+      assert.equal(settle(job), true);
       assert.equal(job.state, "settled");
       assert.equal(job.isSettled, true);
       assert.equal(job.isRunning, false);
-      assert.equal(job.settle(), false);
+      assert.equal(settle(job), false);
       assert.equal(job.state, "settled");
     });
 
     it("settles a cancelling job once, keeping its reason", () => {
       const job = new Job("x");
       job.cancel("deadline");
-      assert.equal(job.settle(), true);
+      assert.equal(settle(job), true);
       assert.equal(job.state, "settled");
       assert.equal(job.reason, "deadline");
       assert.equal(job.isDoomed, false);
-      assert.equal(job.settle(), false);
+      assert.equal(settle(job), false);
     });
 
     it("detaches from the parent", () => {
@@ -243,20 +244,20 @@ describe("Job", () => {
       const c1 = new Job("c1", parent);
       const c2 = new Job("c2", parent);
       assert.equal(parent.childCount, 2);
-      c1.settle();
+      settle(c1);
       assert.equal(parent.childCount, 1);
       assert.equal(parent.children.has(c1), false);
       assert.equal(parent.children.has(c2), true);
-      c1.settle();
+      settle(c1);
       assert.equal(parent.childCount, 1);
-      c2.settle();
+      settle(c2);
       assert.equal(parent.childCount, 0);
     });
 
     it("does not settle or cancel the children", () => {
       const parent = new Job("p");
       const child = new Job("c", parent);
-      parent.settle();
+      settle(parent);
       assert.equal(child.state, "running");
       assert.equal(child.isDoomed, false);
     });
@@ -280,8 +281,8 @@ describe("Job", () => {
       const parent = new Job("p");
       const child = new Job("c", parent);
       parent.cancel("external");
-      child.settle();
-      parent.settle();
+      settle(child);
+      settle(parent);
       assert.equal(counter.count, 0);
       void new Job("x").signal;
       assert.equal(counter.count, 1);
@@ -319,14 +320,14 @@ describe("Job", () => {
     it("read after cancel then settle, is still aborted", () => {
       const job = new Job("x");
       job.cancel("session");
-      job.settle();
+      settle(job);
       assert.equal(job.signal.aborted, true);
       assert.equal((job.signal.reason as JobCancelledError).reason, "session");
     });
 
     it("read after a plain settle, is not aborted", () => {
       const job = new Job("x");
-      job.settle();
+      settle(job);
       assert.equal(job.signal.aborted, false);
     });
 
@@ -346,7 +347,7 @@ describe("Job", () => {
     it("is not aborted by settle", () => {
       const job = new Job("x");
       const signal = job.signal;
-      job.settle();
+      settle(job);
       assert.equal(signal.aborted, false);
     });
 
@@ -364,7 +365,7 @@ describe("Job", () => {
     it("is already aborted when the visitor sees the job", () => {
       const { root } = tree();
       const aborted: boolean[] = [];
-      root.cancel("external", (job) => aborted.push(job.signal.aborted));
+      cancelVisiting(root, "external", (job) => aborted.push(job.signal.aborted));
       assert.deepEqual(aborted, [true, true, true, true, true]);
     });
   });
@@ -384,13 +385,13 @@ describe("Job", () => {
       const job = new Job("x");
       const onExpire = sinon.spy();
       job.setDeadline(100, onExpire);
-      assert.equal(job.hasDeadline, true);
+      assert.equal(hasDeadline(job), true);
       clock.tick(99);
       assert.equal(onExpire.callCount, 0);
       clock.tick(1);
       assert.equal(onExpire.callCount, 1);
       assert.equal(onExpire.firstCall.args[0], job);
-      assert.equal(job.hasDeadline, false);
+      assert.equal(hasDeadline(job), false);
       clock.tick(10_000);
       assert.equal(onExpire.callCount, 1);
     });
@@ -399,7 +400,7 @@ describe("Job", () => {
       const job = new Job("x");
       let hadDeadline: boolean | undefined;
       job.setDeadline(5, (j) => {
-        hadDeadline = j.hasDeadline;
+        hadDeadline = hasDeadline(j);
         j.cancel("deadline");
       });
       clock.tick(5);
@@ -413,7 +414,7 @@ describe("Job", () => {
       const onExpire = sinon.spy();
       job.setDeadline(100, onExpire);
       job.cancel("external");
-      assert.equal(job.hasDeadline, false);
+      assert.equal(hasDeadline(job), false);
       assert.equal(clock.countTimers(), 0);
       clock.tick(1000);
       assert.equal(onExpire.callCount, 0);
@@ -425,7 +426,7 @@ describe("Job", () => {
       const onExpire = sinon.spy();
       child.setDeadline(100, onExpire);
       parent.cancel("session");
-      assert.equal(child.hasDeadline, false);
+      assert.equal(hasDeadline(child), false);
       clock.tick(1000);
       assert.equal(onExpire.callCount, 0);
     });
@@ -434,8 +435,8 @@ describe("Job", () => {
       const job = new Job("x");
       const onExpire = sinon.spy();
       job.setDeadline(100, onExpire);
-      job.settle();
-      assert.equal(job.hasDeadline, false);
+      settle(job);
+      assert.equal(hasDeadline(job), false);
       assert.equal(clock.countTimers(), 0);
       clock.tick(1000);
       assert.equal(onExpire.callCount, 0);
@@ -445,10 +446,10 @@ describe("Job", () => {
       const job = new Job("x");
       const onExpire = sinon.spy();
       job.setDeadline(100, onExpire);
-      job.state = "cancelling"; // state is public; bypasses cancel()'s clearDeadline
+      Reflect.set(job, "current", "cancelling"); // bypasses cancel()'s clearDeadline
       clock.tick(100);
       assert.equal(onExpire.callCount, 0);
-      assert.equal(job.hasDeadline, false);
+      assert.equal(hasDeadline(job), false);
     });
 
     it("re-arming replaces the previous deadline", () => {
@@ -483,12 +484,12 @@ describe("Job", () => {
       const cancelled = new Job("c");
       cancelled.cancel("external");
       const settled = new Job("s");
-      settled.settle();
+      settle(settled);
       const onExpire = sinon.spy();
       cancelled.setDeadline(10, onExpire);
       settled.setDeadline(10, onExpire);
-      assert.equal(cancelled.hasDeadline, false);
-      assert.equal(settled.hasDeadline, false);
+      assert.equal(hasDeadline(cancelled), false);
+      assert.equal(hasDeadline(settled), false);
       assert.equal(clock.countTimers(), 0);
       clock.tick(100);
       assert.equal(onExpire.callCount, 0);
@@ -515,7 +516,7 @@ describe("Job deadline timer (real timers)", () => {
       assert.equal(timer.hasRef(), false);
     } finally {
       setTimeoutSpy.restore();
-      job.settle();
+      settle(job);
     }
   });
 });

@@ -4,6 +4,7 @@ import { createAcpMessageConnection, currentJob } from "../../src/jsonrpc/index.
 import { aborted, textPrompt } from "../support/client-harness.js";
 import { spawnFixture } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
+import { settle } from "../support/jobs.js";
 
 describe("vscode-jsonrpc binding: currentJob() hands a handler's job to other bindings", () => {
   it("a child job of another binding started in a handler is cancelled when the peer cancels the request", async () => {
@@ -15,14 +16,14 @@ describe("vscode-jsonrpc binding: currentJob() hands a handler's job to other bi
       const child = new Job("another binding's call", currentJob());
       children.push(child);
       await aborted(child.signal);
-      child.settle(); // its binding settles it once its own cancel is done
+      settle(child); // its binding settles it once its own cancel is done
       return { outcome: { outcome: "cancelled" } };
     });
     connection.onRequest("fs/read_text_file", async () => {
       const child = new Job("another binding's call", currentJob());
       children.push(child);
       await aborted(child.signal);
-      child.settle();
+      settle(child);
       throw new Error("stopped");
     });
     connection.listen();

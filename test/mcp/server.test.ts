@@ -8,6 +8,7 @@ import { withCancellation } from "../../src/index.js";
 import { jobOf, type McpEvent, scopeMcpHandlers } from "../../src/mcp/index.js";
 import { spawnFixture } from "../support/spawn-peer.js";
 import { type McpPeer, startMcpPeer } from "./mcp-peer.js";
+import { settle } from "../support/jobs.js";
 
 /**
  * A real SDK McpServer and Client linked by the SDK's own in-memory transport pair, with a `hold`
@@ -25,7 +26,7 @@ async function heldTool() {
     jobs.child = new Job("nested work", jobs.handler);
     started();
     await new Promise((resolve) => jobs.child?.signal.addEventListener("abort", resolve, { once: true }));
-    jobs.child.settle();
+    settle(jobs.child);
     return { content: [{ type: "text" as const, text: "stopped" }] };
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

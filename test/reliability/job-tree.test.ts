@@ -10,8 +10,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import sinon from "sinon";
-import { CANCEL_REASONS, type CancelEffect, type CancelReason, Job, JobCancelledError, JobTable } from "../../src/core/index.js";
+import { CANCEL_REASONS, type CancelEffect, type CancelReason, Job, JobCancelledError } from "../../src/core/index.js";
 import { checkParameters, figure, scaled } from "./support.js";
+import { TestTable, cancelVisiting, hasDeadline, settle } from "../support/jobs.js";
 
 type Op =
   | { kind: "create"; parent: number | null; recent: boolean }
@@ -82,7 +83,7 @@ function runTree(ops: Op[], totals: TreeTotals): void {
   const sandbox = sinon.createSandbox();
   const clock = sandbox.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
-    const table = new JobTable<number, number>();
+    const table = new TestTable<number, number>();
     const nodes: Node[] = [];
     const pick = (n: number) => (nodes.length === 0 ? undefined : nodes[n % nodes.length]);
     const visited: Node[] = [];
@@ -114,7 +115,7 @@ function runTree(ops: Op[], totals: TreeTotals): void {
       visited.length = 0;
       const wasSettled = node.state === "settled";
       const expected = expectCancel(node, reason, order);
-      const effect = byKey ? table.cancel(node.key, reason, visit) : node.job.cancel(reason, visit);
+      const effect = byKey ? table.cancel(node.key, reason, visit) : cancelVisiting(node.job, reason, visit);
       // The table forgets a settled key: by key, a settled job is not found; the job itself says so.
       assert.equal(effect, byKey && wasSettled ? "not-found" : expected, `cancel effect for job ${node.key}`);
       assert.deepEqual(
@@ -141,7 +142,7 @@ function runTree(ops: Op[], totals: TreeTotals): void {
         // Jobs settle through the table; a settle of a settled job must refuse.
         const settled = table.settle(node.key);
         assert.equal(settled === node.job, first, `table.settle(${node.key})`);
-        assert.equal(node.job.settle(), false, `job ${node.key} settled twice`);
+        assert.equal(settle(node.job), false, `job ${node.key} settled twice`);
       }
       if (first) {
         node.settledOnce++;
@@ -162,7 +163,7 @@ function runTree(ops: Op[], totals: TreeTotals): void {
         children(node).map((c) => c.key),
         `children of job ${node.key}`,
       );
-      assert.equal(job.hasDeadline, node.deadlineAt !== undefined, `deadline of job ${node.key}`);
+      assert.equal(hasDeadline(job), node.deadlineAt !== undefined, `deadline of job ${node.key}`);
       assert.equal(table.has(node.key), node.state !== "settled", `table holds job ${node.key}`);
     };
 

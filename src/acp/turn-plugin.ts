@@ -1,0 +1,38 @@
+import type { AnyJob } from "../core/index.js";
+import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
+import type { RequestJob } from "./engine-jobs.js";
+import type { EngineHost } from "./engine-host.js";
+
+/**
+ * A feature that decides about a turn's messages (turn-end tracking, the bridge's answer rules),
+ * taken by the engine as a list, as undici composes interceptors around `dispatch`. Every hook
+ * is optional; for a decision the first plug-in that takes it wins. The last plug-in's `answer`
+ * is the last word: nothing rewrites an answer after it.
+ */
+export interface TurnPlugin {
+  /** An agent request of `sessionId`, before it starts: why it is refused (answered cancelled), or undefined. */
+  refuse?(request: JsonRpcRequest, sessionId: string): string | undefined;
+  /** A client prompt that opened its session's turn: true when the plug-in keeps (or answered) it. */
+  hold?(job: RequestJob, request: JsonRpcRequest): boolean;
+  /** A prompt goes to the agent now. */
+  promptSent?(job: RequestJob): void;
+  /** A cancel reached a request never delivered: true when the plug-in held it (the engine answers it now). */
+  release?(job: RequestJob): boolean;
+  /** A `session/update` from the agent: true drops it. */
+  dropUpdate?(params: unknown): boolean;
+  /** A reply from the agent to no request in flight and none answered for it: true when expected. */
+  expectedReply?(id: JsonRpcId): boolean;
+  /** The answer `job`'s issuer gets; `forPeer` when the engine gives it for the handler. */
+  answer?(job: RequestJob, response: JsonRpcResponse, forPeer: boolean): JsonRpcResponse;
+  /** `job`'s answer was sent. */
+  answered?(job: RequestJob, forPeer: boolean): void;
+  /** `session/cancel` cancelled the session's turn. */
+  turnCancelled?(turn: AnyJob): void;
+  /** The engine stopped following a session's turn (its work ended, or a side closed). */
+  turnEnded?(turn: AnyJob): void;
+  /** A side is gone or replaced: nothing more will end the turns followed. */
+  closed?(): void;
+}
+
+/** Makes a plug-in for one engine, given what the engine offers it. */
+export type TurnPluginFactory = (host: EngineHost, graceMs: number) => TurnPlugin;
