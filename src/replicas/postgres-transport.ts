@@ -5,7 +5,7 @@
  * (an optional peer, loaded here only): a pool for commands, one client that listens.
  */
 import type { Client, Pool } from "pg";
-import type { BusMessage, BusTransport, ClaimRecord, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 export interface PostgresTransportOptions {
   /** A `pg` connection string (postgres://user@host:port/db). */
@@ -178,9 +178,14 @@ export class PostgresTransport implements BusTransport {
     );
   }
 
-  async owner(key: string): Promise<string | undefined> {
-    const result = await this.query<{ value: string }>(`SELECT value FROM ${this.owners} WHERE key = $1 AND expires_at > now()`, [key]);
-    return result.rows[0]?.value;
+  async holder(key: string): Promise<KeyHolder> {
+    const result = await this.query<{ owner: string | null; recorded: string | null }>(
+      `SELECT (SELECT value FROM ${this.owners} WHERE key = $1 AND expires_at > now()) AS owner,
+              (SELECT replica FROM ${this.claims} WHERE key = $1) AS recorded`,
+      [key],
+    );
+    const row = result.rows[0];
+    return { owner: row?.owner ?? undefined, recorded: row?.recorded ?? undefined };
   }
 
   async close(): Promise<void> {

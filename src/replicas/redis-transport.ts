@@ -5,7 +5,7 @@
  * here only). The claim scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { BusMessage, BusTransport, ClaimRecord, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 /**
  * Deletes a lease only while this replica still holds it (another may have taken the key over),
@@ -180,9 +180,10 @@ export class RedisTransport implements BusTransport {
     await this.client_().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }
 
-  async owner(key: string): Promise<string | undefined> {
-    const owner = await this.client_().get(this.ownerKey(key));
-    return typeof owner === "string" ? owner : undefined;
+  async holder(key: string): Promise<KeyHolder> {
+    const [owner, held] = (await this.client_().multi().get(this.ownerKey(key)).hGet(this.claims, key).exec()) as unknown[];
+    const recorded = typeof held === "string" ? parseRecord(held)?.replica : undefined;
+    return { owner: typeof owner === "string" ? owner : undefined, recorded };
   }
 
   async close(): Promise<void> {

@@ -130,9 +130,12 @@ export class ReplicaBus implements CancelBus {
     clearTimeout(timer);
     this.waiting.delete(id);
     if (verdict !== undefined) return verdict;
-    const owner = await this.op("owner", this.transport.owner(key));
+    const { owner, recorded } = await this.op("owner", this.transport.holder(key));
     if (owner !== undefined) return { kind: "unconfirmed", owner };
-    return { kind: "no-owner", settled: this.settled() };
+    // A record outliving its lease: the owner died or closed its bus with the work running.
+    // Without one, the owner released the claim (its work ended), or nobody claimed the key.
+    const abandoned = recorded !== undefined ? { abandonedBy: recorded } : {};
+    return { kind: "no-owner", settled: this.settled(), ...abandoned };
   }
 
   /**
@@ -226,13 +229,22 @@ export class ReplicaBus implements CancelBus {
     this.announcing.clear();
     try {
       await this.op("lease", this.transport.lease(leased(batch), this.replica, this.leaseMs));
-      // Released while the lease was being written: take those leases (and records) back.
-      const released = batch.filter(([key, claim]) => this.claims.get(key) !== claim).map(([key]) => key);
-      await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
+      await this.takeBackReleased(batch);
       await this.answerRemembered(batch);
     } catch {
       // The backend went away: the renewal re-leases once it is back.
     }
+  }
+
+  /**
+   * Released while their lease was being written: that write may have landed after the release's
+   * delete and brought lease and record back, and the record would outlive the lease as if this
+   * replica had died with the work running (a cancel or sweep would then mark ended work failed).
+   */
+  private async takeBackReleased(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
+    // A key claimed again meanwhile is the new claim's: its own write stands.
+    const released = batch.filter(([key]) => !this.claims.has(key)).map(([key]) => key);
+    await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
   }
 
   /** Runs the handler of every claim in `batch` whose key has a remembered cancel. */
@@ -315,6 +327,7 @@ export class ReplicaBus implements CancelBus {
     const claimed = [...this.claims.entries()];
     try {
       await this.op("lease", this.transport.lease(leased(claimed), this.replica, this.leaseMs));
+      await this.takeBackReleased(claimed);
     } catch {
       return;
     }

@@ -31,6 +31,12 @@ export interface ClaimRecord {
   record: string;
 }
 
+/** Who holds one key (see `BusTransport.holder`). */
+export interface KeyHolder {
+  owner: string | undefined;
+  recorded: string | undefined;
+}
+
 /** One key a replica leases, with the record it keeps for it (if any). */
 export interface LeasedKey {
   key: string;
@@ -61,8 +67,11 @@ export interface BusTransport {
   orphans(prefix: string, limit: number): Promise<ClaimRecord[]>;
   /** Drops `orphan`'s record if it still names the same replica and still has no live lease. */
   forget(orphan: ClaimRecord): Promise<void>;
-  /** The replica holding a live lease on `key`, if any. */
-  owner(key: string): Promise<string | undefined>;
+  /**
+   * Who holds `key`: the replica with a live lease on it (`owner`), and the replica its claim
+   * record names (`recorded`), in one round trip. A record without a lease is work abandoned.
+   */
+  holder(key: string): Promise<KeyHolder>;
   close(): Promise<void>;
 }
 
