@@ -12,6 +12,13 @@ interface CallAnswer {
   steps: number;
 }
 
+interface RunAnswer {
+  stopped: boolean;
+  code: number | null;
+  ms: number;
+  abortedAfterMs?: number;
+}
+
 const invoke = (baseUrl: string, thread: string, call: string) =>
   fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}`).then((response) => response.json() as Promise<CallAnswer>);
 
@@ -75,6 +82,21 @@ for (const backend of BACKENDS) {
       const result = await invoke(a.baseUrl, "t2", "early");
       assert.deepEqual([result.replica, result.aborted], ["a", true]);
       assert.equal(await running(a), 0);
+    });
+
+    it("early notices on B stop commands A starts right after tracking their calls: none runs to its end (issue 35.4)", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const calls = Array.from({ length: 8 }, (_, i) => `early-run-${i}`);
+      for (const call of calls) assert.equal(await notice(b.baseUrl, "t-run", call), 200);
+      await until(async () => ((await forwarded(b)).length === calls.length) || undefined, "B forwarded every notice");
+      const results = await Promise.all(calls.map((call) =>
+        fetch(`${a.baseUrl}/run?thread=t-run&call=${call}`).then((response) => response.json() as Promise<RunAnswer>)));
+      for (const [i, result] of results.entries()) {
+        assert.equal(result.stopped, true, `call ${i} stopped (aborted ${result.abortedAfterMs} ms after it was tracked)`);
+        assert.equal(result.code, null, `call ${i}: sleep did not run to its end`);
+      }
+      const after = results.map((result) => Math.round(result.abortedAfterMs ?? -1));
+      process.stdout.write(`      ${backend.name}: early cancels took effect ${after.join(", ")} ms after track()\n`);
     });
 
     it("behind haproxy with 3 replicas, a notice landing on any replica stops each call", async () => {
