@@ -66,6 +66,8 @@ export class RedisTransport implements BusTransport {
   private readonly claims: string;
   private commands: RedisClientType | undefined;
   private listener: RedisClientType | undefined;
+  /** The clients a close is ending: `destroy` cuts them if the close hangs. */
+  private closing: RedisClientType[] = [];
 
   constructor(private readonly options: RedisTransportOptions) {
     this.channel = `${options.namespace}:bus`;
@@ -190,7 +192,14 @@ export class RedisTransport implements BusTransport {
     const clients = [this.listener, this.commands].filter((client) => client !== undefined);
     this.listener = undefined;
     this.commands = undefined;
+    this.closing = clients;
     await Promise.allSettled(clients.map((client) => (client.isOpen ? client.close() : client.destroy())));
+  }
+
+  destroy(): void {
+    for (const client of [...this.closing, this.listener, this.commands]) {
+      if (client?.isOpen === true) client.destroy();
+    }
   }
 
   private client_(): RedisClientType {

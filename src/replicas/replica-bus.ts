@@ -18,7 +18,7 @@ import {
   type OrphanSweepOptions,
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
-import { type BusMessage, type BusTransport, bounded, type LeasedKey, type OutgoingCancel } from "./transport.js";
+import { type BusMessage, type BusTransport, bounded, closeWithin, type LeasedKey, type OutgoingCancel } from "./transport.js";
 
 /** How many orphans one sweep hands on at most (the next sweep takes the rest). */
 const ORPHANS_PER_SWEEP = 100;
@@ -184,12 +184,21 @@ export class ReplicaBus implements CancelBus {
     return this.outgoing.sent;
   }
 
+  /** Bounded by CLOSE_MS: with the backend hung, the connections are cut and close resolves. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.renewal);
     for (const sweep of this.sweeps) sweep.stop();
     this.sweeps.clear();
+    for (const [id, waiting] of this.waiting) {
+      this.waiting.delete(id);
+      waiting.resolve({ kind: "no-owner", settled: false });
+    }
+    await closeWithin(this.closeGracefully(), () => this.transport.destroy());
+  }
+
+  private async closeGracefully(): Promise<void> {
     // Claims made just before: written first, so the unlease below leaves their records behind.
     if (this.announcing.size > 0) this.announced = this.flushAnnounced();
     await this.announced;
@@ -201,10 +210,6 @@ export class ReplicaBus implements CancelBus {
         ...keys.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, false))),
         ...[...this.undropped].map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))),
       ]);
-    }
-    for (const [id, waiting] of this.waiting) {
-      this.waiting.delete(id);
-      waiting.resolve({ kind: "no-owner", settled: false });
     }
     await this.transport.close().catch(() => undefined);
   }

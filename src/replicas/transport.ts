@@ -73,6 +73,8 @@ export interface BusTransport {
    */
   holder(key: string): Promise<KeyHolder>;
   close(): Promise<void>;
+  /** Closes every connection at once, without a goodbye to the backend (a close that did not finish in time). */
+  destroy(): void;
 }
 
 /** Rejects with `error()` when `promise` has not settled within `ms`. */
@@ -82,4 +84,13 @@ export function bounded<T>(promise: Promise<T>, ms: number, error: () => Error):
     timer = setTimeout(() => reject(error()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** How long closing a bus or a rate counter may take before its connections are cut (a hung backend). */
+export const CLOSE_MS = 2000;
+
+/** Waits for `closing` at most {@link CLOSE_MS}, then cuts the connections with `destroy`; never rejects. */
+export async function closeWithin(closing: Promise<unknown>, destroy: () => void): Promise<void> {
+  const timeout = () => new Error("close took too long");
+  await bounded(closing, CLOSE_MS, timeout).catch(() => destroy());
 }

@@ -181,6 +181,25 @@ for (const backend of BACKENDS) {
         assert.equal(verdict.kind, "confirmed");
         assert.equal(ran, 1);
       });
+
+      it("the backend hung (SIGSTOP): close() ends within 2 s (CLOSE_MS), with a claim held and a cancel waiting (issue 35.7)", async () => {
+        const a = await buses.open(backend, server.url, { replica: "a" });
+        const b = await buses.open(backend, server.url, { replica: "b" });
+        await eventually(() => (a.connected && b.connected) || undefined, "both buses connected");
+        a.claim("hung-1", () => new Promise(() => undefined), { record: "r" });
+        const waiting = b.cancel("hung-2", { waitMs: 60_000 }).catch((error: unknown) => error);
+        await new Promise((resolve) => setImmediate(resolve));
+        server.pause();
+        try {
+          const started = Date.now();
+          await Promise.all([a.close(), b.close()]);
+          const took = Date.now() - started;
+          assert.ok(took < 2000 + 1500, `both closes ended within 2 s and a margin for a busy machine (${took} ms)`);
+          await waiting; // answered (or rejected) by the close, not left pending
+        } finally {
+          server.resume();
+        }
+      });
     });
   });
 }
