@@ -19,8 +19,8 @@ interface RunAnswer {
   abortedAfterMs?: number;
 }
 
-const invoke = (baseUrl: string, thread: string, call: string) =>
-  fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}`).then((response) => response.json() as Promise<CallAnswer>);
+const invoke = (baseUrl: string, thread: string, call: string, owner = "alice") =>
+  fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}&owner=${owner}`).then((response) => response.json() as Promise<CallAnswer>);
 
 async function notice(baseUrl: string, thread: string, call: string, token = TOKEN): Promise<number> {
   const response = await fetch(`${baseUrl}/cancel_tool_call`, {
@@ -73,6 +73,24 @@ for (const backend of BACKENDS) {
       assert.equal(await notice(b.baseUrl, "t-own", "c-own"), 200);
       const result = await answer;
       assert.deepEqual([result.replica, result.aborted], ["a", true]);
+    });
+
+    it("alice's notice reaching B, where mallory runs a call of the same ids, still stops alice's call on A (issue 35.5)", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const hers = invoke(a.baseUrl, "t-same", "c-same");
+      const his = invoke(b.baseUrl, "t-same", "c-same", "mallory");
+      await until(async () => ((await running(a)) === 1 && (await running(b)) === 1) || undefined, "both calls run");
+      assert.equal(await notice(b.baseUrl, "t-same", "c-same"), 200);
+      const result = await hers;
+      assert.deepEqual([result.replica, result.aborted], ["a", true], "alice's call stopped on A");
+      assert.equal(await running(b), 1, "mallory's call on B runs on: the notice was not his");
+      const [event] = await until(async () => {
+        const events = await forwarded(b);
+        return events.length > 0 ? events : undefined;
+      }, "B's forwarding reported");
+      assert.equal(event?.outcome, "confirmed");
+      assert.equal(await notice(b.baseUrl, "t-same", "c-same", "Bearer replica-other"), 200);
+      assert.equal((await his).aborted, true);
     });
 
     it("an early notice is remembered through the bus: the call starts cancelled on whichever replica runs it", async () => {
