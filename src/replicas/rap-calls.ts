@@ -4,7 +4,8 @@
  * same registry with two methods extended (no RAP file knows of replicas):
  * - `track` also claims the call on the bus, so a notice reaching another replica stops it here;
  * - `cancel` (what the endpoint calls for a notice) also sends the notice over the bus when it
- *   stopped no call here (none, or another principal's of the same ids); the bus remembers it for `rememberMs`, so a call that starts later
+ *   stopped no call here (none, or another principal's of the same ids); the bus remembers it
+ *   for `rememberMs`, so a call that starts later
  *   on any replica starts cancelled.
  * The structural types below are the part of `acp-cancel/rap`'s `CallRegistry` this needs.
  *
