@@ -16,16 +16,30 @@ const FOUND_BY: Record<OrphanFinder, string> = {
 };
 
 /**
- * Marks `task` failed, saying why, unless its status is already final or it waits for input
- * (its work returned: nothing ran on the replica that died). Answers what it did.
+ * The key in the status message metadata of an orphan marking: the PostgreSQL guard
+ * (acp-cancel/replicas' `guardTerminalTaskStates`) applies such a write to the current row as a
+ * status change only, and only while that status is not final.
+ */
+export const ORPHANED_MARK = "acpCancelOrphaned";
+
+/** What marking one task did: `left` = final already, or waiting for input (its work returned). */
+export type OrphanOutcome = "marked-failed" | "left" | "not-found";
+
+/**
+ * Marks the task failed, saying why, unless its status is already final or it waits for input
+ * (its work returned: nothing ran on the replica that died). Reads the task now, in full, and
+ * writes that copy: never one read before a wait (it would erase the artifacts and history
+ * persisted since). The one path for cancels and sweeps.
  */
 export async function markOrphaned(
   store: TaskStore,
-  task: Task,
+  taskId: string,
   context: ServerCallContext,
   foundBy: OrphanFinder,
   replica?: string,
-): Promise<"marked-failed" | "left"> {
+): Promise<OrphanOutcome> {
+  const task = await store.load(taskId, context);
+  if (task === undefined) return "not-found";
   const state = task.status?.state;
   if (isFinalState(state) || isInterrupted(state)) return "left";
   await store.save(orphaned(task, foundBy, replica), context);
@@ -46,7 +60,7 @@ function orphaned(task: Task, foundBy: OrphanFinder, replica?: string): Task {
         taskId: task.id,
         contextId: task.contextId,
         parts: [{ content: { $case: "text", value: text }, mediaType: "text/plain", filename: "", metadata: {} }],
-        metadata: {},
+        metadata: { [ORPHANED_MARK]: foundBy },
         extensions: [],
         referenceTaskIds: [],
       },
@@ -106,7 +120,7 @@ export interface OrphanSweeper {
 
 /** What one sweep did with a task, or an error it met (nothing changed; the next sweep tries again). */
 export type SweepEvent =
-  | { taskId: string; replica: string; outcome: "marked-failed" | "left" | "not-found" }
+  | { taskId: string; replica: string; outcome: OrphanOutcome }
   | { taskId?: string; replica?: string; error: Error };
 
 /**
@@ -132,9 +146,7 @@ export function sweepOrphanedTasks(
     onOrphan: async ({ key, replica, record }) => {
       const taskId = key.slice(keyPrefix.length);
       const context = await sweepContext(record);
-      const task = await store.load(taskId, context);
-      const outcome = task === undefined ? "not-found" : await markOrphaned(store, task, context, "sweep", replica);
-      tell({ taskId, replica, outcome });
+      tell({ taskId, replica, outcome: await markOrphaned(store, taskId, context, "sweep", replica) });
     },
     onError: (error, orphan) => {
       tell(orphan === undefined ? { error } : { taskId: orphan.key.slice(keyPrefix.length), replica: orphan.replica, error });

@@ -94,7 +94,7 @@ export interface ReplicaCancels extends Partial<OrphanSweeper> {
 export type ReplicaVerdict =
   | { kind: "confirmed"; replica: string; local: boolean; detail: unknown }
   | { kind: "unconfirmed"; owner: string }
-  | { kind: "no-owner"; settled: boolean };
+  | { kind: "no-owner"; settled: boolean; abandonedBy?: string };
 
 export interface CancelRoutingOptions {
   /** The executor of this replica: a task it runs is cancelled here, by the inner handler. */
@@ -143,33 +143,46 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     } catch (error) {
       throw replicaError(params.id, "bus-unavailable", `the cancel could not reach the replica running it: ${messageOf(error)}`);
     }
-    if (verdict.kind === "confirmed") return finalTask(params, context, verdict.replica);
+    if (verdict.kind === "confirmed") {
+      return finalTask(params, context, `replica ${verdict.replica} stopped it`, `replica ${verdict.replica} confirmed the stop`);
+    }
     if (verdict.kind === "unconfirmed") {
       throw replicaError(params.id, "unconfirmed", `replica ${verdict.owner} runs it but did not confirm the stop within ${confirmMs} ms; it may still be running`);
     }
-    if (isInterrupted(task.status?.state)) {
+    // Nothing here was read before the wait: the task may have ended, or been saved, meanwhile.
+    const now = await handler.getTask({ tenant: params.tenant, id: params.id, historyLength: 0 }, context);
+    if (isInterrupted(now.status?.state)) {
       // Its work returned, waiting for input: nothing runs anywhere, so the SDK's own cancel is true.
       return handler.cancelTask(params, context);
     }
     if (!verdict.settled) {
       throw replicaError(params.id, "owner-unknown", "no replica confirmed the stop and the cancel bus reconnected too recently to tell whether its replica is gone; try again");
     }
-    await markOrphaned(options.taskStore, task, context, "cancel");
-    throw replicaError(params.id, "owner-gone", "the replica that ran it is gone (its lease expired); the task is now marked failed");
+    if (verdict.abandonedBy !== undefined) {
+      const outcome = await markOrphaned(options.taskStore, params.id, context, "cancel", verdict.abandonedBy);
+      if (outcome === "marked-failed") {
+        throw replicaError(params.id, "owner-gone", `the replica that ran it (${verdict.abandonedBy}) is gone (its lease expired); the task is now marked failed`);
+      }
+    }
+    // Its replica released it: the work returned as the cancel came, and its last writes may trail.
+    return finalTask(params, context, "its work had ended", "no replica runs it");
   }
 
-  /** The owner confirmed: read the state it wrote (its store write may trail its confirmation). */
-  async function finalTask(params: CancelTaskRequest, context: ServerCallContext, owner: string): Promise<Task> {
+  /**
+   * The work stopped (the owner confirmed) or ended by itself: read the state its replica wrote
+   * (the store write may trail). `canceled` is the answer; another final state is `not-final`.
+   */
+  async function finalTask(params: CancelTaskRequest, context: ServerCallContext, ended: string, gone: string): Promise<Task> {
     const until = Date.now() + confirmMs;
     for (;;) {
       const task = await handler.getTask({ tenant: params.tenant, id: params.id }, context);
       const state = task.status?.state;
       if (state === TASK_STATE.canceled) return task;
       if (isFinalState(state)) {
-        throw replicaError(params.id, "not-final", `replica ${owner} stopped it, but it had already ended in state ${String(state)}`);
+        throw replicaError(params.id, "not-final", `${ended}, but it had already ended in state ${String(state)}`);
       }
       if (Date.now() > until) {
-        throw replicaError(params.id, "not-final", `replica ${owner} confirmed the stop but the store shows no final state within ${confirmMs} ms`);
+        throw replicaError(params.id, "not-final", `${gone} but the store shows no final state within ${confirmMs} ms`);
       }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

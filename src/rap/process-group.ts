@@ -49,13 +49,35 @@ const KILL_WAIT_MS = 5_000;
  * without /proc, only the group). Nothing of the run is left running, nor its temp dir, when it settles.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const notStarted = { code: null, signal: null, stdout: "", stderr: "", stopped: true } as const;
+  if (options.signal?.aborted) return notStarted;
+  // Listened for from the start: an abort while the temp dir is made must not be missed.
+  let stopped = false;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<"aborted">((resolve) => (onAbort = () => ((stopped = true), resolve("aborted"))));
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await runStarted(command, args, options, aborted, () => stopped) ?? notStarted;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Makes the temp dir and runs the command, unless the abort came first (then undefined). */
+async function runStarted(
+  command: string,
+  args: readonly string[],
+  options: RunOptions,
+  aborted: Promise<"aborted">,
+  isStopped: () => boolean,
+): Promise<RunResult | undefined> {
   const { graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
-  if (options.signal?.aborted) return { code: null, signal: null, stdout: "", stderr: "", stopped: true };
   const tempDir = await mkdtemp(join(tmpdir(), "rap-call-"));
   const marker = randomUUID();
   // Everything of the run is born from now on (less one tick: start times are rounded down).
   const bornAfter = hasProcTable() ? uptimeTicks() - 1 : 0;
   try {
+    if (isStopped()) return undefined; // aborted while the temp dir was made: nothing starts
     const child = spawn(command, [...args], {
       detached: true,
       cwd: tempDir,
@@ -77,17 +99,13 @@ export async function runInProcessGroup(command: string, args: readonly string[]
     }
     const run: RunIdentity = { pid, startTicks: bornAfter, marker };
     options.onSpawn?.({ pid, tempDir });
-    let stopped = false;
-    const aborted = new Promise<"aborted">((resolve) => {
-      options.signal?.addEventListener("abort", () => ((stopped = true), resolve("aborted")), { once: true });
-    });
     const first = await Promise.race([exited, aborted]);
     // Stopped, or finished with stragglers left behind: either way all of the run goes.
     await stopRun(run, graceMs);
     const [code, signal] = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
-    return { code, signal, ...output, stopped };
+    return { code, signal, ...output, stopped: isStopped() };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }

@@ -30,12 +30,15 @@ export interface CancelOptions {
  * - `unconfirmed`: a replica holds the work's lease but did not confirm within the bound.
  * - `no-owner`: no replica holds a lease on the key. `settled` says the bus has been connected for
  *   a whole lease period, so a live owner would have renewed its lease: the owner is gone (or never was).
- *   The cancel is still remembered for `rememberMs`, so an owner that claims the key later stops at once.
+ *   `abandonedBy` names the replica whose claim record outlived its lease (it died or closed its bus
+ *   with the work running); without it, the work released its claim (it ended) or was never claimed
+ *   with a record. The cancel is still remembered for `rememberMs`, so an owner that claims the key
+ *   later stops at once.
  */
 export type CancelVerdict =
   | { kind: "confirmed"; replica: string; local: boolean; detail: unknown }
   | { kind: "unconfirmed"; owner: string }
-  | { kind: "no-owner"; settled: boolean };
+  | { kind: "no-owner"; settled: boolean; abandonedBy?: string };
 
 /** A claim whose owner's lease expired (the owner is gone) while its record stayed on the bus. */
 export interface OrphanedClaim {

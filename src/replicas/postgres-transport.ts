@@ -4,8 +4,9 @@
  * claim records (kept until released or forgotten, so a sweep finds a dead owner's work). Uses `pg`
  * (an optional peer, loaded here only): a pool for commands, one client that listens.
  */
+import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
-import type { BusMessage, BusTransport, ClaimRecord, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 export interface PostgresTransportOptions {
   /** A `pg` connection string (postgres://user@host:port/db). */
@@ -37,6 +38,8 @@ export class PostgresTransport implements BusTransport {
   private retries = 0;
   private closed = false;
   private lastSweep = 0;
+  /** The sockets of every connection open now (pool and listener). */
+  private readonly sockets = new Set<Socket>();
   private readonly early: string;
   private readonly owners: string;
   private readonly claims: string;
@@ -53,7 +56,7 @@ export class PostgresTransport implements BusTransport {
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
     const pg = await loadPg();
     this.pg = pg;
-    this.pool = new pg.Pool({ connectionString: this.options.url, connectionTimeoutMillis: this.options.operationMs, max: 10 });
+    this.pool = new pg.Pool({ ...this.connection(), max: 10 });
     this.pool.on("error", () => undefined); // an idle client lost its server: the pool drops it
     await this.listen(onMessage, onConnectedChange);
   }
@@ -61,7 +64,7 @@ export class PostgresTransport implements BusTransport {
   /** (Re)connects the listening client; on loss, reports it and retries with a capped backoff. */
   private async listen(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
     if (this.closed || this.pg === undefined) return;
-    const client = new this.pg.Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.operationMs });
+    const client = new this.pg.Client(this.connection());
     let lost = false;
     const onLost = () => {
       if (lost) return;
@@ -178,9 +181,34 @@ export class PostgresTransport implements BusTransport {
     );
   }
 
-  async owner(key: string): Promise<string | undefined> {
-    const result = await this.query<{ value: string }>(`SELECT value FROM ${this.owners} WHERE key = $1 AND expires_at > now()`, [key]);
-    return result.rows[0]?.value;
+  async holder(key: string): Promise<KeyHolder> {
+    const result = await this.query<{ owner: string | null; recorded: string | null }>(
+      `SELECT (SELECT value FROM ${this.owners} WHERE key = $1 AND expires_at > now()) AS owner,
+              (SELECT replica FROM ${this.claims} WHERE key = $1) AS recorded`,
+      [key],
+    );
+    const row = result.rows[0];
+    return { owner: row?.owner ?? undefined, recorded: row?.recorded ?? undefined };
+  }
+
+  /** Every connection's settings; its socket is made here, so `destroy` can cut them all. */
+  private connection() {
+    return {
+      connectionString: this.options.url,
+      connectionTimeoutMillis: this.options.operationMs,
+      stream: () => {
+        const socket = new Socket();
+        this.sockets.add(socket);
+        socket.once("close", () => this.sockets.delete(socket));
+        return socket;
+      },
+    };
+  }
+
+  destroy(): void {
+    this.closed = true;
+    clearTimeout(this.reconnect);
+    for (const socket of this.sockets) socket.destroy();
   }
 
   async close(): Promise<void> {

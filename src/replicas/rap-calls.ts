@@ -3,8 +3,9 @@
  * endpoint and the server's code keep using it as before, and `replicateCalls` returns the
  * same registry with two methods extended (no RAP file knows of replicas):
  * - `track` also claims the call on the bus, so a notice reaching another replica stops it here;
- * - `cancel` (what the endpoint calls for a notice) also sends the notice over the bus when the
- *   call does not run here; the bus remembers it for `rememberMs`, so a call that starts later
+ * - `cancel` (what the endpoint calls for a notice) also sends the notice over the bus when it
+ *   stopped no call here (none, or another principal's of the same ids); the bus remembers it
+ *   for `rememberMs`, so a call that starts later
  *   on any replica starts cancelled.
  * The structural types below are the part of `acp-cancel/rap`'s `CallRegistry` this needs.
  *
@@ -81,8 +82,9 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
 
   const cancel = (threadId: string, toolCallId: string, reason: "external" = "external", principal = ""): string => {
     const effect = localCancel(threadId, toolCallId, reason, principal);
-    if (effect !== "remembered") return effect;
-    // Not here: the call may run on another replica, or start on any replica later.
+    if (effect !== "remembered" && effect !== "not-owner") return effect;
+    // Not stopped here: the call may run on another replica (here, another principal may hold
+    // the same ids: one replica refuses that with CallOwnedError, replicas do not), or start later.
     const wait = options.confirmMs !== undefined ? { waitMs: options.confirmMs } : {};
     const forwarded = bus.cancel(rapCallKey(principal, threadId, toolCallId), wait);
     forwarded.then(

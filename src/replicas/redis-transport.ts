@@ -5,7 +5,7 @@
  * here only). The claim scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { BusMessage, BusTransport, ClaimRecord, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
 
 /**
  * Deletes a lease only while this replica still holds it (another may have taken the key over),
@@ -66,6 +66,8 @@ export class RedisTransport implements BusTransport {
   private readonly claims: string;
   private commands: RedisClientType | undefined;
   private listener: RedisClientType | undefined;
+  /** The clients a close is ending: `destroy` cuts them if the close hangs. */
+  private closing: RedisClientType[] = [];
 
   constructor(private readonly options: RedisTransportOptions) {
     this.channel = `${options.namespace}:bus`;
@@ -180,16 +182,24 @@ export class RedisTransport implements BusTransport {
     await this.client_().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }
 
-  async owner(key: string): Promise<string | undefined> {
-    const owner = await this.client_().get(this.ownerKey(key));
-    return typeof owner === "string" ? owner : undefined;
+  async holder(key: string): Promise<KeyHolder> {
+    const [owner, held] = (await this.client_().multi().get(this.ownerKey(key)).hGet(this.claims, key).exec()) as unknown[];
+    const recorded = typeof held === "string" ? parseRecord(held)?.replica : undefined;
+    return { owner: typeof owner === "string" ? owner : undefined, recorded };
   }
 
   async close(): Promise<void> {
     const clients = [this.listener, this.commands].filter((client) => client !== undefined);
     this.listener = undefined;
     this.commands = undefined;
+    this.closing = clients;
     await Promise.allSettled(clients.map((client) => (client.isOpen ? client.close() : client.destroy())));
+  }
+
+  destroy(): void {
+    for (const client of [...this.closing, this.listener, this.commands]) {
+      if (client?.isOpen === true) client.destroy();
+    }
   }
 
   private client_(): RedisClientType {

@@ -18,7 +18,7 @@ import {
   type OrphanSweepOptions,
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
-import { type BusMessage, type BusTransport, bounded, type LeasedKey, type OutgoingCancel } from "./transport.js";
+import { type BusMessage, type BusTransport, bounded, closeWithin, type LeasedKey, type OutgoingCancel } from "./transport.js";
 
 /** How many orphans one sweep hands on at most (the next sweep takes the rest). */
 const ORPHANS_PER_SWEEP = 100;
@@ -130,9 +130,12 @@ export class ReplicaBus implements CancelBus {
     clearTimeout(timer);
     this.waiting.delete(id);
     if (verdict !== undefined) return verdict;
-    const owner = await this.op("owner", this.transport.owner(key));
+    const { owner, recorded } = await this.op("owner", this.transport.holder(key));
     if (owner !== undefined) return { kind: "unconfirmed", owner };
-    return { kind: "no-owner", settled: this.settled() };
+    // A record outliving its lease: the owner died or closed its bus with the work running.
+    // Without one, the owner released the claim (its work ended), or nobody claimed the key.
+    const abandoned = recorded !== undefined ? { abandonedBy: recorded } : {};
+    return { kind: "no-owner", settled: this.settled(), ...abandoned };
   }
 
   /**
@@ -181,12 +184,21 @@ export class ReplicaBus implements CancelBus {
     return this.outgoing.sent;
   }
 
+  /** Bounded by CLOSE_MS: with the backend hung, the connections are cut and close resolves. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.renewal);
     for (const sweep of this.sweeps) sweep.stop();
     this.sweeps.clear();
+    for (const [id, waiting] of this.waiting) {
+      this.waiting.delete(id);
+      waiting.resolve({ kind: "no-owner", settled: false });
+    }
+    await closeWithin(this.closeGracefully(), () => this.transport.destroy());
+  }
+
+  private async closeGracefully(): Promise<void> {
     // Claims made just before: written first, so the unlease below leaves their records behind.
     if (this.announcing.size > 0) this.announced = this.flushAnnounced();
     await this.announced;
@@ -198,10 +210,6 @@ export class ReplicaBus implements CancelBus {
         ...keys.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, false))),
         ...[...this.undropped].map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))),
       ]);
-    }
-    for (const [id, waiting] of this.waiting) {
-      this.waiting.delete(id);
-      waiting.resolve({ kind: "no-owner", settled: false });
     }
     await this.transport.close().catch(() => undefined);
   }
@@ -226,13 +234,22 @@ export class ReplicaBus implements CancelBus {
     this.announcing.clear();
     try {
       await this.op("lease", this.transport.lease(leased(batch), this.replica, this.leaseMs));
-      // Released while the lease was being written: take those leases (and records) back.
-      const released = batch.filter(([key, claim]) => this.claims.get(key) !== claim).map(([key]) => key);
-      await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
+      await this.takeBackReleased(batch);
       await this.answerRemembered(batch);
     } catch {
       // The backend went away: the renewal re-leases once it is back.
     }
+  }
+
+  /**
+   * Released while their lease was being written: that write may have landed after the release's
+   * delete and brought lease and record back, and the record would outlive the lease as if this
+   * replica had died with the work running (a cancel or sweep would then mark ended work failed).
+   */
+  private async takeBackReleased(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
+    // A key claimed again meanwhile is the new claim's: its own write stands.
+    const released = batch.filter(([key]) => !this.claims.has(key)).map(([key]) => key);
+    await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
   }
 
   /** Runs the handler of every claim in `batch` whose key has a remembered cancel. */
@@ -315,6 +332,7 @@ export class ReplicaBus implements CancelBus {
     const claimed = [...this.claims.entries()];
     try {
       await this.op("lease", this.transport.lease(leased(claimed), this.replica, this.leaseMs));
+      await this.takeBackReleased(claimed);
     } catch {
       return;
     }

@@ -4,12 +4,19 @@
  * `CANCELED` that another writer saved. A row trigger keeps the final status of a row whatever
  * an update brings: atomic in the database, whichever process writes.
  *
+ * An orphan marking (a replica found the task's owner dead: its status message carries
+ * `ORPHANED_MARK`) is a conditional update of the current row: its status only, never over a
+ * final one, so a copy read earlier cannot take back artifacts or history persisted since.
+ *
  * Artifacts still pass: the SDK persists an execution's events one by one, so artifacts the
  * work produced before it stopped can reach the store after the cancel's own write of the final
  * state. Artifacts produced after the stop do not exist: the owner's CancellableExecutor drops
  * whatever its work publishes once the task is answered.
  */
 import { loadPg } from "./postgres-transport.js";
+
+/** acp-cancel/a2a's `ORPHANED_MARK` (a binding imports no other binding; the replica tests hold them together). */
+const ORPHANED_MARK = "acpCancelOrphaned";
 
 const FINAL_STATES = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];
 
@@ -33,7 +40,14 @@ export async function guardTerminalTaskStates(url: string, options: TerminalGuar
     await client.query(`
       CREATE OR REPLACE FUNCTION acp_cancel_keep_final_task() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF OLD.status_state IN (${states}) THEN
+        IF NEW.status::jsonb #> '{message,metadata,${ORPHANED_MARK}}' IS NOT NULL THEN
+          -- an orphan marking changes the status of the current row, nothing else (and never a final one)
+          IF OLD.status_state IN (${states}) THEN RETURN OLD; END IF;
+          NEW.context_id := OLD.context_id;
+          NEW.artifacts := OLD.artifacts;
+          NEW.history := OLD.history;
+          NEW.metadata := OLD.metadata;
+        ELSIF OLD.status_state IN (${states}) THEN
           -- a final status is never replaced: keep it, take the rest (late-persisted artifacts)
           NEW.status_state := OLD.status_state;
           NEW.status := OLD.status;

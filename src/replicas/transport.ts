@@ -31,6 +31,12 @@ export interface ClaimRecord {
   record: string;
 }
 
+/** Who holds one key (see `BusTransport.holder`). */
+export interface KeyHolder {
+  owner: string | undefined;
+  recorded: string | undefined;
+}
+
 /** One key a replica leases, with the record it keeps for it (if any). */
 export interface LeasedKey {
   key: string;
@@ -61,9 +67,14 @@ export interface BusTransport {
   orphans(prefix: string, limit: number): Promise<ClaimRecord[]>;
   /** Drops `orphan`'s record if it still names the same replica and still has no live lease. */
   forget(orphan: ClaimRecord): Promise<void>;
-  /** The replica holding a live lease on `key`, if any. */
-  owner(key: string): Promise<string | undefined>;
+  /**
+   * Who holds `key`: the replica with a live lease on it (`owner`), and the replica its claim
+   * record names (`recorded`), in one round trip. A record without a lease is work abandoned.
+   */
+  holder(key: string): Promise<KeyHolder>;
   close(): Promise<void>;
+  /** Closes every connection at once, without a goodbye to the backend (a close that did not finish in time). */
+  destroy(): void;
 }
 
 /** Rejects with `error()` when `promise` has not settled within `ms`. */
@@ -73,4 +84,13 @@ export function bounded<T>(promise: Promise<T>, ms: number, error: () => Error):
     timer = setTimeout(() => reject(error()), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** How long closing a bus or a rate counter may take before its connections are cut (a hung backend). */
+export const CLOSE_MS = 2000;
+
+/** Waits for `closing` at most {@link CLOSE_MS}, then cuts the connections with `destroy`; never rejects. */
+export async function closeWithin(closing: Promise<unknown>, destroy: () => void): Promise<void> {
+  const timeout = () => new Error("close took too long");
+  await bounded(closing, CLOSE_MS, timeout).catch(() => destroy());
 }

@@ -77,6 +77,24 @@ describe("RAP tool server: a cancel stops a real process tree", () => {
     assert.deepEqual([result.stopped, spawned], [true, false]);
   });
 
+  it("an abort at any moment while it starts stops the command or keeps it from starting (issue 35.4)", async () => {
+    const moments: [string, () => Promise<unknown>][] = [
+      ["at once (while its temp dir is made)", async () => undefined],
+      ["a turn later", () => new Promise((resolve) => setImmediate(resolve))],
+      ["1 ms later", () => new Promise((resolve) => setTimeout(resolve, 1))],
+      ["10 ms later", () => new Promise((resolve) => setTimeout(resolve, 10))],
+    ];
+    for (const [when, wait] of moments) {
+      const controller = new AbortController();
+      const run = runInProcessGroup("sleep", ["30"], { signal: controller.signal, graceMs: 200 });
+      await wait();
+      controller.abort();
+      const result = await run;
+      assert.equal(result.stopped, true, `aborted ${when}: stopped`);
+      assert.equal(result.code, null, `aborted ${when}: sleep did not run to its end`);
+    }
+  });
+
   /** Starts `script` under runInProcessGroup; resolves once the script wrote its grandchild's pid. */
   async function runScript(script: string, signal?: AbortSignal) {
     const pidFile = join(pidDir, "grandchild.pid");

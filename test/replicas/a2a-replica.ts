@@ -6,7 +6,8 @@
  *
  * Environment: BACKEND (postgres|redis), BUS_URL, DB_URL, REPLICA, PUBLIC_URL (optional: the
  * URL the card names, e.g. a load balancer's), SWEEP_MS (optional: this replica sweeps for
- * orphaned tasks). Prints "listening <port>" when ready.
+ * orphaned tasks), LEASE_MS, CONFIRM_MS, STEP_MS (optional: the bus's lease, the hook's bound,
+ * a step's time). Prints "listening <port>" when ready.
  * GET /work answers what the work did per task (the test reads it, never the store alone);
  * GET /sweeps what the orphan sweep reported (its `onSweep` events, errors as their message).
  */
@@ -126,7 +127,8 @@ const onSweep = (event: object) => {
   sweeps.push("error" in event && event.error instanceof Error ? { ...event, error: event.error.message } : event);
 };
 const sweep = sweepMs === undefined ? {} : { sweepMs: Number(sweepMs), onSweep };
-const handler = routeCancelsToOwner(inner, { executor, replicas: bus, taskStore, confirmMs: 3000, ...sweep });
+const confirmMs = Number(process.env.CONFIRM_MS ?? 3000);
+const handler = routeCancelsToOwner(inner, { executor, replicas: bus, taskStore, confirmMs, ...sweep });
 
 const app = express();
 app.use(express.json());

@@ -5,7 +5,7 @@ import { ServerCallContext } from "@a2a-js/sdk/server";
 import { DatabaseTaskStore } from "@a2a-js/sdk/server/database";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { cancel, cancelError, clientOf, startTask, workOf } from "./a2a-tasks.js";
+import { cancel, cancelError, clientOf, startTask, textOf, workOf } from "./a2a-tasks.js";
 import { BACKENDS } from "./backends.js";
 import { here, type ReplicaProcess, ReplicaSet, taskStoreDatabase } from "./replica-processes.js";
 import { startHaproxy } from "./haproxy.js";
@@ -105,17 +105,21 @@ describe("A2A across replicas on the SDK's DatabaseTaskStore (PostgreSQL)", func
         const leaseMs = "400";
         const [a, b] = [await start("a", { LEASE_MS: leaseMs }), await start("b", { LEASE_MS: leaseMs })];
         const task = await startTask(await clientOf(a), 10_000);
-        await until(async () => ((await workOf(a, task.id))?.steps ?? 0) > 0 || undefined, "the work started");
+        await until(async () => ((await (await clientOf(a)).getTask({ tenant: "", id: task.id })).artifacts.length > 0) || undefined,
+          "an artifact persisted");
         await a.kill();
         const client = await clientOf(b);
         // Until A's lease expires the cancel is "unconfirmed" (an error too); never a hang, never canceled.
         const error = await until(async () => {
           const failure = await cancelError(client, task.id);
-          return /replica that ran it is gone/.test(failure.message) ? failure : undefined;
+          return /replica that ran it \(a\) is gone/.test(failure.message) ? failure : undefined;
         }, "the cancel found A gone");
         assert.match(error.message, /marked failed/);
         const stored = await client.getTask({ tenant: "", id: task.id });
         assert.equal(stored.status?.state, 4, "the store says the task failed");
+        // The marking keeps what the store held: the user's message and every artifact persisted.
+        assert.deepEqual(stored.history.map(textOf), ["run 10000"], "the history (the user's message) is kept");
+        assert.ok(stored.artifacts.length > 0, "the artifacts persisted before the kill are kept");
       });
 
       it("a task waiting for input (its work returned) is cancelled by any replica: canceled, not marked failed", async () => {

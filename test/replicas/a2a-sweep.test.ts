@@ -72,7 +72,8 @@ describe("A2A across replicas: the orphan sweep (sweepMs) on the SDK's DatabaseT
         await untilWorking(a, task);
         await a.kill();
         // A cancel finds the task orphaned first and marks it failed; the claim's record stays on the bus.
-        const ownerGone = async () => /replica that ran it is gone/.test((await cancelError(await clientOf(b), task.id)).message);
+        const ownerGone = async () =>
+          /replica that ran it \(a\) is gone/.test((await cancelError(await clientOf(b), task.id)).message);
         await until(async () => (await ownerGone()) || undefined, "the cancel found A gone");
         const marked = await readTask(b, task.id);
         assert.match(statusText(marked), /a cancel found no live owner/);

@@ -1,6 +1,6 @@
 /** What the A2A replica tests do to a replica's tasks: start one, cancel it, read what its work did. */
 import assert from "node:assert/strict";
-import type { Task } from "@a2a-js/sdk";
+import type { Message, Task } from "@a2a-js/sdk";
 import { type Client, ClientFactory } from "@a2a-js/sdk/client";
 import { textTaskRequest } from "../../examples/cross-protocol/a2a-request.js";
 import type { ReplicaProcess } from "./replica-processes.js";
@@ -35,4 +35,10 @@ export async function cancelError(client: Client, id: string): Promise<Error> {
     if (error instanceof assert.AssertionError) throw error;
     return error as Error;
   }
+}
+
+/** The text of a message's first part ("" when it has none). */
+export function textOf(message: Message): string {
+  const first = message.parts[0]?.content;
+  return first?.$case === "text" ? first.value : "";
 }

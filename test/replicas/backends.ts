@@ -1,5 +1,8 @@
 /** The backends every contract test runs against: a real server each, and a bus on it. */
 import { type CancelBus, type CancelBusOptions, postgresCancelBus, redisCancelBus } from "../../src/replicas/index.js";
+import { PostgresTransport } from "../../src/replicas/postgres-transport.js";
+import { RedisTransport } from "../../src/replicas/redis-transport.js";
+import type { BusTransport } from "../../src/replicas/transport.js";
 import { type RealServer, startPostgres, startRedis } from "./servers.js";
 
 export interface Backend {
@@ -36,4 +39,13 @@ export class OpenBuses {
   async closeAll(): Promise<void> {
     await Promise.allSettled(this.buses.splice(0).map((bus) => bus.close()));
   }
+}
+
+/** A connection of its own to a bus's backend (default namespace), to see what the buses wrote. */
+export async function probeTransport(backend: Backend["name"], url: string): Promise<BusTransport> {
+  const probe = backend === "postgres"
+    ? new PostgresTransport({ url, namespace: "acp_cancel", operationMs: 1000 })
+    : new RedisTransport({ url, namespace: "acp_cancel" });
+  await probe.connect(() => undefined, () => undefined);
+  return probe;
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { BusUnavailableError } from "../../src/replicas/index.js";
 import type { CancelRequest } from "../../src/replicas/cancel-bus.js";
 import { eventually } from "../support/wire-assertions.js";
-import { BACKENDS, OpenBuses } from "./backends.js";
+import { BACKENDS, OpenBuses, probeTransport } from "./backends.js";
 import { freePort, type RealServer } from "./servers.js";
 import { until } from "./until.js";
 
@@ -64,24 +64,31 @@ for (const backend of BACKENDS) {
       assert.deepEqual(verdict, { kind: "unconfirmed", owner: "a" });
     });
 
-    it("a released claim is no longer an owner: its work ended, nothing runs", async () => {
+    it("a released claim is no longer an owner: its work ended, nothing runs, and nobody is named as having abandoned it", async () => {
       const a = await buses.open(backend, server.url, { replica: "a" });
       const b = await buses.open(backend, server.url, { replica: "b" });
       let ran = 0;
       const claim = a.claim("done-1", async () => {
         ran++;
-      });
+      }, { record: "kept with the claim" });
+      const probe = await probeTransport(backend.name, server.url);
+      try {
+        await until(async () => (await probe.holder("done-1")).recorded === "a" || undefined, "a's lease and record");
+      } finally {
+        await probe.close();
+      }
       claim.release();
       claim.release();
       const verdict = await b.cancel("done-1", { waitMs: 100 });
       assert.equal(verdict.kind, "no-owner");
+      assert.equal(verdict.kind === "no-owner" && verdict.abandonedBy, undefined, "a released claim is told apart from a dead owner");
       assert.equal(ran, 0);
     });
 
-    it("a replica that dies holding work leaves no lease: a cancel answers no-owner (settled) instead of hanging", async () => {
+    it("a replica that dies holding work leaves no lease: a cancel answers no-owner (settled), naming the dead replica, instead of hanging", async () => {
       const leaseMs = 300;
       const b = await buses.open(backend, server.url, { replica: "b", leaseMs });
-      const doomed = spawn(process.execPath, [OWNER_PROCESS, backend.name, server.url, "orphan-1", String(leaseMs)], {
+      const doomed = spawn(process.execPath, [OWNER_PROCESS, backend.name, server.url, "orphan-1", String(leaseMs), "its record"], {
         stdio: ["ignore", "pipe", "inherit"],
       });
       try {
@@ -96,7 +103,7 @@ for (const backend of BACKENDS) {
         await once(doomed, "exit");
         await new Promise((resolve) => setTimeout(resolve, leaseMs * 2)); // let the lease expire
         const afterDeath = await b.cancel("orphan-1", { waitMs: 100 });
-        assert.deepEqual(afterDeath, { kind: "no-owner", settled: true });
+        assert.deepEqual(afterDeath, { kind: "no-owner", settled: true, abandonedBy: "doomed" });
       } finally {
         doomed.kill("SIGKILL");
       }
@@ -173,6 +180,25 @@ for (const backend of BACKENDS) {
         const verdict = await b.cancel("restart-1", { waitMs: 5000 });
         assert.equal(verdict.kind, "confirmed");
         assert.equal(ran, 1);
+      });
+
+      it("the backend hung (SIGSTOP): close() ends within 2 s (CLOSE_MS), with a claim held and a cancel waiting (issue 35.7)", async () => {
+        const a = await buses.open(backend, server.url, { replica: "a" });
+        const b = await buses.open(backend, server.url, { replica: "b" });
+        await eventually(() => (a.connected && b.connected) || undefined, "both buses connected");
+        a.claim("hung-1", () => new Promise(() => undefined), { record: "r" });
+        const waiting = b.cancel("hung-2", { waitMs: 60_000 }).catch((error: unknown) => error);
+        await new Promise((resolve) => setImmediate(resolve));
+        server.pause();
+        try {
+          const started = Date.now();
+          await Promise.all([a.close(), b.close()]);
+          const took = Date.now() - started;
+          assert.ok(took < 2000 + 1500, `both closes ended within 2 s and a margin for a busy machine (${took} ms)`);
+          await waiting; // answered (or rejected) by the close, not left pending
+        } finally {
+          server.resume();
+        }
       });
     });
   });

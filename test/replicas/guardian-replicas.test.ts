@@ -86,4 +86,20 @@ describe("guardian replicas share one rate on Redis (acp-cancel guardian --redis
     assert.equal(code, 2);
     assert.match(cli.err(), /--redis takes a redis:\/\/ or rediss:\/\/ URL, got 'localhost:6379'/);
   });
+
+  it("with Redis hung (SIGSTOP), SIGTERM still ends the guardian: its Redis close is bounded (issue 35.7)", async () => {
+    const cli = runGuardianCli(["--rules", join(dir, "rules.json"), "--port", "0", "--redis", redis.url]);
+    running.push(cli);
+    await cli.listening();
+    redis.pause();
+    try {
+      const started = Date.now();
+      cli.child.kill("SIGTERM");
+      await cli.exited;
+      const took = Date.now() - started;
+      assert.ok(took < 2000 + 3000, `exited within the 2 s close bound and a margin for a busy machine (${took} ms)`);
+    } finally {
+      redis.resume();
+    }
+  });
 });

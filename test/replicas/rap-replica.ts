@@ -2,14 +2,15 @@
  * One replica of a RAP tool server, as a real process: acp-cancel/rap's node:http cancel
  * endpoint on a CallRegistry replicated over a cancel bus. POST /invoke?thread=T&call=C runs a
  * call (a step every 20 ms, owned by the principal named in `owner`, default "alice") until its
- * signal aborts and answers what it did; GET /forwarded
+ * signal aborts and answers what it did; POST /run?thread=T&call=C runs `sleep 30` with
+ * runInProcessGroup right after tracking the call and answers how it ended; GET /forwarded
  * lists what notices forwarded to other replicas achieved.
  *
  * Environment: BACKEND (postgres|redis), BUS_URL, REPLICA, REMEMBER_MS, PORT (optional).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { CallRegistry, createNodeCancelHandler } from "../../src/rap/index.js";
+import { CallRegistry, createNodeCancelHandler, runInProcessGroup } from "../../src/rap/index.js";
 import { postgresCancelBus, redisCancelBus, replicateCalls } from "../../src/replicas/index.js";
 import type { ForwardedNotice } from "../../src/replicas/rap-calls.js";
 
@@ -43,6 +44,19 @@ const server = createServer((request, response) => {
   if (url.pathname === "/cancel_tool_call") return cancelEndpoint(request, response);
   if (url.pathname === "/forwarded") return json({ forwarded });
   if (url.pathname === "/calls") return json({ running: registry.size });
+  if (url.pathname === "/run") {
+    // A real command (sleep 30) in its process group, started right after the call is tracked.
+    const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "", { owner: "alice" });
+    const tracked = performance.now();
+    let abortedAfterMs: number | undefined;
+    call.signal.addEventListener("abort", () => (abortedAfterMs = performance.now() - tracked), { once: true });
+    if (call.signal.aborted) abortedAfterMs = 0;
+    void runInProcessGroup("sleep", ["30"], { signal: call.signal, graceMs: 200 }).then((result) => {
+      call.done();
+      json({ stopped: result.stopped, code: result.code, ms: performance.now() - tracked, abortedAfterMs });
+    });
+    return;
+  }
   if (url.pathname === "/invoke") {
     const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "", {
       owner: url.searchParams.get("owner") ?? "alice",

@@ -12,8 +12,15 @@ interface CallAnswer {
   steps: number;
 }
 
-const invoke = (baseUrl: string, thread: string, call: string) =>
-  fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}`).then((response) => response.json() as Promise<CallAnswer>);
+interface RunAnswer {
+  stopped: boolean;
+  code: number | null;
+  ms: number;
+  abortedAfterMs?: number;
+}
+
+const invoke = (baseUrl: string, thread: string, call: string, owner = "alice") =>
+  fetch(`${baseUrl}/invoke?thread=${thread}&call=${call}&owner=${owner}`).then((response) => response.json() as Promise<CallAnswer>);
 
 async function notice(baseUrl: string, thread: string, call: string, token = TOKEN): Promise<number> {
   const response = await fetch(`${baseUrl}/cancel_tool_call`, {
@@ -68,6 +75,24 @@ for (const backend of BACKENDS) {
       assert.deepEqual([result.replica, result.aborted], ["a", true]);
     });
 
+    it("alice's notice reaching B, where mallory runs a call of the same ids, still stops alice's call on A (issue 35.5)", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const hers = invoke(a.baseUrl, "t-same", "c-same");
+      const his = invoke(b.baseUrl, "t-same", "c-same", "mallory");
+      await until(async () => ((await running(a)) === 1 && (await running(b)) === 1) || undefined, "both calls run");
+      assert.equal(await notice(b.baseUrl, "t-same", "c-same"), 200);
+      const result = await hers;
+      assert.deepEqual([result.replica, result.aborted], ["a", true], "alice's call stopped on A");
+      assert.equal(await running(b), 1, "mallory's call on B runs on: the notice was not his");
+      const [event] = await until(async () => {
+        const events = await forwarded(b);
+        return events.length > 0 ? events : undefined;
+      }, "B's forwarding reported");
+      assert.equal(event?.outcome, "confirmed");
+      assert.equal(await notice(b.baseUrl, "t-same", "c-same", "Bearer replica-other"), 200);
+      assert.equal((await his).aborted, true);
+    });
+
     it("an early notice is remembered through the bus: the call starts cancelled on whichever replica runs it", async () => {
       const [a, b] = [await start("a"), await start("b")];
       assert.equal(await notice(b.baseUrl, "t2", "early"), 200);
@@ -75,6 +100,21 @@ for (const backend of BACKENDS) {
       const result = await invoke(a.baseUrl, "t2", "early");
       assert.deepEqual([result.replica, result.aborted], ["a", true]);
       assert.equal(await running(a), 0);
+    });
+
+    it("early notices on B stop commands A starts right after tracking their calls: none runs to its end (issue 35.4)", async () => {
+      const [a, b] = [await start("a"), await start("b")];
+      const calls = Array.from({ length: 8 }, (_, i) => `early-run-${i}`);
+      for (const call of calls) assert.equal(await notice(b.baseUrl, "t-run", call), 200);
+      await until(async () => ((await forwarded(b)).length === calls.length) || undefined, "B forwarded every notice");
+      const results = await Promise.all(calls.map((call) =>
+        fetch(`${a.baseUrl}/run?thread=t-run&call=${call}`).then((response) => response.json() as Promise<RunAnswer>)));
+      for (const [i, result] of results.entries()) {
+        assert.equal(result.stopped, true, `call ${i} stopped (aborted ${result.abortedAfterMs} ms after it was tracked)`);
+        assert.equal(result.code, null, `call ${i}: sleep did not run to its end`);
+      }
+      const after = results.map((result) => Math.round(result.abortedAfterMs ?? -1));
+      process.stdout.write(`      ${backend.name}: early cancels took effect ${after.join(", ")} ms after track()\n`);
     });
 
     it("behind haproxy with 3 replicas, a notice landing on any replica stops each call", async () => {

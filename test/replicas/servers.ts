@@ -3,7 +3,7 @@
  * in its own temp dir, with no persistence, stoppable and restartable on the same port (the
  * fault tests), and removed with its dir on `close()` whatever happened before.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,6 +18,10 @@ export interface RealServer {
   /** Stops the server (fast shutdown); `start()` brings it back on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP to the server and its children (PostgreSQL's backends): it keeps its sockets and answers nothing. */
+  pause(): void;
+  /** SIGCONT: the paused server goes on. */
+  resume(): void;
   /** Stops it if running and removes its temp dir. */
   close(): Promise<void>;
 }
@@ -80,6 +84,7 @@ async function managed(
 ): Promise<RealServer> {
   let child: ChildProcess | undefined;
   const stop = async () => {
+    if (child?.pid !== undefined && child.exitCode === null) server.resume(); // a paused server cannot stop
     const running = child;
     child = undefined;
     if (running === undefined || running.exitCode !== null) return;
@@ -96,11 +101,20 @@ async function managed(
     failed.catch(() => undefined);
     await Promise.race([untilAccepting(port, ready), failed]);
   };
+  const signalAll = (signal: "STOP" | "CONT") => {
+    const pid = child?.pid;
+    if (pid === undefined) throw new Error(`${url}: not running`);
+    process.kill(pid, `SIG${signal}`);
+    // PostgreSQL serves each connection from a child of the postmaster (pkill exits 1 when there are none).
+    spawnSync("pkill", [`-${signal}`, "-P", String(pid)]);
+  };
   const server: RealServer = {
     url,
     port,
     stop,
     start,
+    pause: () => signalAll("STOP"),
+    resume: () => signalAll("CONT"),
     close: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });
