@@ -1,0 +1,117 @@
+/**
+ * One cell: a fresh run of the agent in one placement, a session, a prompt, the scenario's Stop,
+ * then what came back and what was left running.
+ */
+import { existsSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import type { ProcessEntry } from "../os/index.js";
+import { type AgentCommand, AgentRun, describeProcess, sameProcess } from "./agent-run.js";
+import type { ModelSource } from "./model.js";
+import { openSession, type OpenedSession } from "./open-session.js";
+import type { Scenario } from "./scenarios.js";
+import type { Cell, Placement } from "./scorecard.js";
+import { judge, type Observation, outcomeOf } from "./verdict.js";
+
+export interface CellLimits {
+  /** For each of initialize, authenticate and session/new. */
+  readonly startMs: number;
+  /** Longest wait for the turn to be under way before Stop goes out anyway. */
+  readonly underWayMs: number;
+  /** Longest wait from Stop to the answer (or the exit). */
+  readonly stopMs: number;
+  /** Longest wait for what the turn started to go, once it was answered. */
+  readonly settleMs: number;
+}
+
+export interface CellContext {
+  readonly agent: AgentCommand;
+  readonly model: ModelSource;
+  readonly limits: CellLimits;
+  readonly bridgeArgs: readonly string[];
+  /** Sees the session each run opened (the first one names the agent in the scorecard). */
+  readonly opened?: (session: OpenedSession) => void;
+}
+
+const POLL_MS = 20;
+/** After the first answer, how long a second one is waited for. */
+const REPEAT_WINDOW_MS = 200;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it holds or `limitMs` passed; whether it held. */
+async function until(check: () => boolean, limitMs: number): Promise<boolean> {
+  const end = performance.now() + limitMs;
+  for (;;) {
+    if (check()) return true;
+    if (performance.now() >= end) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+export async function runCell(scenario: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
+  const { model, limits } = context;
+  // Started where the user ran the check (a relative agent path works), its session in the model's folder.
+  const run = new AgentRun(placement, context.agent, { env: model.env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
+  try {
+    const session = await openSession(run, model, limits.startMs);
+    context.opened?.(session);
+    const baseline = run.processes();
+    const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
+    const promptAt = performance.now();
+    let prompt = run.wire.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: model.script(scenario.script) }],
+    });
+    const answered = () => run.wire.answersTo(prompt.id).length > 0;
+    const ended = () => answered() || run.exit !== undefined;
+    const underWay: Record<Scenario["when"], () => boolean> = {
+      "at-once": () => true,
+      "under-way": () => run.wire.updatesSince(promptAt).length > 0 || run.wire.openDialogs.size > 0,
+      "dialog": () => run.wire.openDialogs.size > 0,
+      "tool": () => run.processes().some(isNew),
+    };
+    await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
+    const early = run.wire.answersTo(prompt.id)[0];
+    const { name, accepted } = scenario;
+    const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
+    if (early !== undefined) return judge({ ...base, endedBeforeStop: outcomeOf(early.message), answers: [], leftRunning: [] });
+    let stopAt = performance.now();
+    scenario.stop(run, session.sessionId, prompt.id);
+    if (scenario.judge === "exit") {
+      await until(() => run.exit !== undefined, limits.stopMs);
+      await until(() => run.processes().length === 0, limits.settleMs);
+      return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning: run.processes().map(describeProcess) });
+    }
+    await until(ended, limits.stopMs);
+    if (scenario.nextPrompt === true && answered()) {
+      stopAt = performance.now();
+      prompt = run.wire.request("session/prompt", {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: model.script("finish") }],
+      });
+      await until(ended, limits.stopMs);
+    }
+    if (answered()) await sleep(REPEAT_WINDOW_MS);
+    await until(() => !run.processes().some(isNew), limits.settleMs);
+    const seen: Observation = {
+      ...base,
+      ...exitSeen(run, stopAt),
+      answers: run.wire.answersTo(prompt.id).map((entry) => ({ atMs: entry.at - stopAt, outcome: outcomeOf(entry.message) })),
+      leftRunning: run.processes().filter(isNew).map(describeProcess),
+    };
+    return withSideEffect(judge(seen), model);
+  } finally {
+    await run.dispose();
+  }
+}
+
+function exitSeen(run: AgentRun, stopAt: number): Pick<Observation, "exit"> {
+  return run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
+}
+
+/** A tool's side effect written after all (the work was not stopped) makes the cell fail. */
+function withSideEffect(cell: Cell, model: ModelSource): Cell {
+  if (model.sideEffectFile === undefined || !existsSync(model.sideEffectFile)) return cell;
+  const note = [cell.note, "the tool's side effect happened after Stop"].filter(Boolean).join("; ");
+  return { ...cell, verdict: "fail", note };
+}
