@@ -60,6 +60,7 @@ export function bridgeChange(direct: Cell | undefined, bridge: Cell | undefined)
   if (direct.verdict === "skip" || bridge.verdict === "skip") return "not compared";
   if (direct.verdict === "fail" && bridge.verdict === "pass") return `fixes it (directly: ${direct.note || direct.outcome})`;
   if (direct.verdict === "pass" && bridge.verdict === "fail") return `REGRESSION: ${bridge.note || bridge.outcome}`;
+  if (direct.verdict === "fail" && direct.outcome === "none" && bridge.stopToAnswerMs !== null) return `answers it (${bridge.outcome}), still fails`;
   if (direct.verdict === "fail") return "still fails";
   const stopped = direct.leftRunning.length - bridge.leftRunning.length;
   if (stopped > 0) return `stops ${stopped} more process${stopped === 1 ? "" : "es"}`;

@@ -29,7 +29,10 @@ export interface Observation {
 export function judge(seen: Observation): Cell {
   const base = { scenario: seen.scenario, placement: seen.placement, leftRunning: seen.leftRunning };
   if (seen.endedBeforeStop !== undefined) {
-    return { ...base, verdict: "skip", stopToAnswerMs: null, outcome: seen.endedBeforeStop, note: "the turn ended before Stop (give a longer --prompt)" };
+    // A turn that ended is nothing to judge; a prompt that failed is the agent failing its turn.
+    const failed = seen.endedBeforeStop.startsWith("error");
+    const note = failed ? "the prompt failed before Stop went out" : "the turn ended before Stop (give a longer --prompt)";
+    return { ...base, verdict: failed ? "fail" : "skip", stopToAnswerMs: null, outcome: seen.endedBeforeStop, note };
   }
   const left = seen.leftRunning.length === 0
     ? ""
@@ -47,7 +50,7 @@ export function judge(seen: Observation): Cell {
   }
   const problems = [
     more.length > 0 ? `answered ${more.length + 1} times (${seen.answers.map((a) => a.outcome).join(", ")})` : "",
-    seen.accepted.includes(first.outcome) ? "" : `answered ${first.outcome}, not ${seen.accepted.join(" or ")}`,
+    seen.accepted.includes(first.outcome) ? "" : `not ${seen.accepted.join(" or ")}`,
     left,
   ].filter((problem) => problem !== "");
   return {
