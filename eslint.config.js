@@ -26,6 +26,8 @@ export const LAYERS = {
   // Tracing maps jobs to spans; it knows core only. The bridge loads it when --otel asks.
   otel: BINDING,
   bridge: ["acp", "wire", "core", "os", "otel"],
+  // The scripted model and the agent recipes of `acp-cancel check` (and the interop suite): node:http only.
+  check: [],
 };
 /**
  * One block per folder and depth: a file `depth` folders below src/<layer> reaches src/ with
