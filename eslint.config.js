@@ -27,7 +27,8 @@ export const LAYERS = {
   otel: BINDING,
   bridge: ["acp", "wire", "core", "os", "otel"],
   // `acp-cancel check`: an editor on the wire (wire) and the run's processes (os); the bridge it
-  // checks runs as the CLI's own subprocess, never imported.
+  // checks runs as the CLI's own subprocess, never imported. Its scripted model and agent recipes
+  // (check/model-server, check/agents.ts, shared with the interop suite) use node:http only.
   check: ["wire", "os"],
 };
 /**
