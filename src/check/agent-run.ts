@@ -113,14 +113,18 @@ export class AgentRun {
   }
 }
 
-/** `pid command line` for the table, from /proc. */
-export function describeProcess(entry: ProcessEntry): LeftProcess {
-  let command: string;
+/** A process's command line from /proc, its arguments joined by spaces ("?" when it is gone). */
+export function commandLine(pid: number): string {
   try {
-    command = readFileSync(`/proc/${entry.pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
   } catch {
-    command = "?";
+    return "?";
   }
+}
+
+/** `pid command line` for the table. */
+export function describeProcess(entry: ProcessEntry): LeftProcess {
+  const command = commandLine(entry.pid);
   return { pid: entry.pid, command: command.length > 60 ? `${command.slice(0, 60)}…` : command };
 }
 

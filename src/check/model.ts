@@ -16,18 +16,22 @@ export type Request = (method: string, params: unknown) => Promise<Record<string
 export interface ModelSource {
   /** Whether turns can be scripted (the tool, dialog and next-prompt cells need it). */
   readonly scripted: boolean;
-  /** The agent's environment for every run; a scripted source seals it (fresh HOME, fake keys, base URLs). */
-  readonly env: NodeJS.ProcessEnv;
-  /** The directory a run starts in and opens its session in. */
+  /** The directory sessions are opened in. */
   readonly cwd: string;
-  /** `authenticate`'s methodId to call before `session/new`, when the agent needs one. */
-  readonly authMethod?: string;
+  /**
+   * How to start the agent for a cell whose turn is scripted `script`: its command (a recipe may
+   * add flags, e.g. to run tools unasked) and its environment (a scripted source seals it: a fresh
+   * HOME, fake keys, base URLs on the loopback model).
+   */
+  runFor(script: ModelScript, agent: AgentCommand): { agent: AgentCommand; env: NodeJS.ProcessEnv };
+  /** `authenticate`'s params to send before `session/new`, when the agent needs it. */
+  readonly authenticate?: Record<string, unknown> | undefined;
   /** Calls the agent needs after `session/new` (a mode without an approval classifier, say). */
   afterSession?(request: Request, sessionId: string): Promise<void>;
   /** Makes the model do `script` with the next turn; the prompt text to send for it. */
   script(script: ModelScript): string;
-  /** A file the shell script's command writes after a delay, unless it was stopped first. */
-  readonly sideEffectFile?: string;
+  /** What the last shell or permission script's command writes, and when, unless it is stopped first. */
+  readonly sideEffect?: { readonly file: string; readonly delayMs: number } | undefined;
   /** How many of the model's turn requests the agent still holds open. */
   openRequests(): number;
   stop(): Promise<void>;
@@ -37,16 +41,13 @@ export interface ModelSource {
 export function ownModel(prompt: string, cwd: string): ModelSource {
   return {
     scripted: false,
-    env: process.env,
     cwd,
+    runFor: (_script, agent) => ({ agent, env: process.env }),
     script: () => prompt,
     openRequests: () => 0,
     stop: async () => {},
   };
 }
-
-/** Starts a scripted model server for `agent`; undefined when this build has none. */
-export type ModelServerFactory = (agent: AgentCommand) => Promise<ModelSource>;
 
 /** The default prompt: a turn long enough to press Stop in, whatever the model. */
 export const DEFAULT_PROMPT = "Count from 1 to 300, one number per line, and write nothing else.";

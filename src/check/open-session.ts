@@ -26,7 +26,7 @@ export async function openSession(run: AgentRun, model: ModelSource, limitMs: nu
     clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     clientInfo: { name: "acp-cancel-check", version: "1" },
   }, limitMs);
-  if (model.authMethod !== undefined) await ask(run, "authenticate", { methodId: model.authMethod }, limitMs);
+  if (model.authenticate !== undefined) await ask(run, "authenticate", model.authenticate, limitMs);
   const created = await ask(run, "session/new", { cwd: model.cwd, mcpServers: [] }, limitMs);
   const sessionId = created.sessionId;
   if (typeof sessionId !== "string") {

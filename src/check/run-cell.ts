@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { ProcessEntry } from "../os/index.js";
-import { type AgentCommand, AgentRun, describeProcess, sameProcess } from "./agent-run.js";
+import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
 import type { ModelSource } from "./model.js";
 import { openSession, type OpenedSession } from "./open-session.js";
 import type { Scenario } from "./scenarios.js";
@@ -35,6 +35,8 @@ export interface CellContext {
 const POLL_MS = 20;
 /** After the first answer, how long a second one is waited for. */
 const REPEAT_WINDOW_MS = 200;
+/** After a tool's delay, how long its file is given to appear before it counts as never written. */
+const SIDE_EFFECT_MARGIN_MS = 500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -50,8 +52,9 @@ async function until(check: () => boolean, limitMs: number): Promise<boolean> {
 
 export async function runCell(scenario: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
   const { model, limits } = context;
+  const { agent, env } = model.runFor(scenario.script, context.agent);
   // Started where the user ran the check (a relative agent path works), its session in the model's folder.
-  const run = new AgentRun(placement, context.agent, { env: model.env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
+  const run = new AgentRun(placement, agent, { env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
   try {
     const session = await openSession(run, model, limits.startMs);
     context.opened?.(session);
@@ -68,7 +71,8 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
       "at-once": () => true,
       "under-way": () => run.wire.updatesSince(promptAt).length > 0 || run.wire.openDialogs.size > 0,
       "dialog": () => run.wire.openDialogs.size > 0,
-      "tool": () => run.processes().some(isNew),
+      // The tool: a new process running the scripted command (it names the file it would write).
+      "tool": () => run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0")),
     };
     await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
     const early = run.wire.answersTo(prompt.id)[0];
@@ -80,7 +84,8 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
     if (scenario.judge === "exit") {
       await until(() => run.exit !== undefined, limits.stopMs);
       await until(() => run.processes().length === 0, limits.settleMs);
-      return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning: run.processes().map(describeProcess) });
+      const leftRunning = run.processes().map(describeProcess);
+      return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning, undone: await undone(model, stopAt) });
     }
     await until(ended, limits.stopMs);
     if (scenario.nextPrompt === true && answered()) {
@@ -92,14 +97,14 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
       await until(ended, limits.stopMs);
     }
     if (answered()) await sleep(REPEAT_WINDOW_MS);
-    await until(() => !run.processes().some(isNew), limits.settleMs);
-    const seen: Observation = {
+    await until(() => !run.processes().some(isNew) && model.openRequests() === 0, limits.settleMs);
+    return judge({
       ...base,
       ...exitSeen(run, stopAt),
       answers: run.wire.answersTo(prompt.id).map((entry) => ({ atMs: entry.at - stopAt, outcome: outcomeOf(entry.message) })),
       leftRunning: run.processes().filter(isNew).map(describeProcess),
-    };
-    return withSideEffect(judge(seen), model);
+      undone: await undone(model, stopAt),
+    });
   } finally {
     await run.dispose();
   }
@@ -109,9 +114,16 @@ function exitSeen(run: AgentRun, stopAt: number): Pick<Observation, "exit"> {
   return run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
 }
 
-/** A tool's side effect written after all (the work was not stopped) makes the cell fail. */
-function withSideEffect(cell: Cell, model: ModelSource): Cell {
-  if (model.sideEffectFile === undefined || !existsSync(model.sideEffectFile)) return cell;
-  const note = [cell.note, "the tool's side effect happened after Stop"].filter(Boolean).join("; ");
-  return { ...cell, verdict: "fail", note };
+/**
+ * What the scripted model shows was not stopped: its turn request still open, or the tool's file
+ * written (looked for once the command's delay has passed since Stop).
+ */
+async function undone(model: ModelSource, stopAt: number): Promise<string[]> {
+  const found: string[] = [];
+  if (model.openRequests() > 0) found.push("the model request is still open");
+  if (model.sideEffect !== undefined) {
+    await sleep(Math.max(0, stopAt + model.sideEffect.delayMs + SIDE_EFFECT_MARGIN_MS - performance.now()));
+    if (existsSync(model.sideEffect.file)) found.push("the tool's side effect happened after Stop");
+  }
+  return found;
 }

@@ -24,6 +24,8 @@ export interface Observation {
   readonly exit?: { readonly atMs: number; readonly outcome: string };
   /** Processes of the run still running once the cell settled (for `answer`: those the turn started). */
   readonly leftRunning: readonly LeftProcess[];
+  /** What else was seen undone: the model request still open, a tool's side effect written after Stop. */
+  readonly undone?: readonly string[];
 }
 
 export function judge(seen: Observation): Cell {
@@ -34,9 +36,10 @@ export function judge(seen: Observation): Cell {
     const note = failed ? "the prompt failed before Stop went out" : "the turn ended before Stop (give a longer --prompt)";
     return { ...base, verdict: failed ? "fail" : "skip", stopToAnswerMs: null, outcome: seen.endedBeforeStop, note };
   }
-  const left = seen.leftRunning.length === 0
+  const processes = seen.leftRunning.length === 0
     ? ""
     : `left ${seen.leftRunning.length} process${seen.leftRunning.length === 1 ? "" : "es"} running`;
+  const left = join(processes, ...(seen.undone ?? []));
   if (seen.judge === "exit") {
     if (seen.exit === undefined) {
       return { ...base, verdict: "fail", stopToAnswerMs: null, outcome: "running", note: `still running ${seen.limitMs} ms after Stop` };

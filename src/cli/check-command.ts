@@ -2,14 +2,14 @@
  * `acp-cancel check [options] -- <agent command>`: the Stop scorecard of an agent, directly and
  * through the bridge. The table goes to stdout, progress to stderr, JSON to --json FILE.
  */
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { DEFAULT_PROMPT, type ModelSource, ownModel } from "../check/model.js";
 import { AgentUnusableError } from "../check/open-session.js";
+import { scriptedModel, UnknownAgentError } from "../check/scripted-model.js";
 import { cellText, renderMarkdown, renderTable } from "../check/render.js";
 import { DEFAULT_LIMITS, runCheck, SCENARIO_NAMES } from "../check/run-check.js";
 import { allHold, PLACEMENTS, type Placement } from "../check/scorecard.js";
@@ -71,9 +71,6 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
   if (placement !== undefined && !PLACEMENTS.includes(placement as Placement)) {
     throw new UsageError(`--placement is direct or bridge, got '${placement}'`);
   }
-  if (values["model-server"] === true) {
-    throw new CliInputError("--model-server: this build has no scripted model server yet", ExitCode.usage);
-  }
   const limits = {
     ...DEFAULT_LIMITS,
     stopMs: milliseconds("--stop-limit-ms", values["stop-limit-ms"], DEFAULT_LIMITS.stopMs),
@@ -81,7 +78,14 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
   };
   if (values.json !== undefined) checkWritable(values.json);
   const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
-  const model: ModelSource = ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
+  let model: ModelSource;
+  try {
+    model = values["model-server"] === true ? await scriptedModel({ command, args }) : ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
+  } catch (error) {
+    rmSync(cwd, { recursive: true, force: true });
+    if (error instanceof UnknownAgentError) throw new UsageError(error.message);
+    throw error;
+  }
   try {
     const card = await runCheck({
       agent: { command, args },
