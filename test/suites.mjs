@@ -41,6 +41,7 @@ export const SUITES = {
       "reliability/backpressure.test.ts", //  covered by: wire/ndjson-writer.test.ts
       "reliability/cancel-flood.test.ts", //  covered by: acp/engine.test.ts (unknown ids, in process)
       "a2a/guardian-flood.test.ts", //        covered by: a2a/guardian-hardening.test.ts (401 before the per-client count)
+      "check/check-command.test.ts", //       covered by: check/scorecard.test.ts (verdicts and renderings, in process)
     ],
   },
   browser: {

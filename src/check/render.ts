@@ -29,13 +29,21 @@ function cellOf(card: Scorecard, scenario: string, placement: Placement): Cell |
   return card.cells.find((cell) => cell.scenario === scenario && cell.placement === placement);
 }
 
+/** A table cell's longest text: a long note is cut here (the JSON keeps it whole). */
+const TABLE_CELL_CHARS = 56;
+
+function clip(text: string): string {
+  return text.length > TABLE_CELL_CHARS ? `${text.slice(0, TABLE_CELL_CHARS - 1)}…` : text;
+}
+
 /** The table `acp-cancel check` prints, with what was left running and what was left out below it. */
 export function renderTable(card: Scorecard): string {
   const rows = [["scenario", "direct", "bridge", "what the bridge changes"]];
   for (const scenario of scenariosOf(card)) {
     const direct = cellOf(card, scenario, "direct");
     const bridge = cellOf(card, scenario, "bridge");
-    rows.push([scenario, direct ? cellText(direct) : "", bridge ? cellText(bridge) : "", bridgeChange(direct, bridge)]);
+    const text = (cell: Cell | undefined) => (cell === undefined ? "" : clip(cellText(cell)));
+    rows.push([scenario, text(direct), text(bridge), clip(escapeControl(bridgeChange(direct, bridge)))]);
   }
   const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   const lines = [

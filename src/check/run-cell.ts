@@ -79,6 +79,9 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
     const { name, accepted } = scenario;
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
     if (early !== undefined) return judge({ ...base, endedBeforeStop: outcomeOf(early.message), answers: [], leftRunning: [] });
+    if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
+      return notReached(scenario, placement, limits.underWayMs);
+    }
     let stopAt = performance.now();
     scenario.stop(run, session.sessionId, prompt.id);
     if (scenario.judge === "exit") {
@@ -126,4 +129,10 @@ async function undone(model: ModelSource, stopAt: number): Promise<string[]> {
     if (existsSync(model.sideEffect.file)) found.push("the tool's side effect happened after Stop");
   }
   return found;
+}
+
+/** A tool or dialog cell whose tool never ran, or whose dialog never opened: nothing to judge. */
+function notReached(scenario: Scenario, placement: Placement, waitedMs: number): Cell {
+  const what = scenario.when === "tool" ? "no process ran the scripted tool" : "no permission dialog opened";
+  return { scenario: scenario.name, placement, verdict: "skip", stopToAnswerMs: null, outcome: "", leftRunning: [], note: `${what} within ${waitedMs} ms` };
 }
