@@ -13,7 +13,7 @@ export const AGENT_NAMES: readonly AgentName[] = ["claude-agent-acp", "claude-ag
 
 export interface RecipeOptions {
   /** Make the agent ask before running a shell command, so that a permission dialog opens. */
-  ask?: boolean;
+  ask?: boolean | undefined;
   /** Added to the environment (e.g. a marker to find the run's processes by). */
   extraEnv?: Record<string, string>;
 }

@@ -19,7 +19,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface ModelServerOptions {
   /** The first script (default: finish with a short text). */
-  script?: Script;
+  script?: Script | undefined;
   /** Time between two text deltas of a held stream (default 300 ms). */
   holdTickMs?: number;
 }
