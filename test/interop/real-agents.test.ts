@@ -190,10 +190,11 @@ for (const agent of REAL_AGENTS) {
 
       if (placement === "embedded") continue;
       cellIt(`${placement}: Stop after session/load in a new agent process is answered cancelled once and closes the model request (codex-acp #186, claude-agent-acp #415)`, async () => {
-        const first = await openCell(agent, placement, { script: { kind: "finish", text: "remember me" } });
+        // The first process is given time to exit on its own (gemini-cli saves its session late).
+        const first = await openCell(agent, placement, { script: { kind: "finish", text: "remember me" }, bridgeArgs: ["--exit-grace-ms", "10000"] });
         assert.equal(stopReasonOf(await first.driver.prompt(first.sessionId, "hello")), "end_turn");
         first.driver.end();
-        if ((await within(first.driver.exited, 5000)) === undefined) first.driver.child.kill("SIGKILL");
+        if ((await within(first.driver.exited, 10_000)) === undefined) first.driver.child.kill("SIGKILL");
         const started = await startCell(agent, placement, { script: { kind: "hold" }, reuse: first });
         const cell: RealCell = { ...started, sessionId: first.sessionId };
         try {

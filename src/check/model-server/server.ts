@@ -99,7 +99,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     if (script.kind === "finish") return stream.finish(script.text);
     if (afterTool) return stream.finish(script.text ?? "done");
-    const call = shellCall(offered, script.command);
+    const call = shellCall(offered, script.command, script.kind === "permission");
     if (call === undefined) return stream.finish(`no shell tool among: ${offered.join(", ")}`);
     turn.toolCalled = call.name;
     stream.toolCall(call.name, call.args);
