@@ -28,6 +28,7 @@ import { abpScenario } from "./scenarios/abp.js";
 import { crossScenario } from "./scenarios/cross.js";
 import { rapScenario } from "./scenarios/rap.js";
 import { replicasScenario } from "./scenarios/replicas.js";
+import { realAgentsScenario } from "./scenarios/real-agents.js";
 
 const options = benchOptions(process.argv.slice(2));
 const ALL_SCENARIOS = [
@@ -42,6 +43,7 @@ const ALL_SCENARIOS = [
   { id: "abp", name: "abp (headless Chromium)", run: abpScenario },
   { id: "cross", name: "cross protocol", run: crossScenario },
   { id: "replicas", name: "replicas (PostgreSQL, Redis)", run: replicasScenario },
+  { id: "real-agents", name: "real agents (Stop → answer)", run: realAgentsScenario },
 ];
 const only = options.only;
 const SCENARIOS =

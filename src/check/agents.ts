@@ -13,7 +13,7 @@ export const AGENT_NAMES: readonly AgentName[] = ["claude-agent-acp", "claude-ag
 
 export interface RecipeOptions {
   /** Make the agent ask before running a shell command, so that a permission dialog opens. */
-  ask?: boolean;
+  ask?: boolean | undefined;
   /** Added to the environment (e.g. a marker to find the run's processes by). */
   extraEnv?: Record<string, string>;
 }
@@ -96,7 +96,14 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       Object.assign(env, { CODEX_HOME: codexHome, OPENAI_API_KEY: FAKE_KEY, CODEX_API_KEY: FAKE_KEY, RUST_LOG: "error" });
       common.files.push({ path: join(codexHome, "config.toml"), content: codexConfig(modelUrl, ask) });
       return {
-        ...common, dialect: "openai-responses", protocolVersion: 1, authenticate: { methodId: "api-key" }, honoursCancelRequest: true,
+        ...common,
+        dialect: "openai-responses",
+        protocolVersion: 1,
+        authenticate: { methodId: "api-key" },
+        // Its default mode ("agent") has a reviewer model judge each escalation; offline there is none.
+        // "workspace-write" asks the editor instead; "agent-full-access" never asks.
+        sessionSetup: (sessionId) => [{ method: "session/set_mode", params: { sessionId, modeId: ask ? "workspace-write" : "agent-full-access" } }],
+        honoursCancelRequest: true,
       };
     }
     case "gemini-cli":
@@ -167,8 +174,9 @@ function codexConfig(modelUrl: string, ask: boolean): string {
     'model_provider = "scripted"',
     // A codex model family, so that codex offers exec_command (the tool that outlives a cancel).
     'model = "gpt-5.3-codex"',
-    `approval_policy = "${ask ? "untrusted" : "never"}"`,
-    'sandbox_mode = "danger-full-access"',
+    // codex 2.6 no longer takes "untrusted"; "on-request" asks when the model asks to leave the sandbox.
+    `approval_policy = "${ask ? "on-request" : "never"}"`,
+    `sandbox_mode = "${ask ? "workspace-write" : "danger-full-access"}"`,
     "[model_providers.scripted]",
     'name = "scripted"',
     `base_url = "${modelUrl}/v1"`,

@@ -39,9 +39,12 @@ export class ModelHole {
 
 /** Every temp HOME `sealedEnv` made; removed once the run's cells are over (a root hook). */
 const homes: string[] = [];
-after(() => {
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
-});
+// A root hook under mocha; the bench, which runs these drivers too, has none.
+if (typeof after === "function") {
+  after(() => {
+    for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+  });
+}
 
 /** A temp HOME with fake keys, every model base URL on the hole, and a marker to find processes by. */
 export function sealedEnv(

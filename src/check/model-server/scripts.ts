@@ -58,8 +58,13 @@ export interface ToolCall {
 }
 
 /** The shell tool call to make, given the tool names the request offers; undefined when none is a shell. */
-export function shellCall(offered: readonly string[], command: string): ToolCall | undefined {
-  for (const [name, args] of Object.entries(SHELL_TOOLS)) if (offered.includes(name)) return { name, args: args(command) };
+export function shellCall(offered: readonly string[], command: string, askFirst = false): ToolCall | undefined {
+  for (const [name, args] of Object.entries(SHELL_TOOLS)) {
+    if (!offered.includes(name)) continue;
+    // codex asks (approval_policy "on-request") only when the model asks to leave its sandbox.
+    const escalation = askFirst && name === "exec_command" ? { sandbox_permissions: "require_escalated", justification: "asked by the test" } : {};
+    return { name, args: { ...args(command), ...escalation } };
+  }
   return undefined;
 }
 

@@ -19,7 +19,7 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface ModelServerOptions {
   /** The first script (default: finish with a short text). */
-  script?: Script;
+  script?: Script | undefined;
   /** Time between two text deltas of a held stream (default 300 ms). */
   holdTickMs?: number;
 }
@@ -99,7 +99,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     if (script.kind === "finish") return stream.finish(script.text);
     if (afterTool) return stream.finish(script.text ?? "done");
-    const call = shellCall(offered, script.command);
+    const call = shellCall(offered, script.command, script.kind === "permission");
     if (call === undefined) return stream.finish(`no shell tool among: ${offered.join(", ")}`);
     turn.toolCalled = call.name;
     stream.toolCall(call.name, call.args);
