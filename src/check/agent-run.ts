@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
+import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
 import { EditorWire } from "./editor-wire.js";
 import type { LeftProcess, Placement } from "./scorecard.js";
 
@@ -80,9 +80,20 @@ export class AgentRun {
     return lines.findLast((line) => /error|not found|cannot|denied|fail/i.test(line)) ?? lines.at(-1) ?? "";
   }
 
-  /** Every running process of this run (none where there is no /proc). */
+  /**
+   * Every running process of this run (none where there is no /proc): those that carry its marker
+   * (an orphan too), and the started process's descendants (gemini-cli runs its shell tool with a
+   * scrubbed environment).
+   */
   processes(): ProcessEntry[] {
-    return hasProcTable() ? processesWithEnv(RUN_MARKER, this.marker, readProcesses()) : [];
+    if (!hasProcTable()) return [];
+    const all = readProcesses();
+    const found = processesWithEnv(RUN_MARKER, this.marker, all);
+    const root = this.child.pid === undefined ? undefined : all.find((entry) => entry.pid === this.child.pid);
+    for (const entry of root === undefined ? [] : [root, ...descendantsOf(root.pid, all)]) {
+      if (!found.some((known) => sameProcess(known, entry))) found.push(entry);
+    }
+    return found;
   }
 
   /** Sends `signal` to the process the editor started (not its group: an editor signals its child). */
