@@ -59,7 +59,8 @@ export const SUITES = {
     excludeFromFast: true,
     timeoutMs: 60_000,
     env: { ACP_CANCEL_INTEROP: "1" },
-    // covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0), check/model-server.test.ts (the scripted model)
+    // covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0),
+    // check/model-server.test.ts (the scripted model)
     paths: ["interop/"],
   },
   replicas: {
