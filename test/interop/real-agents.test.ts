@@ -62,6 +62,12 @@ function assertClean(cell: RealCell): void {
   for (const [id, count] of promptCancels) assert.equal(count, 1, `$/cancel_request for ${String(id)} sent ${count} times`);
 }
 
+/** The Stop's effect: the prompt answered `cancelled` (once: assertClean), and the model request closed by the agent. */
+async function stoppedAndClosed(cell: RealCell, answer: Promise<Message>): Promise<void> {
+  assert.equal(stopReasonOf(await within(answer, ANSWER_LIMIT_MS)), "cancelled");
+  await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+}
+
 async function nextTurnShowsText(cell: RealCell): Promise<void> {
   cell.model.script = { kind: "finish", text: "the next turn's words" };
   const answer = await within(cell.driver.prompt(cell.sessionId, "again"), 60_000);
@@ -79,8 +85,7 @@ for (const agent of REAL_AGENTS) {
           const turn = cell.driver.startPrompt(cell.sessionId, "keep talking");
           await streaming(cell);
           cell.driver.cancel(cell.sessionId);
-          assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
-          await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+          await stoppedAndClosed(cell, turn.answer);
           assert.ok(cell.model.closedRequests.length > 0);
           await nextTurnShowsText(cell);
           assertClean(cell);
@@ -102,8 +107,7 @@ for (const agent of REAL_AGENTS) {
             assert.equal(cell.model.streaming.length, 1, "the model stream is still open");
             cell.driver.cancel(cell.sessionId);
           }
-          assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
-          await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+          await stoppedAndClosed(cell, turn.answer);
           assertClean(cell);
         } finally {
           await closeCell(cell);
@@ -203,8 +207,7 @@ for (const agent of REAL_AGENTS) {
           const turn = cell.driver.startPrompt(cell.sessionId, "keep talking");
           await streaming(cell);
           cell.driver.cancel(cell.sessionId);
-          assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
-          await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+          await stoppedAndClosed(cell, turn.answer);
           assertClean(cell);
         } finally {
           await closeCell(cell);
