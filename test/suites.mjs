@@ -56,11 +56,13 @@ export const SUITES = {
     ],
   },
   interop: {
-    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp, older SDK lines), every cell",
+    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp v1/v2, gemini-cli, qwen-code, opencode, older SDK lines), every cell",
     excludeFromFast: true,
     timeoutMs: 60_000,
     env: { ACP_CANCEL_INTEROP: "1" },
-    paths: ["interop/"], //                   covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0)
+    // covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0),
+    // check/model-server.test.ts (the scripted model)
+    paths: ["interop/"],
   },
   replicas: {
     about: "cancels across replicas (Debian redis-server, postgresql, haproxy as real processes)",

@@ -7,7 +7,7 @@
  * that a fixed agent shows up as a failing cell to update docs/interop.md from.
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { delayedMarkerCommand } from "../../src/check/index.js";
 import { closeCell, type Driver } from "./drivers.js";
@@ -62,6 +62,12 @@ function assertClean(cell: RealCell): void {
   for (const [id, count] of promptCancels) assert.equal(count, 1, `$/cancel_request for ${String(id)} sent ${count} times`);
 }
 
+/** The Stop's effect: the prompt answered `cancelled` (once: assertClean), and the model request closed by the agent. */
+async function stoppedAndClosed(cell: RealCell, answer: Promise<Message>): Promise<void> {
+  assert.equal(stopReasonOf(await within(answer, ANSWER_LIMIT_MS)), "cancelled");
+  await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+}
+
 async function nextTurnShowsText(cell: RealCell): Promise<void> {
   cell.model.script = { kind: "finish", text: "the next turn's words" };
   const answer = await within(cell.driver.prompt(cell.sessionId, "again"), 60_000);
@@ -79,8 +85,7 @@ for (const agent of REAL_AGENTS) {
           const turn = cell.driver.startPrompt(cell.sessionId, "keep talking");
           await streaming(cell);
           cell.driver.cancel(cell.sessionId);
-          assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
-          await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+          await stoppedAndClosed(cell, turn.answer);
           assert.ok(cell.model.closedRequests.length > 0);
           await nextTurnShowsText(cell);
           assertClean(cell);
@@ -102,8 +107,7 @@ for (const agent of REAL_AGENTS) {
             assert.equal(cell.model.streaming.length, 1, "the model stream is still open");
             cell.driver.cancel(cell.sessionId);
           }
-          assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
-          await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+          await stoppedAndClosed(cell, turn.answer);
           assertClean(cell);
         } finally {
           await closeCell(cell);
@@ -203,13 +207,56 @@ for (const agent of REAL_AGENTS) {
           const turn = cell.driver.startPrompt(cell.sessionId, "keep talking");
           await streaming(cell);
           cell.driver.cancel(cell.sessionId);
-          assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
-          await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+          await stoppedAndClosed(cell, turn.answer);
           assertClean(cell);
         } finally {
           await closeCell(cell);
         }
       });
     }
+  });
+}
+
+/** The agent the bridge runs: the bridge's only child. */
+function agentBehind(bridgePid: number): number {
+  const children = readFileSync(`/proc/${bridgePid}/task/${bridgePid}/children`, "utf8").trim().split(/\s+/).map(Number);
+  assert.equal(children.length, 1, `the bridge's children: ${children.join(", ")}`);
+  return children[0] as number;
+}
+
+// A never-ending turn needs an agent that ignores every cancel; none of these does, so the cell
+// freezes one (SIGSTOP) mid-turn. claude-agent-acp: it needs no authenticate, which the bridge's
+// restart (initialize replayed) could not redo for the editor.
+const STUCK = REAL_AGENTS.filter((a) => a.recipe === "claude-agent-acp");
+for (const agent of STUCK) {
+  describe(`interop, real agent: ${agent.label}, a turn that never ends`, function () {
+    this.timeout(CELL_TIMEOUT_MS);
+    cellIt("bridge, --on-stuck restart: the Stop is answered cancelled after the grace, the held prompt -32800 (restarted), and the new agent serves a new session with the model's text", async () => {
+      const stuckArgs = ["--grace-ms", "500", "--turn-end-window-ms", "1500", "--on-stuck", "restart"];
+      const cell = await openCell(agent, "bridge", { script: { kind: "hold" }, bridgeArgs: stuckArgs });
+      try {
+        const turn = cell.driver.startPrompt(cell.sessionId, "keep talking");
+        await streaming(cell);
+        const pid = cell.driver.child.pid;
+        assert.ok(pid !== undefined);
+        const frozen = agentBehind(pid);
+        process.kill(frozen, "SIGSTOP");
+        cell.driver.cancel(cell.sessionId);
+        assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
+        const held = await within(cell.driver.prompt(cell.sessionId, "are you there"), 30_000);
+        assert.match(JSON.stringify(held), /-32800.*restarted/, JSON.stringify(held));
+        await until(() => (existsSync(`/proc/${frozen}`) ? undefined : true), "the frozen agent gone", 30_000);
+        const wire = wireOf(cell.driver);
+        assert.ok(wire !== undefined);
+        const created = await wire.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
+        const sessionId = (created.result as { sessionId: string }).sessionId;
+        cell.model.script = { kind: "finish", text: "after the restart" };
+        assert.equal(stopReasonOf(await cell.driver.prompt(sessionId, "hello again")), "end_turn");
+        assert.ok(JSON.stringify(cell.driver.seen).includes("after the restart"));
+        assert.deepEqual(cell.driver.problems(), []);
+      } finally {
+        await closeCell(cell);
+      }
+    });
   });
 }
