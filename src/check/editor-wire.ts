@@ -25,6 +25,8 @@ export class EditorWire {
   junkLines = 0;
   /** Permission requests the agent sent that nobody answered yet, by id. */
   readonly openDialogs = new Map<unknown, Message>();
+  /** Allow each permission dialog as it opens (a cell whose tool must run), until Stop. */
+  allowDialogs = false;
   /** Called for each message read, after it is logged. */
   onMessage: (message: Message) => void = () => {};
   private nextId = 0;
@@ -55,6 +57,7 @@ export class EditorWire {
       // The check offers no fs or terminal capability: anything else it is asked is unknown to it.
       this.send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
     } else if (!("method" in message)) this.waiters.get(message.id)?.(message);
+    if (isRequest && this.allowDialogs) this.allowDialog(message.id);
     this.onMessage(message);
   }
 
@@ -76,19 +79,21 @@ export class EditorWire {
 
   /** Answers every open dialog `cancelled`, as an editor does when its user presses Stop. */
   cancelDialogs(): void {
+    this.allowDialogs = false;
     for (const id of this.openDialogs.keys()) {
       this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "cancelled" } } });
     }
     this.openDialogs.clear();
   }
 
-  /** Answers one open dialog with its first option (the user allowed it). */
+  /** Answers one open dialog with its allow-once option (else another allow, else the first): the user allowed it. */
   allowDialog(id: unknown): void {
     const dialog = this.openDialogs.get(id);
     if (dialog === undefined) return;
     this.openDialogs.delete(id);
-    const options = (dialog.params as { options?: { optionId?: unknown }[] } | undefined)?.options ?? [];
-    this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "selected", optionId: options[0]?.optionId } } });
+    const options = (dialog.params as { options?: { optionId?: unknown; kind?: unknown }[] } | undefined)?.options ?? [];
+    const allow = options.find((o) => o.kind === "allow_once") ?? options.find((o) => String(o.kind).startsWith("allow")) ?? options[0];
+    this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "selected", optionId: allow?.optionId } } });
   }
 
   /** Every answer the editor read for request `id`, with when. */

@@ -60,6 +60,8 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
     context.opened?.(session);
     const baseline = run.processes();
     const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
+    // The tool cell's user allows the tool when asked: it must really run before Stop.
+    run.wire.allowDialogs = scenario.when === "tool";
     const promptAt = performance.now();
     let prompt = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
