@@ -26,6 +26,10 @@ export const LAYERS = {
   // Tracing maps jobs to spans; it knows core only. The bridge loads it when --otel asks.
   otel: BINDING,
   bridge: ["acp", "wire", "core", "os", "otel"],
+  // `acp-cancel check`: an editor on the wire (wire) and the run's processes (os); the bridge it
+  // checks runs as the CLI's own subprocess, never imported. Its scripted model and agent recipes
+  // (check/model-server, check/agents.ts, shared with the interop suite) use node:http only.
+  check: ["wire", "os"],
 };
 /**
  * One block per folder and depth: a file `depth` folders below src/<layer> reaches src/ with

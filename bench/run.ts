@@ -29,6 +29,7 @@ import { crossScenario } from "./scenarios/cross.js";
 import { mcpTasksScenario } from "./scenarios/mcp-tasks.js";
 import { rapScenario } from "./scenarios/rap.js";
 import { replicasScenario } from "./scenarios/replicas.js";
+import { realAgentsScenario } from "./scenarios/real-agents.js";
 
 const options = benchOptions(process.argv.slice(2));
 const ALL_SCENARIOS = [
@@ -44,6 +45,7 @@ const ALL_SCENARIOS = [
   { id: "cross", name: "cross protocol", run: crossScenario },
   { id: "mcp-tasks", name: "mcp tasks", run: mcpTasksScenario },
   { id: "replicas", name: "replicas (PostgreSQL, Redis)", run: replicasScenario },
+  { id: "real-agents", name: "real agents (Stop → answer)", run: realAgentsScenario },
 ];
 const only = options.only;
 const SCENARIOS =

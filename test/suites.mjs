@@ -41,6 +41,7 @@ export const SUITES = {
       "reliability/backpressure.test.ts", //  covered by: wire/ndjson-writer.test.ts
       "reliability/cancel-flood.test.ts", //  covered by: acp/engine.test.ts (unknown ids, in process)
       "a2a/guardian-flood.test.ts", //        covered by: a2a/guardian-hardening.test.ts (401 before the per-client count)
+      "check/check-command.test.ts", //       covered by: check/scorecard.test.ts (verdicts and renderings, in process)
       "otel/cross-process.test.ts", //        covered by: otel/acp-spans, otel/mcp-spans, otel/rap-a2a-spans (each hop's parenting, in process), otel/bridge-otel
     ],
   },
@@ -64,11 +65,13 @@ export const SUITES = {
     ],
   },
   interop: {
-    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp, older SDK lines), every cell",
+    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp v1/v2, gemini-cli, qwen-code, opencode, older SDK lines), every cell",
     excludeFromFast: true,
     timeoutMs: 60_000,
     env: { ACP_CANCEL_INTEROP: "1" },
-    paths: ["interop/"], //                   covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0)
+    // covered by: acp/embedded-*.test.ts, bridge/emulation.test.ts (SDK 0.28.1 and 2.4.0),
+    // check/model-server.test.ts (the scripted model)
+    paths: ["interop/"],
   },
   replicas: {
     about: "cancels across replicas (Debian redis-server, postgresql, haproxy as real processes)",

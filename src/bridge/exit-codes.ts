@@ -9,7 +9,11 @@ export const ExitCode = {
   dataError: 65,
   /** An input file is missing or cannot be read (sysexits EX_NOINPUT). */
   noInput: 66,
-  /** An output file (--trace, --log-file) cannot be created (sysexits EX_CANTCREAT). */
+  /** `check`: the agent could not be started or opened no session (sysexits EX_UNAVAILABLE). */
+  unavailable: 69,
+  /** `check` itself failed unexpectedly (sysexits EX_SOFTWARE): 1 means a cell failed there. */
+  software: 70,
+  /** An output file (--trace, --log-file, --json) cannot be created (sysexits EX_CANTCREAT). */
   cannotCreate: 73,
   /** The agent command exists but cannot be executed. */
   notExecutable: 126,

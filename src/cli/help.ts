@@ -1,16 +1,22 @@
 import { BRIDGE_DEFAULTS, DEFAULT_DEADLINES } from "../bridge/bridge-options.js";
+import { DEFAULT_LIMITS } from "../check/run-check.js";
+
+const DEFAULT_STOP_MS = DEFAULT_LIMITS.stopMs;
+const DEFAULT_START_MS = DEFAULT_LIMITS.startMs;
 
 /** `acp-cancel --help`: the commands; each command's own flags are in its own help. */
 export const HELP = `acp-cancel: cancellation that actually stops work in the Agent Client Protocol
 
 Usage:
   acp-cancel bridge [options] -- <agent command> [args...]
+  acp-cancel check [options] -- <agent command> [args...]
   acp-cancel trace <trace.jsonl> [--mermaid]
   acp-cancel guardian --rules FILE --port N [--host 127.0.0.1]
   acp-cancel --help | -h | --version | -v
 
 Commands:
   bridge     run the agent behind a cancellation bridge (the editor talks to the bridge on stdio)
+  check      a Stop scorecard for an agent: how it stops, directly and through the bridge
   trace      render a trace written by 'bridge --trace' as a timeline or a mermaid diagram
   guardian   run the reference AOS guardian for A2A cancels
 
@@ -75,6 +81,41 @@ bridge itself was stopped by signal N; 0 when the editor closed stdin and the ag
 --log-file file cannot be written or is refused; 1 anything else (a bug: please report).
 `;
 
+/** `acp-cancel check --help`. */
+const CHECK_HELP = `Usage: acp-cancel check [options] -- <agent command> [args...]
+
+Drives the agent as an editor would, each cell a fresh run of it, directly and through
+'acp-cancel bridge': initialize, session/new, a prompt, then Stop in one way per row
+(session/cancel, $/cancel_request, a cancel right after the prompt, stdin closed mid-turn,
+SIGTERM mid-turn). Prints a table: each cell ✔ holds, ✘ does not, – could not be judged; the
+time from Stop to the answer (or the exit); what was left running (the run's processes, found
+by an environment marker in /proc); and what the bridge changes. Progress goes to stderr.
+
+Without --model-server the agent uses its own model (your keys and settings; each cell costs a
+short turn) and the cells that need a scripted turn (a shell tool, a permission dialog, the next
+prompt) are listed as left out.
+
+Options:
+  --model-server         start the scripted loopback model server and point the agent at it
+                         (fake keys, a fresh HOME), so the tool and dialog cells run too
+  --json FILE            also write the scorecard as JSON to FILE (docs/check.md)
+  --markdown             print a markdown table instead of the text table
+  --prompt TEXT          the prompt of a turn to stop (default: a long counting task)
+  --only NAME            run only this scenario (repeatable); names as in the table
+  --placement WHERE      run only direct or only bridge cells
+  --stop-limit-ms N      how long to wait from Stop for the answer or exit (default ${DEFAULT_STOP_MS})
+  --start-limit-ms N     how long to wait for each of initialize and session/new (default ${DEFAULT_START_MS})
+  --bridge-arg ARG       a flag for 'acp-cancel bridge' (repeatable), e.g. --bridge-arg=--grace-ms=500
+  --quiet                no progress lines on stderr
+  -h, --help             print this help and exit 0
+
+Exit status: 0 every cell that ran holds; 1 some cell is ✘; 2 usage (no agent command, an unknown
+flag or scenario); 69 the agent could not be used (it exited at once, printed no JSON-RPC, or
+initialize or session/new failed or timed out; the message says which); 70 the check itself
+failed (a bug: please report); 73 the --json file cannot be written; 126 the agent command is not
+executable; 127 it was not found.
+`;
+
 /** `acp-cancel trace --help`. */
 const TRACE_HELP = `Usage: acp-cancel trace <trace.jsonl> [--mermaid]
 
@@ -118,6 +159,7 @@ unreadable; 69 cannot listen on the port.
 /** Each command's own help, for `<command> --help` and `help <command>`. */
 export const COMMAND_HELP: ReadonlyMap<string, string> = new Map([
   ["bridge", BRIDGE_HELP],
+  ["check", CHECK_HELP],
   ["trace", TRACE_HELP],
   ["guardian", GUARDIAN_HELP],
 ]);

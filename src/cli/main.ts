@@ -5,6 +5,7 @@ import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
+import { runCheckCommand } from "./check-command.js";
 import { runGuardianCommand } from "./guardian-command.js";
 import { COMMAND_HELP, HELP } from "./help.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
@@ -36,6 +37,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return runBridge(options);
   }
   if (command === "guardian") return runGuardianCommand(rest);
+  if (command === "check") return runCheckCommand(rest).catch(checkBroke);
   if (command === "trace") {
     const options = { mermaid: { type: "boolean" } } as const;
     const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options });
@@ -54,6 +56,15 @@ async function main(argv: readonly string[]): Promise<number> {
     return ExitCode.ok;
   }
   throw new UsageError(`unknown command '${command}'`);
+}
+
+/** `check` exits 1 when a cell fails, so its own unexpected failure gets 70; input errors go on to `failed`. */
+function checkBroke(error: unknown): number {
+  if (error instanceof CliInputError || error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    throw error;
+  }
+  process.stderr.write(`acp-cancel: check failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return ExitCode.software;
 }
 
 /** Prints what went wrong, as one line (a usage error points at the command's help); the exit status for it. */

@@ -21,6 +21,12 @@ const OWN_HELP: Record<string, RegExp[]> = {
     /initialize has one by default: 60 s/,
     /Exit status:/,
   ],
+  check: [
+    /^Usage: acp-cancel check \[options\] -- <agent command>/,
+    /\n {2}--model-server/,
+    /\n {2}--json FILE/,
+    /69 the agent could not be used/,
+  ],
   trace: [/^Usage: acp-cancel trace <trace\.jsonl> \[--mermaid\]/, /\n {2}--mermaid/, /\n {2}-h, --help/, /65 the file is not/],
   guardian: [
     /^Usage: acp-cancel guardian --rules FILE --port N/,
@@ -59,7 +65,7 @@ describe("CLI help: each command's own usage and flags, for --help and -h, exit 
     for (const flag of ["--help", "-h"]) {
       const top = cli(flag);
       assert.equal(top.status, 0);
-      assert.match(top.stdout, /Commands:\n {2}bridge .*\n {2}trace .*\n {2}guardian /);
+      assert.match(top.stdout, /Commands:\n {2}bridge .*\n {2}check .*\n {2}trace .*\n {2}guardian /);
       assert.match(top.stdout, /acp-cancel <command> --help/);
     }
   });

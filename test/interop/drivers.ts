@@ -1,8 +1,9 @@
 /**
- * One editor, two placements, for the real-work cells: `bridge` is a raw client on
- * `acp-cancel bridge -- <agent>` (the wire recorded both ways); `embedded` is an
- * @agentclientprotocol/sdk 2.4.0 client adopting acp-cancel with `withCancellation`, the agent
- * its subprocess. Both expose the same few verbs, so a cell is written once.
+ * One editor, three placements, for the real-agent cells: `direct` is a raw client on the agent's
+ * stdio; `bridge` the same on `acp-cancel bridge -- <agent>` (the wire recorded both ways);
+ * `embedded` is an @agentclientprotocol/sdk 2.4.0 client adopting acp-cancel with
+ * `withCancellation`, the agent its subprocess. All expose the same few verbs, so a cell is
+ * written once.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
@@ -10,7 +11,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { type CancellableApp, withCancellation, type WithCancellationOptions } from "../../src/index.js";
 import { rmSync } from "node:fs";
 import { type AgentCommand, killAll, type Message, WireClient, within } from "./harness.js";
-import type { ModelServer } from "./model-server.js";
+import type { ModelServer } from "../../src/check/index.js";
 
 /** A permission dialog the agent opened: answer it, or leave it open. */
 export interface Dialog {
@@ -18,8 +19,22 @@ export interface Dialog {
   answer(outcome: { outcome: "cancelled" } | { outcome: "selected"; optionId: string }): void;
 }
 
+/** How a session is opened: what the agent needs besides initialize and session/new. */
+export interface Handshake {
+  authenticate?: { methodId: string; _meta?: Record<string, unknown> } | undefined;
+  /** Requests sent once the session exists (e.g. a permission mode). */
+  sessionSetup?: (sessionId: string) => { method: string; params: Record<string, unknown> }[];
+}
+
+/** A prompt in flight: its answer, and the editor's two ways to stop it. */
+export interface Turn {
+  readonly answer: Promise<Message>;
+  /** `$/cancel_request` for this prompt (embedded: the SDK's cancellationSignal). */
+  cancelRequest(): void;
+}
+
 export interface Driver {
-  readonly placement: "bridge" | "embedded";
+  readonly placement: "direct" | "bridge" | "embedded";
   /** The process the editor started (the bridge, or the agent itself). */
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<unknown>;
@@ -29,7 +44,10 @@ export interface Driver {
   readonly seen: { kind: "update" | "answer"; message: Message }[];
   /** What to do with a dialog as it opens (default: leave it open). */
   onDialog: (dialog: Dialog) => void;
-  open(auth: string | undefined, cwd: string): Promise<string>;
+  open(handshake: Handshake, cwd: string): Promise<string>;
+  /** `session/load` of an existing session (after a restart), then its setup. */
+  load(handshake: Handshake, sessionId: string, cwd: string): Promise<Message>;
+  startPrompt(sessionId: string, text: string): Turn;
   prompt(sessionId: string, text: string): Promise<Message>;
   cancel(sessionId: string): void;
   /** Protocol problems: requests not answered exactly once (bridge), or thrown errors. */
@@ -37,36 +55,54 @@ export interface Driver {
   end(): void;
 }
 
-export function bridgeDriver(
+export function wireDriver(
+  placement: "direct" | "bridge",
   agent: AgentCommand,
   env: NodeJS.ProcessEnv,
   cwd: string,
-  bridgeArgs: string[],
+  bridgeArgs: string[] = [],
 ): Driver & { wire: WireClient } {
-  const wire = new WireClient("bridge", agent, env, cwd, bridgeArgs);
+  const wire = new WireClient(placement, agent, env, cwd, bridgeArgs);
+  const initialized = async (handshake: Handshake) => {
+    await wire.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    }).answer;
+    if (handshake.authenticate !== undefined) await wire.request("authenticate", handshake.authenticate).answer;
+  };
+  const setUp = async (handshake: Handshake, sessionId: string) => {
+    for (const { method, params } of handshake.sessionSetup?.(sessionId) ?? []) await wire.request(method, params).answer;
+  };
   const dialogs: Dialog[] = [];
   const seen: Driver["seen"] = [];
   const driver: Driver & { wire: WireClient } = {
-    placement: "bridge",
+    placement,
     wire,
     child: wire.child,
     exited: wire.exited,
     dialogs,
     seen,
     onDialog: () => {},
-    async open(auth, dir) {
-      await wire.request("initialize", {
-        protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      }).answer;
-      if (auth !== undefined) await wire.request("authenticate", { methodId: auth }).answer;
+    async open(handshake, dir) {
+      await initialized(handshake);
       const created = await wire.request("session/new", { cwd: dir, mcpServers: [] }).answer;
-      return (created.result as { sessionId: string }).sessionId;
+      const sessionId = (created.result as { sessionId: string }).sessionId;
+      await setUp(handshake, sessionId);
+      return sessionId;
     },
-    async prompt(sessionId, text) {
-      const answer = await wire.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }).answer;
-      seen.push({ kind: "answer", message: answer });
-      return answer;
+    async load(handshake, sessionId, dir) {
+      await initialized(handshake);
+      const loaded = await wire.request("session/load", { sessionId, cwd: dir, mcpServers: [] }).answer;
+      await setUp(handshake, sessionId);
+      return loaded;
+    },
+    startPrompt(sessionId, text) {
+      const { id, answer } = wire.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+      void answer.then((message) => seen.push({ kind: "answer", message }));
+      return { answer, cancelRequest: () => wire.notify("$/cancel_request", { requestId: id }) };
+    },
+    prompt(sessionId, text) {
+      return driver.startPrompt(sessionId, text).answer;
     },
     cancel(sessionId) {
       wire.notify("session/cancel", { sessionId });
@@ -131,6 +167,16 @@ export function embeddedDriver(
     ),
   );
   const peer = connection.agent;
+  const initialized = async (handshake: Handshake) => {
+    await peer.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
+    if (handshake.authenticate !== undefined) await peer.request(acp.methods.agent.authenticate, handshake.authenticate);
+  };
+  const setUp = async (handshake: Handshake, sessionId: string) => {
+    for (const { method, params } of handshake.sessionSetup?.(sessionId) ?? []) await peer.request(method, params);
+  };
   const driver: EmbeddedDriver = {
     placement: "embedded",
     app,
@@ -140,25 +186,37 @@ export function embeddedDriver(
     dialogs,
     seen,
     onDialog: () => {},
-    async open(auth, dir) {
-      await peer.request(acp.methods.agent.initialize, {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      });
-      if (auth !== undefined) await peer.request(acp.methods.agent.authenticate, { methodId: auth });
+    async open(handshake, dir) {
+      await initialized(handshake);
       const { sessionId } = await peer.request(acp.methods.agent.session.new, { cwd: dir, mcpServers: [] });
+      await setUp(handshake, sessionId);
       return sessionId;
     },
-    async prompt(sessionId, text) {
-      try {
-        const result = await peer.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
-        const answer = { result } as unknown as Message;
-        seen.push({ kind: "answer", message: answer });
-        return answer;
-      } catch (error) {
-        errors.push(String(error));
-        return { error: String(error) };
-      }
+    async load(handshake, sessionId, dir) {
+      await initialized(handshake);
+      const result = await peer.request(acp.methods.agent.session.load, { sessionId, cwd: dir, mcpServers: [] });
+      await setUp(handshake, sessionId);
+      return { result } as unknown as Message;
+    },
+    startPrompt(sessionId, text) {
+      const stop = new AbortController();
+      const answer = peer
+        .request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] }, { cancellationSignal: stop.signal })
+        .then(
+          (result) => {
+            const message = { result } as unknown as Message;
+            seen.push({ kind: "answer", message });
+            return message;
+          },
+          (error: unknown) => {
+            errors.push(String(error));
+            return { error: String(error) } as Message;
+          },
+        );
+      return { answer, cancelRequest: () => stop.abort() };
+    },
+    prompt(sessionId, text) {
+      return driver.startPrompt(sessionId, text).answer;
     },
     cancel(sessionId) {
       void peer.notify(acp.methods.agent.session.cancel, { sessionId });
@@ -190,6 +248,6 @@ export async function closeCell(cell: CellParts): Promise<void> {
     }
   }
   killAll(cell.marker);
-  await cell.model.stop();
+  await cell.model.close();
   rmSync(cell.home, { recursive: true, force: true });
 }

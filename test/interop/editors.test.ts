@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { CLI } from "../support/bridge-harness.js";
 import { exitAfterOutput } from "../support/spawn-peer.js";
 import { killAll, processesWith, sealedEnv, until, within } from "./harness.js";
-import { ModelServer } from "./model-server.js";
+import { startModelServer } from "../../src/check/index.js";
 import { claude, codex, PEERS_INSTALLED, PEERS_NOTE, peerFile, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 
 const EDITORS_MD = fileURLToPath(new URL("../../../docs/editors.md", import.meta.url));
@@ -55,7 +55,7 @@ describe("docs/editors.md: the acpx configurations, run as written", function ()
 
   for (const line of lines) {
     cell(`${line}: exit 0, the model's answer printed`, async () => {
-      const model = await new ModelServer().start();
+      const model = await startModelServer();
       model.script = { kind: "finish", text: "hello from the scripted model" };
       const { env, home, marker } = sealedEnv(model);
       try {
@@ -75,7 +75,7 @@ describe("docs/editors.md: the acpx configurations, run as written", function ()
         assert.deepEqual(processesWith(marker), [], "nothing left running");
       } finally {
         killAll(marker);
-        await model.stop();
+        await model.close();
       }
     });
   }

@@ -5,10 +5,11 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { agentRecipe, writeRecipeFiles } from "../../src/check/index.js";
 import { CLI } from "../support/bridge-harness.js";
 
 export type Message = Record<string, unknown>;
@@ -39,45 +40,21 @@ export class ModelHole {
 
 /** Every temp HOME `sealedEnv` made; removed once the run's cells are over (a root hook). */
 const homes: string[] = [];
-after(() => {
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
-});
+// A root hook under mocha; the bench, which runs these drivers too, has none.
+if (typeof after === "function") {
+  after(() => {
+    for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+  });
+}
 
 /** A temp HOME with fake keys, every model base URL on the hole, and a marker to find processes by. */
-export function sealedEnv(
-  hole: { port: number },
-  codex: {
-    /** `approval_policy`: `never` runs tools unasked; `untrusted` asks before a command it does not know. */
-    approvalPolicy?: string;
-    /** The model name; its family decides which shell tool codex offers (exec_command for the codex models). */
-    model?: string;
-  } = {},
-): { env: NodeJS.ProcessEnv; home: string; marker: string } {
+export function sealedEnv(hole: { port: number }): { env: NodeJS.ProcessEnv; home: string; marker: string } {
   const home = mkdtempSync(join(tmpdir(), "acp-interop-"));
   homes.push(home);
   const marker = randomUUID();
   const base = `http://127.0.0.1:${hole.port}`;
-  mkdirSync(join(home, ".codex"));
-  // codex ignores OPENAI_BASE_URL (it dials wss://api.openai.com): a provider of our own instead.
-  writeFileSync(
-    join(home, ".codex", "config.toml"),
-    [
-      'model_provider = "loopback"',
-      `model = "${codex.model ?? "gpt-fake"}"`,
-      `approval_policy = "${codex.approvalPolicy ?? "never"}"`,
-      // Tools run as plain processes (no sandbox helper), as most users run them.
-      'sandbox_mode = "danger-full-access"',
-      "[model_providers.loopback]",
-      'name = "loopback"',
-      `base_url = "${base}/v1"`,
-      'env_key = "OPENAI_API_KEY"',
-      'wire_api = "responses"',
-      "request_max_retries = 0",
-      "stream_max_retries = 0",
-      "stream_idle_timeout_ms = 600000",
-      "",
-    ].join("\n"),
-  );
+  // codex ignores OPENAI_BASE_URL (it dials wss://api.openai.com): its recipe's provider instead.
+  writeRecipeFiles(agentRecipe("codex-acp", base, home));
   const env: NodeJS.ProcessEnv = {};
   for (const key of ["PATH", "LANG", "TMPDIR", "SYSTEMROOT"]) if (process.env[key] !== undefined) env[key] = process.env[key];
   Object.assign(env, {

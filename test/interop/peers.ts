@@ -1,6 +1,6 @@
 /**
  * The peers of the interop matrix, run under their real binaries. The third-party ones (codex-acp,
- * claude-agent-acp, acpx) are pinned in test/interop/peers/package.json and installed apart from
+ * claude-agent-acp, gemini-cli, qwen-code, opencode, acpx) are pinned in test/interop/peers/package.json and installed apart from
  * the root (`npm run interop:install`, into test/interop/peers/node_modules), so that the root install stays
  * small; without them their cells show as pending, naming that script.
  */
@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fixturePath } from "../support/spawn-peer.js";
+import type { AgentName } from "../../src/check/index.js";
 import type { AgentCommand, ModelHole, WireClient } from "./harness.js";
 
 /**
@@ -74,42 +75,59 @@ export function sdkLine(line: "legacy" | "v1" | "zed04", label: string, slow: Ag
   };
 }
 
-function codexBinary(): string {
-  // The platform binary is a dependency of @zed-industries/codex-acp: resolve it from there.
-  if (!PEERS_INSTALLED) return peerFile("codex-acp");
-  const from = createRequire(peersRequire.resolve("@zed-industries/codex-acp/package.json"));
-  return join(dirname(from.resolve("@zed-industries/codex-acp-linux-x64/package.json")), "bin", "codex-acp");
+/** Today's agents, run by their real bins against the scripted model (src/check/agents.ts says how). */
+export interface RealAgent {
+  /** The recipe (src/check/agents.ts) that points it at the scripted model offline. */
+  recipe: AgentName;
+  /** Name and pinned version, as the matrix shows it. */
+  label: string;
+  agent: AgentCommand;
 }
 
+const viaNode = (file: string): AgentCommand => ({ command: process.execPath, args: [peerFile(file)] });
+
+export const REAL_AGENTS: RealAgent[] = [
+  { recipe: "codex-acp", label: "codex-acp 2.6.0", agent: viaNode("@agentclientprotocol/codex-acp/dist/index.js") },
+  { recipe: "claude-agent-acp", label: "claude-agent-acp 0.101.0 (v1)", agent: viaNode("@agentclientprotocol/claude-agent-acp/dist/index.js") },
+  { recipe: "gemini-cli", label: "gemini-cli 0.61.0", agent: viaNode("@google/gemini-cli/bundle/gemini.js") },
+  { recipe: "qwen-code", label: "qwen-code 0.24.4", agent: viaNode("@qwen-code/qwen-code/cli-entry.js") },
+  // opencode-ai ships a native binary per platform; the linux-x64 one runs here.
+  { recipe: "opencode", label: "opencode 1.18.33", agent: { command: peerFile("opencode-linux-x64/bin/opencode"), args: [] } },
+];
+
+export const CLAUDE_V2: RealAgent = {
+  recipe: "claude-agent-acp-v2",
+  label: "claude-agent-acp 0.101.0 (v2)",
+  agent: viaNode("@agentclientprotocol/claude-agent-acp/dist/index.js"),
+};
+
+/** codex-acp as the acpx and editors cells run it (a ModelHole or a scripted model through sealedEnv's provider). */
 export const codex: AgentPeer = {
-  name: "codex-acp 0.16.0",
-  agent: { command: codexBinary(), args: [] },
-  auth: "openai-api-key",
+  name: "codex-acp 2.6.0",
+  agent: viaNode("@agentclientprotocol/codex-acp/dist/index.js"),
+  auth: "api-key",
   longPrompt: "say hi",
   // Its turn is under way once it has dialled the (loopback) model.
   turnStarted: (_client, hole) => hole.connections > 0,
   exitsOnEof: false,
-  honoursCancelRequest: false,
-  // Direct cells wait for it to exit on EOF, which it never does.
+  honoursCancelRequest: true,
   slow: "direct",
   thirdParty: true,
 };
 
 export const claude: AgentPeer = {
-  name: "claude-agent-acp 0.23.1",
-  agent: { command: process.execPath, args: [peerFile("@zed-industries/claude-agent-acp/dist/index.js")] },
+  name: "claude-agent-acp 0.101.0",
+  agent: viaNode("@agentclientprotocol/claude-agent-acp/dist/index.js"),
   longPrompt: "say hi",
   turnStarted: (_client, hole) => hole.connections > 0,
   exitsOnEof: false,
-  honoursCancelRequest: false,
-  // session/new alone takes seconds (it starts Claude Code): every cell is slow.
+  honoursCancelRequest: true,
   slow: "all",
   thirdParty: true,
 };
 
+/** The SDK-line agents of the ModelHole matrix (today's real agents: real-agents.test.ts, against the scripted model). */
 export const AGENT_PEERS: AgentPeer[] = [
-  codex,
-  claude,
   sdkLine("v1", "acp-sdk-v1 (@agentclientprotocol/sdk 1.9.0)"),
   sdkLine("zed04", "acp-sdk-zed04 (@zed-industries/agent-client-protocol 0.4.5)"),
   // The 0.28.1 line is also what the bridge's own tests use as "legacy agent": here only in test:interop.

@@ -1,0 +1,145 @@
+/**
+ * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge` (this
+ * package's own CLI, in a process of its own). Every process of the run carries a marker in its
+ * environment, so what it left running is found even after its parent is gone.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
+import { EditorWire } from "./editor-wire.js";
+import type { LeftProcess, Placement } from "./scorecard.js";
+
+/** The environment variable whose value marks every process of one run. */
+export const RUN_MARKER = "ACP_CANCEL_CHECK_RUN";
+const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+const STDERR_KEPT = 4096;
+
+export interface AgentCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+export interface RunOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  /** Flags for `acp-cancel bridge`, before its `--`. */
+  readonly bridgeArgs: readonly string[];
+}
+
+export interface Exit {
+  /** performance.now() when it exited. */
+  readonly at: number;
+  /** `exit 0`, `signal SIGTERM`. */
+  readonly outcome: string;
+}
+
+export class AgentRun {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly wire: EditorWire;
+  readonly exited: Promise<Exit>;
+  exit: Exit | undefined;
+  /** Why it could not be started (ENOENT, EACCES), once the spawn failed. */
+  spawnError: NodeJS.ErrnoException | undefined;
+  private readonly marker = randomUUID();
+  private stderrTail = "";
+
+  constructor(readonly placement: Placement, agent: AgentCommand, options: RunOptions) {
+    const [command, args] = placement === "direct"
+      ? [agent.command, agent.args]
+      : [process.execPath, [CLI, "bridge", ...options.bridgeArgs, "--", agent.command, ...agent.args]];
+    // A group of its own, so that the clean-up can stop all of it without touching ours.
+    this.child = spawn(command, args, {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...options.env, [RUN_MARKER]: this.marker },
+      cwd: options.cwd,
+      detached: true,
+    });
+    this.child.stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEPT);
+    });
+    this.exited = new Promise((resolve) => {
+      const ended = (outcome: string) => {
+        this.exit ??= { at: performance.now(), outcome };
+        resolve(this.exit);
+      };
+      this.child.on("close", (code, signal) => ended(signal === null ? `exit ${String(code)}` : `signal ${signal}`));
+      this.child.on("error", (error) => {
+        this.spawnError = error;
+        ended("not started");
+      });
+    });
+    this.wire = new EditorWire(this.child);
+  }
+
+  /** The telling line of what the process wrote on stderr: the last that reads like an error, else the last. */
+  lastStderrLine(): string {
+    const lines = this.stderrTail.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("at "));
+    return lines.findLast((line) => /error|not found|cannot|denied|fail/i.test(line)) ?? lines.at(-1) ?? "";
+  }
+
+  /**
+   * Every running process of this run (none where there is no /proc): those that carry its marker
+   * (an orphan too), and the started process's descendants (gemini-cli runs its shell tool with a
+   * scrubbed environment).
+   */
+  processes(): ProcessEntry[] {
+    if (!hasProcTable()) return [];
+    const all = readProcesses();
+    const found = processesWithEnv(RUN_MARKER, this.marker, all);
+    const root = this.child.pid === undefined ? undefined : all.find((entry) => entry.pid === this.child.pid);
+    for (const entry of root === undefined ? [] : [root, ...descendantsOf(root.pid, all)]) {
+      if (!found.some((known) => sameProcess(known, entry))) found.push(entry);
+    }
+    return found;
+  }
+
+  /** Sends `signal` to the process the editor started (not its group: an editor signals its child). */
+  signal(signal: NodeJS.Signals): void {
+    try {
+      this.child.kill(signal);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Stops whatever of the run still runs: its group, then every marked process. */
+  async dispose(): Promise<void> {
+    this.child.stdin.end();
+    try {
+      if (this.child.pid !== undefined && this.exit === undefined) process.kill(-this.child.pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+    for (const entry of this.processes()) {
+      try {
+        if (stillRunning(entry)) process.kill(entry.pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await this.exited;
+  }
+}
+
+/** A process's command line from /proc, its arguments joined by spaces ("?" when it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ");
+  } catch {
+    return "?";
+  }
+}
+
+/** `pid command line` for the table. */
+export function describeProcess(entry: ProcessEntry): LeftProcess {
+  const command = commandLine(entry.pid);
+  return { pid: entry.pid, command: command.length > 60 ? `${command.slice(0, 60)}…` : command };
+}
+
+/** Whether two entries are the same process (pid and start time). */
+export function sameProcess(a: ProcessEntry, b: ProcessEntry): boolean {
+  return a.pid === b.pid && a.startTicks === b.startTicks;
+}

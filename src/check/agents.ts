@@ -1,0 +1,209 @@
+/**
+ * How to run each known agent offline against the scripted model: the environment (built from
+ * scratch around a fresh HOME), the config files it reads, how it authenticates, the ACP version,
+ * and what to send after `session/new` so that tools run (or ask) without a model-based judge.
+ * Facts found running each one against the scripted model (docs/interop.md).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { DialectName } from "./model-server/scripts.js";
+
+export type AgentName = "claude-agent-acp" | "claude-agent-acp-v2" | "codex-acp" | "gemini-cli" | "qwen-code" | "opencode";
+export const AGENT_NAMES: readonly AgentName[] = ["claude-agent-acp", "claude-agent-acp-v2", "codex-acp", "gemini-cli", "qwen-code", "opencode"];
+
+export interface RecipeOptions {
+  /** Make the agent ask before running a shell command, so that a permission dialog opens. */
+  ask?: boolean | undefined;
+  /** Added to the environment (e.g. a marker to find the run's processes by). */
+  extraEnv?: Record<string, string>;
+}
+
+export interface AgentRecipe {
+  readonly name: AgentName;
+  /** The API the agent dials: the scripted model serves them all on one port. */
+  readonly dialect: DialectName;
+  /** The whole environment of the agent (PATH and LANG kept, nothing else inherited). */
+  readonly env: Record<string, string>;
+  /** Config files to write before the agent starts (absolute paths under HOME): writeRecipeFiles. */
+  readonly files: readonly { path: string; content: string }[];
+  /** Arguments the agent's command needs to speak ACP (e.g. `--acp`), when started by its plain bin. */
+  readonly acpArgs: readonly string[];
+  /** The `protocolVersion` to ask for at `initialize`. */
+  readonly protocolVersion: 1 | 2;
+  /** `authenticate` params to send before `session/new` (undefined: none needed). */
+  readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
+  /** Requests to send once a session exists, before the first prompt. */
+  sessionSetup(sessionId: string): { method: string; params: Record<string, unknown> }[];
+  /** Whether the agent stops a turn on `$/cancel_request` by itself (found directly). */
+  readonly honoursCancelRequest: boolean;
+}
+
+const FAKE_KEY = "sk-fake-acp-cancel-check-0000";
+
+/** The environment every agent starts from: a fresh HOME and config dirs, fake keys, quiet, no proxies. */
+export function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ["PATH", "LANG"]) if (process.env[key] !== undefined) env[key] = process.env[key];
+  return {
+    ...env,
+    HOME: home,
+    TMPDIR: join(home, "tmp"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    NO_COLOR: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    NO_PROXY: "*",
+    ...extra,
+  };
+}
+
+/** How to run `name` offline against the scripted model at `modelUrl` (its base URL, no path). */
+export function agentRecipe(name: AgentName, modelUrl: string, home: string, options: RecipeOptions = {}): AgentRecipe {
+  const env = baseEnv(home, options.extraEnv);
+  const ask = options.ask === true;
+  const common = { name, env, files: [] as { path: string; content: string }[], acpArgs: [] as string[], sessionSetup: () => [] };
+  switch (name) {
+    case "claude-agent-acp":
+    case "claude-agent-acp-v2": {
+      const v2 = name === "claude-agent-acp-v2";
+      Object.assign(env, {
+        ANTHROPIC_API_KEY: FAKE_KEY,
+        ANTHROPIC_BASE_URL: modelUrl,
+        CLAUDE_CONFIG_DIR: join(home, ".claude"),
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        CLAUDE_AGENT_ACP_PROTOCOL: v2 ? "v2" : "v1",
+      });
+      return {
+        ...common,
+        dialect: "anthropic",
+        protocolVersion: v2 ? 2 : 1,
+        // Its default "auto" mode lets a model-based classifier approve tools; offline it blocks
+        // them. "default" asks before Bash; the editor answers the dialog.
+        sessionSetup: (sessionId) => [
+          v2
+            ? { method: "session/set_config_option", params: { sessionId, configId: "mode", type: "id", value: "default" } }
+            : { method: "session/set_mode", params: { sessionId, modeId: "default" } },
+        ],
+        honoursCancelRequest: true,
+      };
+    }
+    case "codex-acp": {
+      const codexHome = join(home, ".codex");
+      Object.assign(env, { CODEX_HOME: codexHome, OPENAI_API_KEY: FAKE_KEY, CODEX_API_KEY: FAKE_KEY, RUST_LOG: "error" });
+      common.files.push({ path: join(codexHome, "config.toml"), content: codexConfig(modelUrl, ask) });
+      return {
+        ...common,
+        dialect: "openai-responses",
+        protocolVersion: 1,
+        authenticate: { methodId: "api-key" },
+        // Its default mode ("agent") has a reviewer model judge each escalation; offline there is none.
+        // "workspace-write" asks the editor instead; "agent-full-access" never asks.
+        sessionSetup: (sessionId) => [{ method: "session/set_mode", params: { sessionId, modeId: ask ? "workspace-write" : "agent-full-access" } }],
+        honoursCancelRequest: true,
+      };
+    }
+    case "gemini-cli":
+      Object.assign(env, { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: modelUrl, GEMINI_CLI_NO_RELAUNCH: "true" });
+      common.files.push({
+        path: join(home, ".gemini", "settings.json"),
+        content: JSON.stringify({
+          security: { auth: { selectedType: "gemini-api-key" } },
+          privacy: { usageStatisticsEnabled: false },
+          general: { disableAutoUpdate: true, disableUpdateNag: true },
+          telemetry: { enabled: false },
+        }),
+      });
+      return {
+        ...common,
+        acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
+        dialect: "gemini",
+        protocolVersion: 1,
+        authenticate: { methodId: "gemini-api-key" },
+        honoursCancelRequest: false,
+      };
+    case "qwen-code":
+      Object.assign(env, { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: `${modelUrl}/v1`, OPENAI_MODEL: "qwen3-coder-plus" });
+      common.files.push({
+        path: join(home, ".qwen", "settings.json"),
+        content: JSON.stringify({
+          privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, general: { disableAutoUpdate: true },
+        }),
+      });
+      return {
+        ...common,
+        acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
+        dialect: "openai-chat",
+        protocolVersion: 1,
+        authenticate: { methodId: "openai" },
+        honoursCancelRequest: false,
+      };
+    case "opencode":
+      Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" });
+      common.files.push({ path: join(home, ".config", "opencode", "opencode.json"), content: opencodeConfig(modelUrl, ask) });
+      return { ...common, acpArgs: ["acp"], dialect: "openai-chat", protocolVersion: 1, honoursCancelRequest: true };
+  }
+}
+
+/** Writes the recipe's config files (and the temp dir its env names). */
+export function writeRecipeFiles(recipe: AgentRecipe): void {
+  if (recipe.env.TMPDIR !== undefined) mkdirSync(recipe.env.TMPDIR, { recursive: true });
+  for (const file of recipe.files) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.content, { mode: 0o600 });
+  }
+}
+
+/** Which known agent a command line runs, from its words (undefined: not one we know). */
+export function recognizeAgent(command: readonly string[]): AgentName | undefined {
+  const words = command.join(" ");
+  if (/claude-agent-acp/.test(words)) return process.env.CLAUDE_AGENT_ACP_PROTOCOL === "v2" ? "claude-agent-acp-v2" : "claude-agent-acp";
+  if (/codex-acp/.test(words)) return "codex-acp";
+  if (/gemini/.test(words)) return "gemini-cli";
+  if (/qwen/.test(words)) return "qwen-code";
+  if (/opencode/.test(words)) return "opencode";
+  return undefined;
+}
+
+/** codex ignores OPENAI_BASE_URL: a provider of our own. Tools run as plain processes (no sandbox). */
+function codexConfig(modelUrl: string, ask: boolean): string {
+  return [
+    'model_provider = "scripted"',
+    // A codex model family, so that codex offers exec_command (the tool that outlives a cancel).
+    'model = "gpt-5.3-codex"',
+    // codex 2.6 no longer takes "untrusted"; "on-request" asks when the model asks to leave the sandbox.
+    `approval_policy = "${ask ? "on-request" : "never"}"`,
+    `sandbox_mode = "${ask ? "workspace-write" : "danger-full-access"}"`,
+    "[model_providers.scripted]",
+    'name = "scripted"',
+    `base_url = "${modelUrl}/v1"`,
+    'env_key = "OPENAI_API_KEY"',
+    'wire_api = "responses"',
+    "request_max_retries = 0",
+    "stream_max_retries = 0",
+    "stream_idle_timeout_ms = 600000",
+    "",
+  ].join("\n");
+}
+
+/** A provider on the OpenAI-compatible (Chat Completions) package opencode bundles. */
+function opencodeConfig(modelUrl: string, ask: boolean): string {
+  return JSON.stringify({
+    $schema: "https://opencode.ai/config.json",
+    model: "scripted/scripted-model",
+    autoupdate: false,
+    share: "disabled",
+    permission: { bash: ask ? "ask" : "allow", edit: "allow" },
+    provider: {
+      scripted: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "scripted",
+        options: { baseURL: `${modelUrl}/v1`, apiKey: FAKE_KEY },
+        models: { "scripted-model": { name: "scripted-model", tool_call: true } },
+      },
+    },
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * The editor's end of one run: raw JSON-RPC on the stdio of the process the editor started (the
+ * agent, or the bridge). Raw rather than the SDK's ClientSideConnection because a checker must
+ * see what an SDK hides: a second answer, a line that is not JSON, an answer without an id.
+ */
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { kindOf, readNdjson } from "../wire/index.js";
+
+export type Message = Record<string, unknown>;
+
+export interface Logged {
+  /** performance.now() when it was sent or read. */
+  readonly at: number;
+  readonly dir: "out" | "in";
+  readonly message: Message;
+}
+
+const JUNK_KEPT = 5;
+
+export class EditorWire {
+  readonly log: Logged[] = [];
+  /** The first few stdout lines that were not JSON-RPC (an agent logging to stdout breaks editors). */
+  readonly junk: string[] = [];
+  junkLines = 0;
+  /** Permission requests the agent sent that nobody answered yet, by id. */
+  readonly openDialogs = new Map<unknown, Message>();
+  /** Allow each permission dialog as it opens (a cell whose tool must run), until Stop. */
+  allowDialogs = false;
+  /** Called for each message read, after it is logged. */
+  onMessage: (message: Message) => void = () => {};
+  private nextId = 0;
+  private readonly waiters = new Map<unknown, (message: Message) => void>();
+
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    child.stdin.on("error", () => {}); // a closed pipe is seen as the exit
+    readNdjson(child.stdout, {
+      value: (value, line) => {
+        if (kindOf(value) === "invalid") return this.noteJunk(line);
+        this.receive(value as Message);
+      },
+      problem: (problem) => this.noteJunk(problem.kind === "parse" ? problem.line : `(a line of ${problem.bytes} bytes)`),
+      end: () => {},
+    });
+  }
+
+  private noteJunk(line: string): void {
+    this.junkLines++;
+    if (this.junk.length < JUNK_KEPT) this.junk.push(line.length > 80 ? `${line.slice(0, 80)}…` : line);
+  }
+
+  private receive(message: Message): void {
+    this.log.push({ at: performance.now(), dir: "in", message });
+    const isRequest = "method" in message && "id" in message;
+    if (isRequest && message.method === "session/request_permission") this.openDialogs.set(message.id, message);
+    else if (isRequest) {
+      // The check offers no fs or terminal capability: anything else it is asked is unknown to it.
+      this.send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
+    } else if (!("method" in message)) this.waiters.get(message.id)?.(message);
+    if (isRequest && this.allowDialogs) this.allowDialog(message.id);
+    this.onMessage(message);
+  }
+
+  send(message: Message): void {
+    this.log.push({ at: performance.now(), dir: "out", message });
+    if (this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  request(method: string, params: unknown): { id: number; answer: Promise<Message> } {
+    const id = this.nextId++;
+    const answer = new Promise<Message>((resolve) => this.waiters.set(id, resolve));
+    this.send({ jsonrpc: "2.0", id, method, params });
+    return { id, answer };
+  }
+
+  notify(method: string, params: unknown): void {
+    this.send({ jsonrpc: "2.0", method, params });
+  }
+
+  /** Answers every open dialog `cancelled`, as an editor does when its user presses Stop. */
+  cancelDialogs(): void {
+    this.allowDialogs = false;
+    for (const id of this.openDialogs.keys()) {
+      this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "cancelled" } } });
+    }
+    this.openDialogs.clear();
+  }
+
+  /** Answers one open dialog with its allow-once option (else another allow, else the first): the user allowed it. */
+  allowDialog(id: unknown): void {
+    const dialog = this.openDialogs.get(id);
+    if (dialog === undefined) return;
+    this.openDialogs.delete(id);
+    const options = (dialog.params as { options?: { optionId?: unknown; kind?: unknown }[] } | undefined)?.options ?? [];
+    const allow = options.find((o) => o.kind === "allow_once") ?? options.find((o) => String(o.kind).startsWith("allow")) ?? options[0];
+    this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "selected", optionId: allow?.optionId } } });
+  }
+
+  /** Every answer the editor read for request `id`, with when. */
+  answersTo(id: unknown): Logged[] {
+    return this.log.filter((entry) => entry.dir === "in" && !("method" in entry.message) && entry.message.id === id);
+  }
+
+  /** `session/update`s read since `since` (performance.now()). */
+  updatesSince(since: number): Logged[] {
+    return this.log.filter((entry) => entry.dir === "in" && entry.at >= since && entry.message.method === "session/update");
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What the scripted model does with a turn request, and which shell tool call it makes for each
+ * agent. Shared by the four API dialects; nothing here knows a wire format.
+ */
+
+/**
+ * A turn request is one that offers tools; anything else (titles, routing, token counts) gets a
+ * short well-formed answer. The scripts:
+ * - `hold`: streams a little text, then a delta every few hundred ms, never completing, until
+ *   the agent closes the request;
+ * - `finish`: streams `text` and completes;
+ * - `shell`: calls the agent's shell tool with `command`; the request that carries the tool's
+ *   result is answered as `then` says (`finish` with `text`, the default, or `hold`);
+ * - `permission`: the same call, meant for an agent set to ask first (agentRecipe's `ask`), so
+ *   that a permission dialog opens; the result is answered with `text`;
+ * - `slow`: sends nothing (not even headers) for `delayMs`, then behaves as `hold`.
+ */
+export type Script =
+  | { kind: "hold" }
+  | { kind: "finish"; text: string }
+  | { kind: "shell"; command: string; text?: string; then?: "finish" | "hold" }
+  | { kind: "permission"; command: string; text?: string }
+  | { kind: "slow"; delayMs: number };
+
+/** The API dialects the agents speak. */
+export type DialectName = "anthropic" | "openai-responses" | "openai-chat" | "gemini";
+
+/** One turn request the model saw, and what became of it. */
+export interface TurnRecord {
+  readonly dialect: DialectName;
+  readonly path: string;
+  readonly body: Record<string, unknown>;
+  readonly openedAt: number;
+  /** When the agent closed the request before the model finished it (undefined: open, or finished). */
+  closedByAgentAt: number | undefined;
+  /** When the model completed it. */
+  finishedAt: number | undefined;
+  /** The tool the model called in it, if any. */
+  toolCalled?: string;
+}
+
+/** The shell tools the agents offer, by name, and how each takes a command. */
+const SHELL_TOOLS: Record<string, (command: string) => Record<string, unknown>> = {
+  // claude-agent-acp (Claude Code) and opencode.
+  Bash: (command) => ({ command, description: "Run the command" }),
+  bash: (command) => ({ command, description: "Run the command" }),
+  // gemini-cli and qwen-code.
+  run_shell_command: (command) => ({ command, description: "Run the command", is_background: false }),
+  // codex: asked to yield after 250 ms, so that a command still running goes on while the model is asked again.
+  exec_command: (command) => ({ cmd: command, yield_time_ms: 250 }),
+  shell_command: (command) => ({ command }),
+  shell: (command) => ({ command: ["sh", "-c", command] }),
+};
+
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** The shell tool call to make, given the tool names the request offers; undefined when none is a shell. */
+export function shellCall(offered: readonly string[], command: string, askFirst = false): ToolCall | undefined {
+  for (const [name, args] of Object.entries(SHELL_TOOLS)) {
+    if (!offered.includes(name)) continue;
+    // codex asks (approval_policy "on-request") only when the model asks to leave its sandbox.
+    const escalation = askFirst && name === "exec_command" ? { sandbox_permissions: "require_escalated", justification: "asked by the test" } : {};
+    return { name, args: { ...args(command), ...escalation } };
+  }
+  return undefined;
+}
+
+/**
+ * A command for the shell scripts: a process tree (a shell with a node child) that writes
+ * `markerFile` after `delayMs` and then keeps running. A Stop that really stops the tool leaves
+ * the file unwritten. No `sleep`: qwen-code refuses blocking commands that look like one.
+ */
+export function delayedMarkerCommand(node: string, markerFile: string, delayMs: number): string {
+  const program = `setTimeout(()=>require('fs').writeFileSync(${JSON.stringify(markerFile)},'late'),${delayMs});setInterval(()=>{},1000)`;
+  return `${quote(node)} -e ${quote(program)} ; echo finished`;
+}
+
+function quote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}

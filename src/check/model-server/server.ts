@@ -1,0 +1,154 @@
+/**
+ * The scripted model: a real HTTP server on 127.0.0.1 that stands in for the remote model of a
+ * real agent, in the wire format of whichever API the agent dials (one dialect per file). It plays
+ * the current Script for every turn request and records when the agent closes a request before
+ * the model finished it: that moment is "the agent stopped its upstream request".
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropic } from "./anthropic.js";
+import type { Body, Dialect } from "./dialect.js";
+import { gemini } from "./gemini.js";
+import { openaiChat } from "./openai-chat.js";
+import { openaiResponses } from "./openai-responses.js";
+import { type Script, shellCall, type TurnRecord } from "./scripts.js";
+
+const DIALECTS: readonly Dialect[] = [openaiResponses, openaiChat, gemini, anthropic];
+/** A request body larger than this is refused (413): the agents' requests are far smaller. */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface ModelServerOptions {
+  /** The first script (default: finish with a short text). */
+  script?: Script | undefined;
+  /** Time between two text deltas of a held stream (default 300 ms). */
+  holdTickMs?: number;
+}
+
+export interface ModelServer {
+  /** The base URL, `http://127.0.0.1:PORT` (agents add their own path prefix, e.g. `/v1`). */
+  readonly url: string;
+  readonly port: number;
+  /** The script for the next turn requests. */
+  script: Script;
+  /** Every turn request, in order. */
+  readonly turns: readonly TurnRecord[];
+  /** Turn requests still streaming: neither finished nor closed by the agent. */
+  readonly streaming: readonly TurnRecord[];
+  /** Turn requests the agent closed before the model finished them. */
+  readonly closedRequests: readonly TurnRecord[];
+  /** Every request path seen (turns or not), for diagnosis. */
+  readonly paths: readonly string[];
+  close(): Promise<void>;
+}
+
+interface Playing {
+  dialect: Dialect;
+  offered: string[];
+  body: Body;
+  response: ServerResponse;
+  turn: TurnRecord;
+}
+
+/** Starts the scripted model on a free loopback port. */
+export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
+  const turns: TurnRecord[] = [];
+  const paths: string[] = [];
+  const open = new Set<ServerResponse>();
+  const holdTickMs = options.holdTickMs ?? 300;
+  const state = { script: options.script ?? ({ kind: "finish", text: "hello from the scripted model" } as Script) };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = (request.url ?? "").split("?")[0] ?? "";
+    paths.push(path);
+    const body = await readBody(request);
+    if (body === undefined) return void response.writeHead(400).end();
+    if (body === "too large") return void response.writeHead(413).end();
+    const dialect = DIALECTS.find((d) => d.serves(path));
+    if (dialect === undefined || request.method !== "POST") return void response.writeHead(404).end();
+    const offered = dialect.offeredTools(body);
+    if (offered.length === 0) return dialect.quickAnswer(path, body, response);
+    const turn: TurnRecord = {
+      dialect: dialect.name, path, body, openedAt: Date.now(), closedByAgentAt: undefined, finishedAt: undefined,
+    };
+    turns.push(turn);
+    open.add(response);
+    response.on("close", () => {
+      open.delete(response);
+      if (turn.finishedAt === undefined) turn.closedByAgentAt = Date.now();
+    });
+    response.on("finish", () => {
+      turn.finishedAt ??= Date.now();
+    });
+    await play(state.script, { dialect, offered, body, response, turn });
+  }
+
+  async function play(script: Script, request: Playing): Promise<void> {
+    const { dialect, offered, body, response, turn } = request;
+    if (script.kind === "slow") await sleep(script.delayMs);
+    if (response.destroyed) return;
+    const stream = dialect.stream(response);
+    stream.begin();
+    const afterTool = dialect.carriesToolResult(body);
+    const holds = script.kind === "hold" || script.kind === "slow" || (script.kind === "shell" && script.then === "hold" && afterTool);
+    if (holds) {
+      for (let i = 0; !response.destroyed; i++) {
+        stream.text(i === 0 ? "working" : ".");
+        await sleep(holdTickMs);
+      }
+      return;
+    }
+    if (script.kind === "finish") return stream.finish(script.text);
+    if (afterTool) return stream.finish(script.text ?? "done");
+    const call = shellCall(offered, script.command, script.kind === "permission");
+    if (call === undefined) return stream.finish(`no shell tool among: ${offered.join(", ")}`);
+    turn.toolCalled = call.name;
+    stream.toolCall(call.name, call.args);
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    get script() {
+      return state.script;
+    },
+    set script(script: Script) {
+      state.script = script;
+    },
+    turns,
+    get streaming() {
+      return turns.filter((t) => t.finishedAt === undefined && t.closedByAgentAt === undefined);
+    },
+    get closedRequests() {
+      return turns.filter((t) => t.closedByAgentAt !== undefined);
+    },
+    paths,
+    async close() {
+      for (const response of open) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Body | "too large" | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return "too large";
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString() || "{}");
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Body) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,140 @@
+/**
+ * One cell: a fresh run of the agent in one placement, a session, a prompt, the scenario's Stop,
+ * then what came back and what was left running.
+ */
+import { existsSync } from "node:fs";
+import { performance } from "node:perf_hooks";
+import type { ProcessEntry } from "../os/index.js";
+import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
+import type { ModelSource } from "./model.js";
+import { openSession, type OpenedSession } from "./open-session.js";
+import type { Scenario } from "./scenarios.js";
+import type { Cell, Placement } from "./scorecard.js";
+import { judge, type Observation, outcomeOf } from "./verdict.js";
+
+export interface CellLimits {
+  /** For each of initialize, authenticate and session/new. */
+  readonly startMs: number;
+  /** Longest wait for the turn to be under way before Stop goes out anyway. */
+  readonly underWayMs: number;
+  /** Longest wait from Stop to the answer (or the exit). */
+  readonly stopMs: number;
+  /** Longest wait for what the turn started to go, once it was answered. */
+  readonly settleMs: number;
+}
+
+export interface CellContext {
+  readonly agent: AgentCommand;
+  readonly model: ModelSource;
+  readonly limits: CellLimits;
+  readonly bridgeArgs: readonly string[];
+  /** Sees the session each run opened (the first one names the agent in the scorecard). */
+  readonly opened?: (session: OpenedSession) => void;
+}
+
+const POLL_MS = 20;
+/** After the first answer, how long a second one is waited for. */
+const REPEAT_WINDOW_MS = 200;
+/** After a tool's delay, how long its file is given to appear before it counts as never written. */
+const SIDE_EFFECT_MARGIN_MS = 500;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it holds or `limitMs` passed; whether it held. */
+async function until(check: () => boolean, limitMs: number): Promise<boolean> {
+  const end = performance.now() + limitMs;
+  for (;;) {
+    if (check()) return true;
+    if (performance.now() >= end) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+export async function runCell(scenario: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
+  const { model, limits } = context;
+  const { agent, env } = model.runFor(scenario.script, context.agent);
+  // Started where the user ran the check (a relative agent path works), its session in the model's folder.
+  const run = new AgentRun(placement, agent, { env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
+  try {
+    const session = await openSession(run, model, limits.startMs);
+    context.opened?.(session);
+    const baseline = run.processes();
+    const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
+    // The tool cell's user allows the tool when asked: it must really run before Stop.
+    run.wire.allowDialogs = scenario.when === "tool";
+    const promptAt = performance.now();
+    let prompt = run.wire.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: model.script(scenario.script) }],
+    });
+    const answered = () => run.wire.answersTo(prompt.id).length > 0;
+    const ended = () => answered() || run.exit !== undefined;
+    const underWay: Record<Scenario["when"], () => boolean> = {
+      "at-once": () => true,
+      "under-way": () => run.wire.updatesSince(promptAt).length > 0 || run.wire.openDialogs.size > 0,
+      "dialog": () => run.wire.openDialogs.size > 0,
+      // The tool: a new process running the scripted command (it names the file it would write).
+      "tool": () => run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0")),
+    };
+    await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
+    const early = run.wire.answersTo(prompt.id)[0];
+    const { name, accepted } = scenario;
+    const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
+    if (early !== undefined) return judge({ ...base, endedBeforeStop: outcomeOf(early.message), answers: [], leftRunning: [] });
+    if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
+      return notReached(scenario, placement, limits.underWayMs);
+    }
+    let stopAt = performance.now();
+    scenario.stop(run, session.sessionId, prompt.id);
+    if (scenario.judge === "exit") {
+      await until(() => run.exit !== undefined, limits.stopMs);
+      await until(() => run.processes().length === 0, limits.settleMs);
+      const leftRunning = run.processes().map(describeProcess);
+      return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning, undone: await undone(model, stopAt) });
+    }
+    await until(ended, limits.stopMs);
+    if (scenario.nextPrompt === true && answered()) {
+      stopAt = performance.now();
+      prompt = run.wire.request("session/prompt", {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: model.script("finish") }],
+      });
+      await until(ended, limits.stopMs);
+    }
+    if (answered()) await sleep(REPEAT_WINDOW_MS);
+    await until(() => !run.processes().some(isNew) && model.openRequests() === 0, limits.settleMs);
+    return judge({
+      ...base,
+      ...exitSeen(run, stopAt),
+      answers: run.wire.answersTo(prompt.id).map((entry) => ({ atMs: entry.at - stopAt, outcome: outcomeOf(entry.message) })),
+      leftRunning: run.processes().filter(isNew).map(describeProcess),
+      undone: await undone(model, stopAt),
+    });
+  } finally {
+    await run.dispose();
+  }
+}
+
+function exitSeen(run: AgentRun, stopAt: number): Pick<Observation, "exit"> {
+  return run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
+}
+
+/**
+ * What the scripted model shows was not stopped: its turn request still open, or the tool's file
+ * written (looked for once the command's delay has passed since Stop).
+ */
+async function undone(model: ModelSource, stopAt: number): Promise<string[]> {
+  const found: string[] = [];
+  if (model.openRequests() > 0) found.push("the model request is still open");
+  if (model.sideEffect !== undefined) {
+    await sleep(Math.max(0, stopAt + model.sideEffect.delayMs + SIDE_EFFECT_MARGIN_MS - performance.now()));
+    if (existsSync(model.sideEffect.file)) found.push("the tool's side effect happened after Stop");
+  }
+  return found;
+}
+
+/** A tool or dialog cell whose tool never ran, or whose dialog never opened: nothing to judge. */
+function notReached(scenario: Scenario, placement: Placement, waitedMs: number): Cell {
+  const what = scenario.when === "tool" ? "no process ran the scripted tool" : "no permission dialog opened";
+  return { scenario: scenario.name, placement, verdict: "skip", stopToAnswerMs: null, outcome: "", leftRunning: [], note: `${what} within ${waitedMs} ms` };
+}

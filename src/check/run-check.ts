@@ -1,0 +1,85 @@
+/**
+ * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent, and
+ * the scorecard they make. The first cell opens the agent directly: if that fails, nothing else
+ * runs and AgentUnusableError says why.
+ */
+import type { AgentCommand } from "./agent-run.js";
+import type { ModelSource } from "./model.js";
+import { AgentUnusableError, type OpenedSession } from "./open-session.js";
+import { type CellLimits, runCell } from "./run-cell.js";
+import { needsScriptedModel, SCENARIOS } from "./scenarios.js";
+import { type Cell, PLACEMENTS, type Placement, type Scorecard } from "./scorecard.js";
+
+export interface CheckOptions {
+  readonly agent: AgentCommand;
+  readonly model: ModelSource;
+  readonly limits: CellLimits;
+  readonly placements?: readonly Placement[];
+  /** Only the scenarios with these names (all when undefined). */
+  readonly only?: readonly string[];
+  readonly bridgeArgs?: readonly string[];
+  /** This package's version, for the scorecard. */
+  readonly version: string;
+  /** Told of each cell as it is judged (the CLI prints progress). */
+  readonly onCell?: (cell: Cell) => void;
+}
+
+export const DEFAULT_LIMITS: CellLimits = { startMs: 30_000, underWayMs: 15_000, stopMs: 5_000, settleMs: 3_000 };
+
+/** The scenario names, for --only. */
+export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);
+
+export async function runCheck(options: CheckOptions): Promise<Scorecard> {
+  const { model } = options;
+  const chosen = SCENARIOS.filter((scenario) => options.only === undefined || options.only.includes(scenario.name));
+  const leftOut: { scenario: string; reason: string }[] = [];
+  let first: OpenedSession | undefined;
+  const cells: Cell[] = [];
+  for (const scenario of chosen) {
+    const reason = model.scripted ? undefined : needsScriptedModel(scenario);
+    if (reason !== undefined) {
+      leftOut.push({ scenario: scenario.name, reason });
+      continue;
+    }
+    for (const placement of options.placements ?? PLACEMENTS) {
+      const cell = await runCell(scenario, placement, {
+        agent: options.agent,
+        model,
+        limits: options.limits,
+        bridgeArgs: options.bridgeArgs ?? [],
+        opened: (session) => {
+          first ??= session;
+        },
+      }).catch((error: unknown) => {
+        // Before any session opened the agent is unusable; after, one run that did not start is that cell's failure.
+        if (!(error instanceof AgentUnusableError) || first === undefined) throw error;
+        return notStarted(scenario.name, placement, error.message);
+      });
+      cells.push(cell);
+      options.onCell?.(cell);
+    }
+  }
+  return {
+    tool: "acp-cancel check",
+    version: options.version,
+    agent: { command: [options.agent.command, ...options.agent.args], ...agentInfo(first) },
+    modelServer: model.scripted,
+    leftOut,
+    cells,
+  };
+}
+
+function agentInfo(session: OpenedSession | undefined): Partial<Scorecard["agent"]> {
+  type Info = { name?: unknown; title?: unknown; version?: unknown };
+  const init = session?.initialize as { protocolVersion?: unknown; agentInfo?: Info } | undefined;
+  const name = init?.agentInfo?.name ?? init?.agentInfo?.title;
+  return {
+    ...(typeof name === "string" ? { name } : {}),
+    ...(typeof init?.agentInfo?.version === "string" ? { agentVersion: init.agentInfo.version } : {}),
+    ...(typeof init?.protocolVersion === "number" ? { protocolVersion: init.protocolVersion } : {}),
+  };
+}
+
+function notStarted(scenario: string, placement: Placement, why: string): Cell {
+  return { scenario, placement, verdict: "fail", stopToAnswerMs: null, outcome: "not started", leftRunning: [], note: why };
+}

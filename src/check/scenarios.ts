@@ -1,0 +1,111 @@
+/**
+ * The ways an editor stops a turn, one per row of the scorecard. Each says when Stop goes out,
+ * what Stop is, and what counts as stopped.
+ */
+import type { AgentRun } from "./agent-run.js";
+import type { ModelScript } from "./model.js";
+
+export interface Scenario {
+  /** The row's name (also its key in the JSON). */
+  readonly name: string;
+  /** `answer`: the stopped prompt must be answered; `exit`: the started process must exit. */
+  readonly judge: "answer" | "exit";
+  /** Outcomes of the prompt that count as stopped. */
+  readonly accepted: readonly string[];
+  /** What the model does with the turn. */
+  readonly script: ModelScript;
+  /**
+   * When Stop goes out: right after the prompt; once the turn is under way (its first update);
+   * once a permission dialog is open; once a process the turn started runs (its tool).
+   */
+  readonly when: "at-once" | "under-way" | "dialog" | "tool";
+  /** Sends the Stop. */
+  stop(run: AgentRun, sessionId: string, promptId: number): void;
+  /** Judged on the session's next prompt (scripted to finish) instead of the stopped one. */
+  readonly nextPrompt?: boolean;
+}
+
+/** Stop as editors send it: `session/cancel`, and the open dialogs answered `cancelled`. */
+function sessionCancel(run: AgentRun, sessionId: string): void {
+  run.wire.notify("session/cancel", { sessionId });
+  run.wire.cancelDialogs();
+}
+
+const CANCELLED = ["cancelled"];
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: "session/cancel",
+    judge: "answer",
+    accepted: CANCELLED,
+    script: "hold",
+    when: "under-way",
+    stop: (run, sessionId) => sessionCancel(run, sessionId),
+  },
+  {
+    name: "$/cancel_request",
+    judge: "answer",
+    // The request is cancelled by id: its cancelled result, or -32800 (Request Cancelled).
+    accepted: [...CANCELLED, "error -32800"],
+    script: "hold",
+    when: "under-way",
+    stop: (run, _sessionId, promptId) => run.wire.notify("$/cancel_request", { requestId: promptId }),
+  },
+  {
+    name: "cancel right after the prompt",
+    judge: "answer",
+    accepted: CANCELLED,
+    script: "hold",
+    when: "at-once",
+    stop: (run, sessionId) => sessionCancel(run, sessionId),
+  },
+  {
+    name: "stdin closed mid-turn",
+    judge: "exit",
+    accepted: [],
+    script: "hold",
+    when: "under-way",
+    stop: (run) => run.child.stdin.end(),
+  },
+  {
+    name: "SIGTERM mid-turn",
+    judge: "exit",
+    accepted: [],
+    script: "hold",
+    when: "under-way",
+    stop: (run) => run.signal("SIGTERM"),
+  },
+  {
+    name: "session/cancel while a tool runs",
+    judge: "answer",
+    accepted: CANCELLED,
+    script: "shell",
+    when: "tool",
+    stop: (run, sessionId) => sessionCancel(run, sessionId),
+  },
+  {
+    name: "session/cancel with a dialog open",
+    judge: "answer",
+    accepted: CANCELLED,
+    script: "permission",
+    when: "dialog",
+    stop: (run, sessionId) => sessionCancel(run, sessionId),
+  },
+  {
+    name: "next prompt after a cancel",
+    judge: "answer",
+    accepted: ["end_turn"],
+    script: "hold",
+    when: "under-way",
+    stop: (run, sessionId) => sessionCancel(run, sessionId),
+    nextPrompt: true,
+  },
+];
+
+/** Scenarios that need turns scripted by the model server: their reason to be left out without one. */
+export function needsScriptedModel(scenario: Scenario): string | undefined {
+  if (scenario.script === "shell") return "needs --model-server (the model must call a shell tool)";
+  if (scenario.script === "permission") return "needs --model-server (the model must make the agent ask permission)";
+  if (scenario.nextPrompt === true) return "needs --model-server (the next turn must finish on cue)";
+  return undefined;
+}

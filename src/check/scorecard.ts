@@ -1,0 +1,74 @@
+/**
+ * What `acp-cancel check` found: one cell per scenario and placement, and the scorecard that
+ * holds them. Plain data, written as JSON by `--json` and read back by scripts/interop-matrix.
+ */
+
+/** Where the editor's Stop went: straight to the agent, or through `acp-cancel bridge`. */
+export type Placement = "direct" | "bridge";
+export const PLACEMENTS: readonly Placement[] = ["direct", "bridge"];
+
+/** ✔ the cell holds, ✘ it does not, – it could not be judged (the note says why). */
+export type Verdict = "pass" | "fail" | "skip";
+
+/** A process of the run still running when the cell was judged. */
+export interface LeftProcess {
+  readonly pid: number;
+  readonly command: string;
+}
+
+export interface Cell {
+  readonly scenario: string;
+  readonly placement: Placement;
+  readonly verdict: Verdict;
+  /** From Stop to the answer (or, for stdin closed and SIGTERM, to the exit); null when none came. */
+  readonly stopToAnswerMs: number | null;
+  /** What the editor got for the stopped prompt: `cancelled`, `end_turn`, `error -32800`, `none`, `exit 0`… */
+  readonly outcome: string;
+  readonly leftRunning: readonly LeftProcess[];
+  /** Why it is ✘ or –, in a few words; empty for a plain ✔. */
+  readonly note: string;
+}
+
+export interface Scorecard {
+  readonly tool: "acp-cancel check";
+  readonly version: string;
+  readonly agent: {
+    readonly command: readonly string[];
+    /** From its `initialize` answer (agentInfo), when it gave one. */
+    readonly name?: string;
+    readonly agentVersion?: string;
+    readonly protocolVersion?: number;
+  };
+  readonly modelServer: boolean;
+  /** Cells not run, each with the reason (e.g. the tool cell without --model-server). */
+  readonly leftOut: readonly { readonly scenario: string; readonly reason: string }[];
+  readonly cells: readonly Cell[];
+}
+
+/** Whether every cell that ran holds. */
+export function allHold(card: Scorecard): boolean {
+  return card.cells.every((cell) => cell.verdict !== "fail");
+}
+
+/**
+ * What putting the bridge in front changed for one scenario, in a few words: a ✘ it turns into ✔,
+ * a faster answer, processes it stopped, or a regression (a cell that holds directly but not
+ * through the bridge).
+ */
+export function bridgeChange(direct: Cell | undefined, bridge: Cell | undefined): string {
+  if (direct === undefined || bridge === undefined) return "";
+  if (direct.verdict === "skip" || bridge.verdict === "skip") return "not compared";
+  if (direct.verdict === "fail" && bridge.verdict === "pass") return `fixes it (directly: ${direct.note || direct.outcome})`;
+  if (direct.verdict === "pass" && bridge.verdict === "fail") return `REGRESSION: ${bridge.note || bridge.outcome}`;
+  if (direct.verdict === "fail" && direct.outcome === "none" && bridge.stopToAnswerMs !== null) return `answers it (${bridge.outcome}), still fails`;
+  if (direct.verdict === "fail") return "still fails";
+  const stopped = direct.leftRunning.length - bridge.leftRunning.length;
+  if (stopped > 0) return `stops ${stopped} more process${stopped === 1 ? "" : "es"}`;
+  if (direct.stopToAnswerMs === null || bridge.stopToAnswerMs === null) return "nothing";
+  return `${signed(bridge.stopToAnswerMs - direct.stopToAnswerMs)} ms`;
+}
+
+function signed(ms: number): string {
+  const rounded = Math.round(ms);
+  return rounded >= 0 ? `+${rounded}` : `${rounded}`;
+}

@@ -1,0 +1,113 @@
+/**
+ * `acp-cancel check [options] -- <agent command>`: the Stop scorecard of an agent, directly and
+ * through the bridge. The table goes to stdout, progress to stderr, JSON to --json FILE.
+ */
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ExitCode } from "../bridge/exit-codes.js";
+import { DEFAULT_PROMPT, type ModelSource, ownModel } from "../check/model.js";
+import { AgentUnusableError } from "../check/open-session.js";
+import { scriptedModel, UnknownAgentError } from "../check/scripted-model.js";
+import { cellText, renderMarkdown, renderTable } from "../check/render.js";
+import { DEFAULT_LIMITS, runCheck, SCENARIO_NAMES } from "../check/run-check.js";
+import { allHold, PLACEMENTS, type Placement } from "../check/scorecard.js";
+import { escapeControl } from "../wire/index.js";
+import { CliInputError, describeFileError } from "./cli-error.js";
+import { UsageError } from "./parse-bridge-args.js";
+
+const OPTIONS = {
+  "model-server": { type: "boolean" },
+  "json": { type: "string" },
+  "markdown": { type: "boolean" },
+  "prompt": { type: "string" },
+  "only": { type: "string", multiple: true },
+  "placement": { type: "string" },
+  "stop-limit-ms": { type: "string" },
+  "start-limit-ms": { type: "string" },
+  "bridge-arg": { type: "string", multiple: true },
+  "quiet": { type: "boolean" },
+} as const;
+
+function milliseconds(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`${flag} needs a positive whole number of ms, got '${value}'`);
+  return ms;
+}
+
+/** Opens --json FILE for writing before any agent runs, so a typo costs no run; else exit 73. */
+function checkWritable(file: string): void {
+  try {
+    closeSync(openSync(file, "w"));
+  } catch (error) {
+    throw new CliInputError(`--json: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
+  }
+}
+
+/** This package's version: package.json is two folders up in dist/, three in the tests' build/. */
+function version(): string {
+  for (const path of ["../../package.json", "../../../package.json"]) {
+    try {
+      return (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
+    } catch {
+      // not there: the other layout
+    }
+  }
+  return "unknown";
+}
+
+export async function runCheckCommand(argv: readonly string[]): Promise<number> {
+  const split = argv.indexOf("--");
+  const own = split === -1 ? argv : argv.slice(0, split);
+  const [command, ...args] = split === -1 ? [] : argv.slice(split + 1);
+  const { values, positionals } = parseArgs({ args: [...own], options: OPTIONS, allowPositionals: true, strict: true });
+  if (positionals.length > 0) throw new UsageError(`the agent command goes after '--': acp-cancel check [options] -- ${positionals.join(" ")}`);
+  if (command === undefined || command === "") throw new UsageError("check needs the agent's command after '--': acp-cancel check -- my-agent --acp");
+  const unknown = (values.only ?? []).filter((name) => !SCENARIO_NAMES.includes(name));
+  if (unknown.length > 0) throw new UsageError(`--only: no scenario '${unknown[0]}' (one of: ${SCENARIO_NAMES.join(", ")})`);
+  const placement = values.placement;
+  if (placement !== undefined && !PLACEMENTS.includes(placement as Placement)) {
+    throw new UsageError(`--placement is direct or bridge, got '${placement}'`);
+  }
+  const limits = {
+    ...DEFAULT_LIMITS,
+    stopMs: milliseconds("--stop-limit-ms", values["stop-limit-ms"], DEFAULT_LIMITS.stopMs),
+    startMs: milliseconds("--start-limit-ms", values["start-limit-ms"], DEFAULT_LIMITS.startMs),
+  };
+  if (values.json !== undefined) checkWritable(values.json);
+  const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
+  let model: ModelSource;
+  try {
+    model = values["model-server"] === true ? await scriptedModel({ command, args }) : ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
+  } catch (error) {
+    rmSync(cwd, { recursive: true, force: true });
+    if (error instanceof UnknownAgentError) throw new UsageError(error.message);
+    throw error;
+  }
+  try {
+    const card = await runCheck({
+      agent: { command, args },
+      model,
+      limits,
+      version: version(),
+      ...(placement === undefined ? {} : { placements: [placement as Placement] }),
+      ...(values.only === undefined ? {} : { only: values.only }),
+      bridgeArgs: values["bridge-arg"] ?? [],
+      onCell: (cell) => {
+        if (values.quiet !== true) process.stderr.write(`${cell.scenario}, ${cell.placement}: ${cellText(cell)}\n`);
+      },
+    });
+    if (values.json !== undefined) writeFileSync(values.json, `${JSON.stringify(card, null, 2)}\n`);
+    process.stdout.write(values.markdown === true ? renderMarkdown([card]) : renderTable(card));
+    return allHold(card) ? ExitCode.ok : 1;
+  } catch (error) {
+    if (!(error instanceof AgentUnusableError)) throw error;
+    const code = { "not-found": ExitCode.notFound, "not-executable": ExitCode.notExecutable, "unusable": ExitCode.unavailable }[error.reason];
+    throw new CliInputError(escapeControl(error.message), code);
+  } finally {
+    await model.stop();
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
