@@ -22,7 +22,8 @@ const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   "codex-acp": ["tool survives the cancel"],
   "gemini-cli": ["ignores $/cancel_request"],
   "qwen-code": ["ignores $/cancel_request"],
-  // opencode 1.18.33: no answer to $/cancel_request, nor to a session/cancel sent right after the prompt.
+  // opencode 1.18.33: no answer to $/cancel_request; a session/cancel right after the prompt gets no
+  // `cancelled` (no answer, or -32603).
   "opencode": ["ignores $/cancel_request", "loses an early cancel"],
 };
 const defect = (agent: RealAgent, which: Defect) =>
@@ -182,7 +183,7 @@ for (const agent of REAL_AGENTS) {
       });
 
       const loses = placement === "direct" && defect(agent, "loses an early cancel");
-      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? "is never answered (the agent's defect, as claude-agent-acp #442)" : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
+      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? "is not answered cancelled: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)" : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
         const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
         try {
           const turn = cell.driver.startPrompt(cell.sessionId, "think first");
@@ -190,7 +191,10 @@ for (const agent of REAL_AGENTS) {
           if (loses) {
             // A later request answered while the prompt is not: the cancel was lost (by order, not by time).
             await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
-            assert.equal(await within(turn.answer, 5000), undefined, "the early-cancelled prompt is not answered");
+            // Seen: no answer at all (15 s and more), or -32603 "Internal service failure"; never `cancelled`.
+            const early = await within(turn.answer, 5000);
+            assert.notEqual(stopReasonOf(early), "cancelled", JSON.stringify(early));
+            process.stdout.write(`      (the early-cancelled prompt: ${early === undefined ? "no answer" : JSON.stringify(early).slice(0, 120)})\n`);
             return;
           }
           assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
