@@ -55,7 +55,9 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
   const rows: string[][] = [];
   const goals: Goal[] = [];
   const data: Record<string, { direct: number[]; bridge: number[] }> = {};
-  for (const agent of REAL_AGENTS) {
+  // BENCH_REAL_AGENTS=codex-acp,qwen-code measures just those (each agent takes a minute or more).
+  const only = process.env.BENCH_REAL_AGENTS?.split(",");
+  for (const agent of REAL_AGENTS.filter((a) => only === undefined || only.includes(a.recipe))) {
     const direct = await stops(agent, "direct", count);
     const bridge = await stops(agent, "bridge", count);
     data[agent.recipe] = { direct, bridge };

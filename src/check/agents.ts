@@ -144,7 +144,8 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
     case "opencode":
       Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" });
       common.files.push({ path: join(home, ".config", "opencode", "opencode.json"), content: opencodeConfig(modelUrl, ask) });
-      return { ...common, acpArgs: ["acp"], dialect: "openai-chat", protocolVersion: 1, honoursCancelRequest: true };
+      // 1.18.33 does not answer $/cancel_request (docs/interop.md).
+      return { ...common, acpArgs: ["acp"], dialect: "openai-chat", protocolVersion: 1, honoursCancelRequest: false };
   }
 }
 

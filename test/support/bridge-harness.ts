@@ -27,10 +27,13 @@ export function scratchDir(): string {
 }
 
 // A root hook: mocha runs it after the last test, before the run's temp dir is checked for leftovers.
-after(() => {
-  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-  scratch = undefined;
-});
+// (The bench's real-agents scenario loads this outside mocha; the exit handler above cleans up there.)
+if (typeof after === "function") {
+  after(() => {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+    scratch = undefined;
+  });
+}
 
 export interface BridgeProcess extends SpawnedPeer {
   /** Messages the bridge traced on one hop, in order. */
