@@ -239,8 +239,8 @@ class BridgeSession {
         },
         problem: (problem) => {
           // Stray output on the agent's stdout is not protocol: log it, never forward it.
-          this.logger.warn(`agent stdout: ${describeProblem(problem)}`);
-          this.trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
+          this.logger.warn(`agent stdout: ${describeProblem(problem, true)}`);
+          this.trace?.note(`dropped agent stdout: ${describeProblem(problem, true)}`);
         },
         end: () => {},
       },
