@@ -6,7 +6,7 @@ export const HELP = `acp-cancel: cancellation that actually stops work in the Ag
 Usage:
   acp-cancel bridge [options] -- <agent command> [args...]
   acp-cancel trace <trace.jsonl> [--mermaid]
-  acp-cancel guardian --rules FILE --port N [--host 127.0.0.1]
+  acp-cancel guardian --rules FILE --port N [--host 127.0.0.1] [--redis URL]
   acp-cancel --help | -h | --version | -v
 
 Commands:
@@ -15,8 +15,8 @@ Commands:
   guardian   run the reference AOS guardian for A2A cancels
 
 Run 'acp-cancel <command> --help' (or 'acp-cancel help <command>') for a command's flags and
-exit statuses. Exit status: 0 after --help or --version; 2 for a bad command line (and when no
-command is given).
+exit statuses. Exit status: 0 after --help or --version; 2 for a bad command line (an unknown
+command, an unknown 'help' topic, and when no command is given).
 `;
 
 /** `acp-cancel bridge --help`. */
