@@ -130,9 +130,6 @@ class BridgeSession {
     this.stopping ??= (async () => {
       this.logger.debug(`shutting down: ${reason}`);
       this.trace?.note(`shutdown: ${reason}`);
-      // The editor is answered now, while its stdout may still be open; what the agent says after this
-      // changes nothing (docs/decisions.md, "Bridge: pending requests at shutdown").
-      this.engine.close("agent", reason);
       this.engine.close("client", reason);
       this.agent.end.end();
       const { exitGraceMs, killGraceMs } = this.settings;
@@ -288,7 +285,7 @@ class BridgeSession {
 
   private onEvent(event: EngineEvent): void {
     if (event.type === "emulated") this.emulations++;
-    if (event.type === "problem") this.logger.warnRepeated(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
+    if (event.type === "problem") this.logger.warn(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
     if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
     const expired = this.deadlines.event(event);
     if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
