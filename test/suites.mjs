@@ -32,6 +32,8 @@ export const SUITES = {
       "bridge/fidelity.test.ts", //           covered by: bridge/ndjson-endpoint.test.ts, bridge/emulation.test.ts
       "bridge/trace-and-demo.test.ts", //     covered by: cli/parse-and-render.test.ts (trace, in process); npm start runs the demo
       "cli/input-errors.test.ts", //          covered by: cli/parse-and-render.test.ts (in process), bridge/lifecycle.test.ts (exit 2)
+      "otel/bridge-otel-exit.test.ts", //     covered by: otel/bridge-otel.test.ts (the export timeout read from the variables)
+      "cli/global-install.test.ts", //        covered by: bridge/optional-packages.test.ts (the missing list and the npm command, in process)
       "acp/cleanup-after-stop.test.ts", //    covered by: acp/cleanup-methods.test.ts (in process)
       "acp/turn-aftermath-embedded.test.ts", // covered by: acp/turn-aftermath*.test.ts (in process)
       "acp/embedded-v2.test.ts", //           covered by: acp/engine-v2.test.ts, acp/turn-aftermath-v2.test.ts (in process), bridge/v2-raw.test.ts

@@ -13,21 +13,16 @@
  *
  *   node build/examples/cross-protocol/run-demo.js [--trace FILE]
  */
-import { writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { otlpReceiver, type ReceivedSpan } from "../otel/otlp-receiver.js";
 import { renderSpanTree, spansAsTrace, traceShape } from "../otel/span-tree.js";
+import { crossOutputFiles, writeOutput } from "./output-files.js";
 import { printRun } from "./print.js";
 import { runCrossProtocol } from "./session.js";
 import { toTrace } from "./trace.js";
 import { checkCrossTrace, crossHops } from "./trace-check.js";
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
-const index = process.argv.indexOf("--trace");
-const traceFile = index === -1 ? join(tmpdir(), "acp-cancel-cross.trace.jsonl") : (process.argv[index + 1] ?? "");
-const spansFile = traceFile.replace(/(\.trace)?\.jsonl$/, "") + ".spans.jsonl";
-const otlpFile = traceFile.replace(/(\.trace)?\.jsonl$/, "") + ".otlp.jsonl";
+const { trace: traceFile, spans: spansFile, otlp: otlpFile } = crossOutputFiles(process.argv.slice(2));
 
 /** Where a user's backend takes traces, from the standard variables; undefined when none is set. */
 function backendUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -67,7 +62,7 @@ try {
 const spans: readonly ReceivedSpan[] = receiver.spans;
 
 printRun(run, write);
-writeFileSync(traceFile, toTrace(run.events));
+writeOutput(traceFile, toTrace(run.events));
 write(`\nTrace: ${traceFile}\n  acp-cancel trace ${traceFile}            (timeline)`);
 write(`  acp-cancel trace ${traceFile} --mermaid  (sequence diagram)`);
 
@@ -77,8 +72,8 @@ const others = traceShape(spans.filter((s) => s.traceId !== run.traceId));
 write(`\nOpenTelemetry: the turn is trace ${run.traceId ?? "(none)"}, ${turn.length} spans from ${new Set(turn.map((s) => s.service)).size} services:`);
 for (const line of renderSpanTree(turn)) write(`  ${line}`);
 write(`(Besides the turn: ${others.roots.length} traces of their own, one per other request: ${[...new Set(others.roots.map((s) => s.name))].join(", ")}.)`);
-writeFileSync(spansFile, spansAsTrace(turn));
-writeFileSync(otlpFile, receiver.exports.map((body) => body.replace(/\n/g, "")).join("\n") + "\n");
+writeOutput(spansFile, spansAsTrace(turn));
+writeOutput(otlpFile, receiver.exports.map((body) => body.replace(/\n/g, "")).join("\n") + "\n");
 write(`Spans: ${otlpFile} (OTLP JSON, one export per line)`);
 write(`  acp-cancel trace ${spansFile}  (the spans as a timeline; --mermaid for a diagram)`);
 if (forwardTo !== undefined) write(`  also sent to ${forwardTo}${forwardFailed ? " (failed, see above)" : ""}`);

@@ -131,24 +131,30 @@ export class ReferenceGuardian {
   private readBody(req: http.IncomingMessage, res: http.ServerResponse, caller: GuardianCaller, due: number): void {
     const chunks: Buffer[] = [];
     let size = 0;
-    let tooLong = false;
-    const timer = setTimeout(() => {
+    const stop = () => {
+      clearTimeout(timer);
+      req.off("data", onData);
       req.off("end", onEnd);
+    };
+    const timer = setTimeout(() => {
+      stop();
       refuse(req, res, 408, `body not received within ${this.bodyTimeoutMs} ms`);
     }, Math.max(0, due - performance.now()));
+    // A chunked body names no length: it is refused the moment it passes the limit, not at its end.
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= this.maxBodyBytes) return void chunks.push(chunk);
+      stop();
+      refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
+    };
     const onEnd = () => {
-      clearTimeout(timer);
-      if (tooLong) return refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
+      stop();
       this.answer(Buffer.concat(chunks).toString("utf8"), caller).then(
         (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)),
         () => refuse(req, res, 500, "internal error"),
       );
     };
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > this.maxBodyBytes) tooLong = true;
-      else chunks.push(chunk);
-    });
+    req.on("data", onData);
     req.on("end", onEnd);
     req.on("close", () => clearTimeout(timer));
   }

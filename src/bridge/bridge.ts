@@ -16,6 +16,7 @@ import { ExitCode } from "./exit-codes.js";
 import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
 import { Logger } from "./logger.js";
+import { missingPackagesMessage, OTEL_PACKAGES } from "./optional-packages.js";
 import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { RefusedFileError } from "./private-file.js";
 import { TurnProcesses } from "./turn-processes.js";
@@ -248,8 +249,8 @@ class BridgeSession {
         },
         problem: (problem) => {
           // Stray output on the agent's stdout is not protocol: log it, never forward it.
-          this.logger.warn(`agent stdout: ${describeProblem(problem)}`);
-          this.trace?.note(`dropped agent stdout: ${describeProblem(problem)}`);
+          this.logger.warn(`agent stdout: ${describeProblem(problem, true)}`);
+          this.trace?.note(`dropped agent stdout: ${describeProblem(problem, true)}`);
         },
         end: () => {},
       },
@@ -345,6 +346,11 @@ function jsonText(value: unknown, max = Number.POSITIVE_INFINITY): string {
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */
 async function startTracing(options: BridgeOptions, logger: Logger): Promise<(() => Promise<void>) | undefined> {
   if (!otelRequested(options.otel === true)) return undefined;
+  const missing = missingPackagesMessage(OTEL_PACKAGES);
+  if (missing !== undefined) {
+    logger.warn(`--otel: tracing is off: it ${missing}`);
+    return undefined;
+  }
   try {
     const otlp = await import("../otel/otlp.js");
     const tracing = await otlp.startOtlpTracing("acp-cancel-bridge");

@@ -3,17 +3,33 @@
 /** What a secret is replaced with in a trace. */
 export const REDACTED = "[redacted]";
 
-/** Whether a key, header, flag or query parameter name names a credential (`auth`/`key` only holding a string). */
-function isSecretName(name: string, value: unknown): boolean {
-  const plain = name.toLowerCase().replace(/[-_.]/g, "");
-  if (plain.includes("token")) return !plain.endsWith("tokens");
-  if (plain === "auth" || plain === "key") return typeof value === "string";
-  return /secret|passw(or)?d|passphrase|apikey|accesskey|subscriptionkey|authorization|cookie|credential|privatekey/.test(plain);
+/** A name's words, lower case: `X-Api-Key`, `x_api_key` and `xApiKey` are all `x api key`. */
+function words(name: string): string[] {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== "");
 }
 
-/** `{name, value}` pairs (ACP's `env` and `headers` entries) with every value hidden. */
+/** A word that names a credential wherever it stands (`token` but not `tokens`: counts are kept). */
+const SECRET_WORD = /^(token|secret|passw(or)?d|pwd|passphrase|jwt|bearer|pat|cookie|credentials?|authentication|authorization)$/;
+/** Run together, as such names are also written (`APIKEY`, `Pass_Word`). */
+const SECRET_RUN =
+  /token(?!s$)|secret|passw(or)?d|passphrase|apikey|accesskey|subscriptionkey|privatekey|authoriz|authentica|cookie|credential/;
+
+/**
+ * Whether a key, header, flag or query parameter name names a credential: the one rule (table-tested in
+ * test/bridge/redact.test.ts). A name whose last word is `key` or `auth` counts only when it holds a string.
+ */
+function isSecretName(name: string, value: unknown): boolean {
+  const parts = words(name);
+  if (parts.some((word) => SECRET_WORD.test(word))) return true;
+  if (SECRET_RUN.test(parts.join(""))) return true;
+  const last = parts.at(-1);
+  return (last === "key" || last === "auth") && typeof value === "string";
+}
+
+/** `{name, value}` entries (ACP's `env` and `headers`) and `[name, value]` pairs, with the values `hide` names hidden. */
 function hideValues(entries: unknown[], hide: (name: unknown) => boolean): unknown[] {
   return entries.map((entry) => {
+    if (Array.isArray(entry)) return entry.length === 2 && hide(entry[0]) ? [entry[0], REDACTED] : entry;
     if (typeof entry !== "object" || entry === null || !("value" in entry)) return entry;
     return hide((entry as { name?: unknown }).name) ? { ...entry, value: REDACTED } : entry;
   });

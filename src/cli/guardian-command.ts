@@ -3,10 +3,11 @@ import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { parseGuardianRules, RulesError } from "../a2a/guardian-rules.js";
 import { type GuardianLogEntry, startGuardian } from "../a2a/reference-guardian.js";
+import { missingPackagesMessage } from "../bridge/optional-packages.js";
 import { UsageError } from "./parse-bridge-args.js";
 
-/** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h). */
-const GuardianExit = { invalidRules: 65, unreadableRules: 66, cannotListen: 69 } as const;
+/** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h; 78, EX_CONFIG: the installation lacks a package). */
+const GuardianExit = { invalidRules: 65, unreadableRules: 66, cannotListen: 69, missingPackage: 78 } as const;
 
 /** Parses `acp-cancel guardian --rules FILE --port N [--host H] [--allow-unauthenticated] [--redis URL]`. */
 export function parseGuardianArgs(argv: readonly string[]) {
@@ -68,6 +69,8 @@ export async function runGuardianCommand(argv: readonly string[]): Promise<numbe
     if (!(error instanceof RulesError)) throw error;
     return fail(GuardianExit.invalidRules, `${args.rulesFile}: ${error.message}`);
   }
+  const missing = args.redis === undefined ? undefined : missingPackagesMessage(["redis"]);
+  if (missing !== undefined) return fail(GuardianExit.missingPackage, `--redis ${missing}`);
   const hasToken = rules.token !== undefined || (rules.tokens?.length ?? 0) > 0;
   if (!hasToken && !isLoopbackHost(args.host) && !args.allowUnauthenticated) {
     return fail(

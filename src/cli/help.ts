@@ -11,7 +11,7 @@ Usage:
   acp-cancel bridge [options] -- <agent command> [args...]
   acp-cancel check [options] -- <agent command> [args...]
   acp-cancel trace <trace.jsonl> [--mermaid]
-  acp-cancel guardian --rules FILE --port N [--host 127.0.0.1]
+  acp-cancel guardian --rules FILE --port N [--host 127.0.0.1] [--redis URL]
   acp-cancel --help | -h | --version | -v
 
 Commands:
@@ -21,8 +21,8 @@ Commands:
   guardian   run the reference AOS guardian for A2A cancels
 
 Run 'acp-cancel <command> --help' (or 'acp-cancel help <command>') for a command's flags and
-exit statuses. Exit status: 0 after --help or --version; 2 for a bad command line (and when no
-command is given).
+exit statuses. Exit status: 0 after --help or --version; 2 for a bad command line (an unknown
+command, an unknown 'help' topic, and when no command is given).
 `;
 
 /** `acp-cancel bridge --help`. */
@@ -64,7 +64,8 @@ Options:
   --trace-secrets            keep those secrets in the trace, unredacted (prompts and file contents
                              are always in it)
   --otel                     export every request as an OpenTelemetry span over OTLP/HTTP (needs
-                             @opentelemetry/sdk-trace-node and @opentelemetry/exporter-trace-otlp-http;
+                             @opentelemetry/api, @opentelemetry/sdk-trace-node,
+                             @opentelemetry/exporter-trace-otlp-http and @opentelemetry/resources;
                              OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).
                              Joins the editor's trace from params._meta.traceparent, else starts one
   --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
@@ -152,8 +153,9 @@ Options:
                  GuardianClient's fail policy decides
   -h, --help     print this help and exit 0
 
-Exit status: 0 stopped by SIGINT/SIGTERM; 2 usage (or a non-loopback --host without a token); 65 invalid rules; 66 rules file missing or
-unreadable; 69 cannot listen on the port.
+Exit status: 0 stopped by SIGINT/SIGTERM; 2 usage (or a non-loopback --host without a token); 65
+invalid rules; 66 rules file missing or unreadable; 69 cannot listen on the port; 78 --redis without
+the package 'redis' installed where acp-cancel is (the message gives the npm command).
 `;
 
 /** Each command's own help, for `<command> --help` and `help <command>`. */

@@ -8,6 +8,7 @@ import { escapeControl } from "../wire/index.js";
 import { runCheckCommand } from "./check-command.js";
 import { runGuardianCommand } from "./guardian-command.js";
 import { COMMAND_HELP, HELP } from "./help.js";
+import { parseArgsMessage } from "./parse-args-message.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
 
@@ -16,6 +17,8 @@ async function main(argv: readonly string[]): Promise<number> {
   // `help bridge`, or `bridge --help` among the command's own arguments (after a `--` they are the agent's).
   const commandHelp = COMMAND_HELP.get((command === "help" ? rest[0] : command) ?? "");
   const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+  if (command === "help" && rest[0] !== undefined && commandHelp === undefined)
+    throw new UsageError(`no help on '${rest[0]}': the commands are ${[...COMMAND_HELP.keys()].join(", ")}`);
   if (commandHelp !== undefined && (command === "help" || own.includes("--help") || own.includes("-h"))) {
     process.stdout.write(commandHelp);
     return ExitCode.ok;
@@ -76,7 +79,8 @@ function failed(error: unknown): number {
   if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
     const command = process.argv[2];
     const topic = command !== undefined && COMMAND_HELP.has(command) ? `${command} ` : "";
-    process.stderr.write(`acp-cancel: ${escapeControl((error as Error).message)}\nRun 'acp-cancel ${topic}--help' for usage.\n`);
+    const message = error instanceof UsageError ? error.message : parseArgsMessage(error as Error, command);
+    process.stderr.write(`acp-cancel: ${escapeControl(message)}\nRun 'acp-cancel ${topic}--help' for usage.\n`);
     return ExitCode.usage;
   }
   process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

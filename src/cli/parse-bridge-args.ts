@@ -78,6 +78,10 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
       "log-file": { type: "string" },
     },
   });
+  if (split === -1 && positionals.length > 0) {
+    const command = positionals.join(" ");
+    throw new UsageError(`the agent command goes after '--' (acp-cancel bridge [options] -- ${command}), got '${command}' without it`);
+  }
   if (split === -1 || split === argv.length - 1) {
     throw new UsageError("missing the agent command: acp-cancel bridge [options] -- <agent command> [args...]");
   }

@@ -17,7 +17,7 @@ export interface OtlpTracing {
  * and turns jobs into spans. Rejects with an Error naming the missing package when the
  * OpenTelemetry SDK or exporter is not installed.
  */
-export async function startOtlpTracing(serviceName: string): Promise<OtlpTracing> {
+export async function startOtlpTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<OtlpTracing> {
   const [node, otlp, resources] = await Promise.all([
     importNamed("@opentelemetry/sdk-trace-node", () => import("@opentelemetry/sdk-trace-node")),
     importNamed("@opentelemetry/exporter-trace-otlp-http", () => import("@opentelemetry/exporter-trace-otlp-http")),
@@ -28,7 +28,7 @@ export async function startOtlpTracing(serviceName: string): Promise<OtlpTracing
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new node.NodeTracerProvider({
     resource,
-    spanProcessors: [new node.BatchSpanProcessor(new otlp.OTLPTraceExporter())],
+    spanProcessors: [new node.BatchSpanProcessor(new otlp.OTLPTraceExporter({ timeoutMillis: exportTimeoutMs(env) }))],
   });
   provider.register();
   const untrace = traceJobs({ tracer: provider.getTracer(TRACER_NAME) });
@@ -38,6 +38,22 @@ export async function startOtlpTracing(serviceName: string): Promise<OtlpTracing
       await provider.shutdown();
     },
   };
+}
+
+/** What this process waits for one export, its retries and the last flush at exit included (docs/tracing.md). */
+export const DEFAULT_EXPORT_TIMEOUT_MS = 1000;
+
+/**
+ * The exporter's own variables, `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` then `OTEL_EXPORTER_OTLP_TIMEOUT`
+ * (milliseconds), else 1 s rather than the specification's 10 s: a collector that refuses or never
+ * answers would otherwise hold the process's exit that long (the exporter retries until then).
+ */
+export function exportTimeoutMs(env: NodeJS.ProcessEnv): number {
+  for (const name of ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"]) {
+    const value = Number(env[name]?.trim() || Number.NaN);
+    if (Number.isFinite(value) && value > 0) return value;
+  }
+  return DEFAULT_EXPORT_TIMEOUT_MS;
 }
 
 async function importNamed<M>(name: string, load: () => Promise<M>): Promise<M> {

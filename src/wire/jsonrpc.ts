@@ -62,6 +62,10 @@ export function idText(id: JsonRpcId): string {
 
 export type MessageKind = "request" | "notification" | "response" | "invalid";
 
+const ID_LESS_ANSWER =
+  'a response without "id": the peer\'s defect (JSON-RPC answers no notification, and an error it cannot ' +
+  'tie to a request has "id": null); ignored';
+
 /** Why a value is no message; made only on the invalid path. */
 class Problem {
   constructor(readonly text: string) {}
@@ -92,7 +96,11 @@ function verdict(value: unknown): Exclude<MessageKind, "invalid"> | Problem {
     }
     return hasId ? "request" : "notification";
   }
-  if (!hasId) return new Problem('neither "method" nor "id": not a request, notification or response');
+  if (!hasId) {
+    // codex-acp answers the $/cancel_request notification so: say whose defect it is.
+    if (Object.hasOwn(record, "result") || Object.hasOwn(record, "error")) return new Problem(ID_LESS_ANSWER);
+    return new Problem('neither "method" nor "id": not a request, notification or response');
+  }
   const hasResult = Object.hasOwn(record, "result");
   if (hasResult === Object.hasOwn(record, "error")) return new Problem('a response needs exactly one of "result" and "error"');
   if (!hasResult && !isErrorObject(record.error)) {

@@ -23,7 +23,7 @@ export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** Why a line could not become a message. */
 export type FramingProblem =
-  | { kind: "parse"; detail: string; line: string }
+  | { kind: "parse"; detail: string; bytes: number; line: string }
   | { kind: "oversize"; bytes: number; limit: number; head?: string };
 
 export interface NdjsonReaderHandlers {
@@ -41,6 +41,15 @@ function preview(line: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
+/**
+ * JSON.parse's message without the line's text that V8 quotes in some (`Unexpected token 'S', "SECRET…"
+ * is not valid JSON`): a bad line may hold a credential, and this text goes into answers and logs.
+ */
+function parseDetail(message: string): string {
+  const cut = message.replace(/, ".*$/s, "").replace(/^(Unexpected token) '.'/u, "$1").trim();
+  return cut.includes('"') ? "not JSON" : cut;
+}
+
 /** A line splitter that parses each line as JSON: every ndjson reader of this library. */
 export function jsonLineSplitter(
   handlers: Pick<NdjsonReaderHandlers, "value" | "problem">,
@@ -53,7 +62,7 @@ export function jsonLineSplitter(
         try {
           value = parseJsonLine(text);
         } catch (error) {
-          handlers.problem({ kind: "parse", detail: (error as Error).message, line: preview(text) });
+          handlers.problem({ kind: "parse", detail: parseDetail((error as Error).message), bytes: end - start, line: preview(text) });
           return;
         }
         handlers.value(value, text, bytes, start, end);
@@ -102,9 +111,13 @@ export function readNdjson(
   };
 }
 
-/** What was wrong with a line, fit to log: the peer's text in it has its control characters escaped. */
-export function describeProblem(problem: FramingProblem): string {
+/**
+ * What was wrong with a line, fit to answer and to log: its size and the parser's complaint. Its text
+ * (the first 80 characters, control characters escaped) only `withText`, for a peer whose stray output
+ * is the user's to read (an agent's log line on stdout), never for a line that may carry an editor's secret.
+ */
+export function describeProblem(problem: FramingProblem, withText = false): string {
   return problem.kind === "parse"
-    ? `line is not valid JSON (${escapeControl(problem.detail)}): ${escapeControl(problem.line)}`
+    ? `line is not valid JSON (${problem.bytes} bytes: ${escapeControl(problem.detail)})${withText ? `: ${escapeControl(problem.line)}` : ""}`
     : `line of ${problem.bytes} bytes exceeds the ${problem.limit}-byte limit`;
 }

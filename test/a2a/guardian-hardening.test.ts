@@ -231,6 +231,28 @@ describe("reference guardian hardening: identity, per-client limits, slow client
       }
     });
 
+    it("a chunked body that passes the size limit and never ends: 413 at once, not 408 at the body timeout", async () => {
+      // A body timeout no test waits for: a 408 would mean the limit was only noticed at the end.
+      const guardian = await startGuardian({ rules: { default: "allow" }, maxBodyBytes: 1024, bodyTimeoutMs: 600_000 });
+      const { hostname, port } = new URL(guardian.url);
+      const socket = net.connect(Number(port), hostname);
+      try {
+        const status = new Promise<string>((resolve, reject) => {
+          socket.once("data", (chunk: Buffer) => resolve(chunk.toString().split("\r\n")[0] ?? ""));
+          socket.once("error", reject);
+        });
+        socket.write("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+        const chunk = "x".repeat(600);
+        // Two chunks pass the limit; the last chunk ("0") never comes.
+        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+        assert.match(await status, /^HTTP\/1\.1 413 /);
+        assert.equal((await post(guardian.url)).status, 200, "the guardian still answers");
+      } finally {
+        socket.destroy();
+        await guardian.close();
+      }
+    });
+
     it("timeouts that are not positive are refused", async () => {
       await assert.rejects(startGuardian({ rules: { default: "allow" }, bodyTimeoutMs: 0 }), /bodyTimeoutMs must be a positive/);
       await assert.rejects(startGuardian({ rules: { default: "allow" }, headersTimeoutMs: -1 }), /headersTimeoutMs must be a positive/);

@@ -12,7 +12,7 @@ import { eventually } from "../support/wire-assertions.js";
  * (with id null when its start names no id it can trust), and what the log says of them carries
  * no raw control character.
  */
-describe("the bridge and a peer's bad lines: answered, survived, logged escaped", () => {
+describe("the bridge and a peer's bad lines: answered, survived, logged without their text", () => {
   it("oversized lines with bad escapes, a repeated id or an id beyond 2^53 get id null; the bridge goes on", async () => {
     const input = new PassThrough();
     const output = new PassThrough();
@@ -36,7 +36,7 @@ describe("the bridge and a peer's bad lines: answered, survived, logged escaped"
       `{"id":9007199254740993,"method":"m","params":{"pad":"${pad}"}}`, // 2^53 + 1: no float names it
     ];
     for (const line of oversized) input.write(`${line}\n`);
-    input.write('{"not json \u001b[31m red\u0007\n');
+    input.write('{"not json \u001b[31m red-marker\u0007\n');
     await eventually(() => (received.length >= 5 ? true : undefined), "five answers");
     for (const answer of received.slice(0, 4)) {
       assert.equal(answer.id, null, JSON.stringify(answer));
@@ -50,7 +50,7 @@ describe("the bridge and a peer's bad lines: answered, survived, logged escaped"
     assert.equal(await status, 0);
     const log = readFileSync(logFile, "utf8");
     assert.match(log, /line is not valid JSON/);
-    assert.ok(log.includes("\\x1b[31m red\\x07"), log);
+    assert.equal(log.includes("red-marker"), false, "an editor's bad line is described, never copied (it may hold a secret)");
     // eslint-disable-next-line no-control-regex
     assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f]/u.test(log), false, "no raw control character in the log");
   });

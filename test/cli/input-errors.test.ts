@@ -79,6 +79,7 @@ describe("CLI input errors: a clear message and a documented exit status, never 
   describe("acp-cancel bridge", () => {
     const bad: [string[], RegExp][] = [
       [["bridge"], /missing the agent command/],
+      [["bridge", "node"], /the agent command goes after '--'/],
       [["bridge", "--"], /missing the agent command/],
       [["bridge", "--", ""], /the agent command after '--' is empty/],
       [["bridge", "--grace-ms", "soon", "--", "cat"], /--grace-ms takes a whole number of milliseconds, got 'soon'/],
@@ -89,7 +90,7 @@ describe("CLI input errors: a clear message and a documented exit status, never 
       [["bridge", "--emulate", "everyone", "--", "cat"], /--emulate takes editor, agent or both/],
       [["bridge", "--log-level", "loud", "--", "cat"], /--log-level takes one of/],
       [["bridge", "--cleanup-method", "$/cancel_request", "--", "cat"], /--cleanup-method takes a method name/],
-      [["bridge", "--bogus", "--", "cat"], /Unknown option '--bogus'/],
+      [["bridge", "--bogus", "--", "cat"], /unknown option '--bogus'/],
       [["bridge", "stray", "--", "cat"], /unexpected argument 'stray'/],
       [["frobnicate"], /unknown command 'frobnicate'/],
     ];

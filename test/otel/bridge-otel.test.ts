@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
+import { exportTimeoutMs } from "../../src/otel/otlp.js";
 import { otelRequested } from "../../src/otel/requested.js";
 import { parseBridgeArgs } from "../../src/cli/parse-bridge-args.js";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
@@ -66,6 +67,14 @@ describe("bridge --otel: a real bridge process exports the cascade over OTLP/HTT
     } finally {
       await receiver.close();
     }
+  });
+
+  it("the export timeout, which bounds the last flush at exit (bridge-otel-exit.test.ts): OTEL_EXPORTER_OTLP_TRACES_TIMEOUT, then OTEL_EXPORTER_OTLP_TIMEOUT, else 1 s", () => {
+    assert.equal(exportTimeoutMs({}), 1000);
+    assert.equal(exportTimeoutMs({ OTEL_EXPORTER_OTLP_TIMEOUT: "300" }), 300);
+    assert.equal(exportTimeoutMs({ OTEL_EXPORTER_OTLP_TIMEOUT: "300", OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "50" }), 50);
+    assert.equal(exportTimeoutMs({ OTEL_EXPORTER_OTLP_TIMEOUT: "soon" }), 1000);
+    assert.equal(exportTimeoutMs({ OTEL_EXPORTER_OTLP_TIMEOUT: "-5" }), 1000);
   });
 
   it("--otel is a flag; the standard variables ask for tracing too, and OTEL_SDK_DISABLED / OTEL_TRACES_EXPORTER=none turn them off", () => {

@@ -212,7 +212,14 @@ describe("classify", () => {
     it("rejects a message with neither method nor id", () => {
       const problem = 'neither "method" nor "id": not a request, notification or response';
       assert.deepEqual(invalid({ jsonrpc: "2.0" }), { problem, id: null });
-      assert.deepEqual(invalid({ jsonrpc: "2.0", result: 1 }), { problem, id: null });
+    });
+
+    it("an id-less answer (codex-acp's to $/cancel_request) is named as the peer's defect, not ours", () => {
+      for (const answer of [{ jsonrpc: "2.0", result: 1 }, { jsonrpc: "2.0", error: { code: -32601, message: "unknown" } }]) {
+        const { problem, id } = invalid(answer);
+        assert.equal(id, null);
+        assert.match(problem, /^a response without "id".*the peer's defect.*notification/, problem);
+      }
     });
 
     const badErrors: Array<[string, unknown]> = [

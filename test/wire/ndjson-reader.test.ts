@@ -116,8 +116,7 @@ describe("readNdjson", () => {
     assert.deepEqual(cap.values, [{ after: true }, 3]);
     const [first, second] = cap.problems;
     assert.ok(first?.kind === "parse" && second?.kind === "parse");
-    assert.equal(first.line, "{not json");
-    assert.equal(second.line, "{}}");
+    assert.deepEqual([first.bytes, first.line, second.bytes, second.line], [9, "{not json", 3, "{}}"]);
     let expected = "";
     try {
       JSON.parse("{not json");
@@ -128,17 +127,17 @@ describe("readNdjson", () => {
     assert.ok(first.detail.length > 0);
   });
 
-  it("reports a truncated preview of a long bad line", async () => {
+  it("reports a bad line's size, a truncated preview, and the parser's complaint without the line's text", async () => {
     const stream = new PassThrough();
     const cap = capture(stream);
     const long = `x${"y".repeat(199)}`;
     const exactly80 = "z".repeat(80);
     const just81 = "w".repeat(81);
-    stream.end(`${long}\n${exactly80}\n${just81}\n`);
+    stream.end(`${long}\n${exactly80}\n${just81}\n"unterminated\n`);
     await cap.ended;
     assert.deepEqual(
-      cap.problems.map((problem) => (problem.kind === "parse" ? problem.line : problem.kind)),
-      [`${long.slice(0, 80)}…`, exactly80, `${"w".repeat(80)}…`],
+      cap.problems.map((problem) => (problem.kind === "parse" ? [problem.bytes, problem.line, /[xyzw]{2}|unterm/.test(problem.detail)] : [])),
+      [[200, `${long.slice(0, 80)}…`, false], [80, exactly80, false], [81, `${"w".repeat(80)}…`, false], [13, '"unterminated', false]],
     );
   });
 
@@ -236,11 +235,10 @@ describe("readNdjson", () => {
 });
 
 describe("describeProblem", () => {
-  it("describes a parse problem with its detail and line", () => {
-    assert.equal(
-      describeProblem({ kind: "parse", detail: "Unexpected token", line: "{x" }),
-      "line is not valid JSON (Unexpected token): {x",
-    );
+  it("describes a parse problem with its size and detail, and its text only when asked", () => {
+    const problem = { kind: "parse", detail: "Unexpected token", bytes: 2, line: "{x" } as const;
+    assert.equal(describeProblem(problem), "line is not valid JSON (2 bytes: Unexpected token)");
+    assert.equal(describeProblem(problem, true), "line is not valid JSON (2 bytes: Unexpected token): {x");
   });
 
   it("describes an oversize problem with its size and limit", () => {
