@@ -85,7 +85,7 @@ describe("CLI help: each command's own usage and flags, for --help and -h, exit 
     const run = cli("help", "nope");
     assert.equal(run.status, 2);
     assert.equal(run.stdout, "");
-    assert.match(run.stderr, /^acp-cancel: no help on 'nope': the commands are bridge, trace, guardian\n/);
+    assert.match(run.stderr, /^acp-cancel: no help on 'nope': the commands are bridge, check, trace, guardian\n/);
   });
 
   it("flag mistakes read as one plain line: no node advice, no unbalanced quote, no escaped newline", () => {
