@@ -26,7 +26,7 @@ export function printRun(run: CrossRun, write: (line: string) => void, abpSkippe
     `(the task ended ${run.a2a.taskState === 5 ? "canceled" : `in state ${String(run.a2a.taskState)}`}), ABP calls ${run.after.abp}.`,
   );
   write(
-    `MCP task ${run.mcp.taskId ?? "?"}: status ${run.mcp.status ?? "?"} after the answer; its child process ${run.mcp.pid} ` +
+    `MCP task ${run.mcp.taskId?.slice(0, 8) ?? "?"}: status ${run.mcp.status ?? "?"} after the answer; its child process ${run.mcp.pid} ` +
     `${run.mcp.stillRunning ? "STILL RUNNING" : "gone (kill(pid, 0): ESRCH)"}.`,
   );
   if (run.after.page !== null && run.pageLater !== null) {
