@@ -27,11 +27,11 @@ tasks.closeWith(server);
 /** The task's work: a child process that "searches" until the task's signal kills it. */
 async function search(taskId: string, query: string, signal: AbortSignal): Promise<string> {
   const task = taskId.slice(0, 8); // enough to tell tasks apart in the printout
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 20)"], { signal, stdio: "ignore" });
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 20)", query], { signal, stdio: "ignore" });
   child.on("error", () => {}); // the abort's AbortError; the exit below says how it ended
-  report(note("MCP", "mcp-server", `task ${task} search (${query}) running in child process ${child.pid}`));
+  report(note("MCP", "mcp-server", `task ${task} runs in child process ${child.pid}`));
   const killedBy = await new Promise<string>((resolve) => child.once("exit", (code, by) => resolve(by ?? `exit ${code}`)));
-  report(note("MCP", "mcp-server", `task ${task} child process ${child.pid} ended ${killedBy}: task signal aborted ${String(signal.aborted)}`));
+  report(note("MCP", "mcp-server", `task ${task} child process ${child.pid} ended ${killedBy}`));
   return "searched";
 }
 

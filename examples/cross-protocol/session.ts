@@ -175,7 +175,7 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       });
       void prompt.then(() => promptAnswers++, () => promptAnswers++);
       // Every protocol's work is running before Stop is pressed.
-      const taskChild = /^task \S+ search .* running in child process (\d+)$/;
+      const taskChild = /^task \S+ runs in child process (\d+)$/;
       const mcpPid = await until(() => {
         const started = eventsIn(agentStderr).map((e) => taskChild.exec(e.label)?.[1]).find(Boolean);
         return started === undefined ? undefined : Number(started);

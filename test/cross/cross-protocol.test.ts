@@ -55,7 +55,7 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
 
     // Each counterpart's work stopped.
     assert.equal(afterStop(run, /^tasks\/cancel answered cancelled$/, "MCP").length, 1, "the MCP task was cancelled at the tasks/cancel answer");
-    assert.equal(afterStop(run, new RegExp(`^task ${run.mcp.taskId?.slice(0, 8)} child process ${run.mcp.pid} ended SIGTERM: task signal aborted true$`), "MCP").length, 1);
+    assert.equal(afterStop(run, new RegExp(`^task ${run.mcp.taskId?.slice(0, 8)} child process ${run.mcp.pid} ended SIGTERM$`), "MCP").length, 1);
     assert.equal(run.mcp.stillRunning, false, "the MCP task's child process is gone (ESRCH)");
     assert.equal(run.mcp.status, "cancelled", "the MCP task stays cancelled after its work ended");
     assert.ok(run.rap.pid !== undefined);
