@@ -2,7 +2,7 @@
  * The cross-protocol demo's ACP agent: @agentclientprotocol/sdk 2.4.0, adopted with one line.
  * Its prompt turn starts four pieces of work at once, each in another protocol, and hands each
  * the turn's job with `{ parent: jobOf(ctx) }`:
- *   - MCP: `search` on an MCP server it spawned over stdio;
+ *   - MCP: `search` on an MCP server it spawned over stdio, a task whose work is a child process;
  *   - RAP: a tool call dispatched to an HTTP tool server, which runs a child process;
  *   - A2A: a task on a remote A2A agent, its cancel guarded by an AOS guardian;
  *   - ABP: `render` in a browser app in headless Chromium (when there is a Chromium).
@@ -22,6 +22,7 @@ import { ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import * as acp from "@agentclientprotocol/sdk";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { GetTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { A2aTaskLinks, cancelGuardInterceptor, GuardianClient } from "../../src/a2a/index.js";
 import { AbpClient, playwrightTransport } from "../../src/abp/index.js";
@@ -63,14 +64,31 @@ const mcpTransport = new StdioClientTransport({
 });
 mcpTransport.stderr?.on("data", (chunk: Buffer) => process.stderr.write(chunk));
 const mcpSend = mcpTransport.send.bind(mcpTransport);
+/** The method of each request sent, by id: a `notifications/cancelled` names the request it cancels. */
+const mcpMethods = new Map<unknown, string>();
 mcpTransport.send = (sent) => {
-  if ("method" in sent && (sent.method === "notifications/cancelled" || sent.method === "tools/call")) {
+  if ("method" in sent && "id" in sent) mcpMethods.set(sent.id, sent.method);
+  if ("method" in sent && (sent.method === "tools/call" || sent.method === "tasks/cancel")) {
     report(message("MCP", "agent", "mcp-server", sent.method));
+  }
+  if ("method" in sent && sent.method === "notifications/cancelled") {
+    report(message("MCP", "agent", "mcp-server", `notifications/cancelled (${mcpMethods.get(sent.params?.requestId) ?? "?"})`));
   }
   return mcpSend(sent);
 };
-const mcp = cancellableMcpClient(new McpClient({ name: "cross-agent", version: "1.0.0" }), { label: "search-server" });
+/** The task the server answered `search` with. */
+let mcpTaskId: string | undefined;
+const mcp = cancellableMcpClient(new McpClient({ name: "cross-agent", version: "1.0.0" }), {
+  label: "search-server",
+  onEvent: (event) => {
+    if (event.type === "task") mcpTaskId = event.taskId;
+    if (event.type === "task-cancel") report(note("MCP", "agent", `tasks/cancel answered ${event.answer}`));
+  },
+});
 await mcp.connect(mcpTransport);
+/** The task's status now (`tasks/get`), or null before there is a task. */
+const mcpTaskStatus = async () =>
+  mcpTaskId === undefined ? null : (await mcp.request<{ status: string }>({ method: "tasks/get", params: { taskId: mcpTaskId } }, GetTaskResultSchema)).status;
 
 // ---- RAP: the runtime, and the callback endpoint its tool server posts results to -------------
 const rapUrl = required("--rap");
@@ -169,7 +187,7 @@ app
     const parent = jobOf(ctx); // the turn's job: hand it to every binding
     turn = parent;
     await Promise.all([
-      mcp.callTool({ name: "search", arguments: { query: "cancellation" } }, { parent }),
+      mcp.callTool({ name: "search", arguments: { query: "cancellation" } }, { parent, task: { ttl: 60_000 } }),
       rap.invoke(`${rapUrl}/invoke`, {
         threadId: sessionId,
         toolCallId: `build-${++calls}`,
@@ -196,6 +214,7 @@ app
       // This request itself is in flight while it is answered.
       acp: { client: (engine?.inFlight.client ?? 1) - 1, agent: engine?.inFlight.agent ?? 0 },
       mcp: mcp.inFlight,
+      mcpTask: { taskId: mcpTaskId ?? null, status: await mcpTaskStatus() },
       rap: rap.size,
       abp: abp?.calls.size ?? 0,
       page: counters === undefined ? null : { counters, stats },

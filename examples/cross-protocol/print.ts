@@ -25,6 +25,10 @@ export function printRun(run: CrossRun, write: (line: string) => void, abpSkippe
     `RAP calls ${run.after.rap} (on the tool server ${run.rap.registry}), A2A tasks running ${run.a2a.running} ` +
     `(the task ended ${run.a2a.taskState === 5 ? "canceled" : `in state ${String(run.a2a.taskState)}`}), ABP calls ${run.after.abp}.`,
   );
+  write(
+    `MCP task ${run.mcp.taskId?.slice(0, 8) ?? "?"}: status ${run.mcp.status ?? "?"} after the answer; its child process ${run.mcp.pid} ` +
+    `${run.mcp.stillRunning ? "STILL RUNNING" : "gone (kill(pid, 0): ESRCH)"}.`,
+  );
   if (run.after.page !== null && run.pageLater !== null) {
     write(`ABP page rows rendered: ${run.after.page.counters.rows} at the answer, ${run.pageLater.counters.rows} 150 ms later (aborted renders: ${run.pageLater.counters.renderAborts}).`);
   }

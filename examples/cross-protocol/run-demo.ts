@@ -83,4 +83,6 @@ if (check.problems.length === 0) {
   write(`Not one connected trace with every hop:\n${check.problems.map((p) => `  - ${p}`).join("\n")}`);
 }
 const cancelled = (run.answer as { stopReason?: unknown }).stopReason === "cancelled";
-process.exitCode = cancelled && check.problems.length === 0 ? 0 : 1;
+// The MCP task's work is really stopped: its process is gone and the task says `cancelled`.
+const mcpStopped = !run.mcp.stillRunning && run.mcp.status === "cancelled";
+process.exitCode = cancelled && mcpStopped && check.problems.length === 0 ? 0 : 1;

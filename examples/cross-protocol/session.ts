@@ -37,6 +37,8 @@ export interface CrossOptions {
 export interface AgentState {
   acp: { client: number; agent: number };
   mcp: number;
+  /** The MCP task `search` became, and its status read with `tasks/get`. */
+  mcpTask: { taskId: string | null; status: string | null };
   rap: number;
   abp: number;
   page: {
@@ -61,6 +63,8 @@ export interface CrossRun {
   after: AgentState;
   /** The page's counters a while after the answer (unchanged: its work stopped). */
   pageLater: AgentState["page"];
+  /** The MCP task's work: its child process (gone: `kill(pid, 0)` fails with ESRCH) and its status after. */
+  mcp: { taskId: string | null; pid: number; stillRunning: boolean; status: string | null };
   rap: { toolCallId: string; pid: number | undefined; stillRunning: boolean; registry: number };
   a2a: { taskState: number | undefined; running: number };
   /** The turn's children just before Stop: one per protocol. */
@@ -80,6 +84,16 @@ async function until<T>(check: () => T | undefined | Promise<T | undefined>, wha
     if (value !== undefined) return value;
     if (Date.now() - started > limitMs) throw new Error(`cross-protocol demo: timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Whether process `pid` exists: signal 0 checks without sending; ESRCH means it is gone. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
@@ -161,8 +175,11 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       });
       void prompt.then(() => promptAnswers++, () => promptAnswers++);
       // Every protocol's work is running before Stop is pressed.
-      const seen = (pattern: RegExp) => eventsIn(agentStderr).some((e) => pattern.test(e.label));
-      await until(() => (seen(/tool search started/) ? true : undefined), "the MCP tool");
+      const taskChild = /^task \S+ runs in child process (\d+)$/;
+      const mcpPid = await until(() => {
+        const started = eventsIn(agentStderr).map((e) => taskChild.exec(e.label)?.[1]).find(Boolean);
+        return started === undefined ? undefined : Number(started);
+      }, "the MCP task's child process");
       const toolCallId = await until(() => [...rapServer.pids.keys()][0], "the RAP child process");
       const taskId = await until(() => [...a2aAgent.progress.entries()].find(([, n]) => n > 0)?.[0], "the A2A task");
       if (withAbp) await until(async () => ((await state()).page?.counters.rows ?? 0) > 0 || undefined, "the ABP render");
@@ -179,6 +196,7 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
 
       // Let late effects land (the RAP process group dying, late results), then look again.
       await until(() => (rapServer.running(toolCallId) ? undefined : true), "the RAP child process to be gone", 10_000);
+      await until(() => (alive(mcpPid) ? undefined : true), "the MCP task's child process to be gone", 10_000).catch(() => undefined);
       const after = await state();
       await new Promise((resolve) => setTimeout(resolve, 150));
       const later = await state();
@@ -191,6 +209,7 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
         answeredAt,
         after,
         pageLater: later.page,
+        mcp: { taskId: after.mcpTask.taskId, pid: mcpPid, stillRunning: alive(mcpPid), status: after.mcpTask.status },
         rap: {
           toolCallId,
           pid: rapServer.pids.get(toolCallId),

@@ -28,7 +28,9 @@ export function crossHops(withAbp: boolean): Hop[] {
     { service: "editor", name: "session/prompt", kind: CLIENT, parent: undefined },
     { service: "acp-agent", name: "session/prompt", kind: SERVER, parent: 0, cancel: session },
     { service: "acp-agent", name: "tools/call search", kind: CLIENT, parent: 1, cancel: cascade },
-    { service: "mcp-server", name: "tools/call search", kind: SERVER, parent: 2, cancel: arrived },
+    // `search` is an MCP task: its work is a span of its own (`tools/call`, with `mcp.task.id`), cancelled by
+    // `tasks/cancel`. The `tools/call search` request was answered with the task before the Stop: no cancel.
+    { service: "mcp-server", name: "tools/call", kind: SERVER, parent: 2, cancel: arrived },
     { service: "acp-agent", name: "tool_call", kind: CLIENT, parent: 1, cancel: cascade },
     { service: "rap-tool-server", name: "tool_call", kind: SERVER, parent: 4, cancel: arrived },
     { service: "acp-agent", name: "task", kind: CLIENT, parent: 1, cancel: cascade },

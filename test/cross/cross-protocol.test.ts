@@ -41,8 +41,9 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
     assert.equal(run.abp, chromium);
     assert.equal(run.childrenBeforeStop, chromium ? 4 : 3, "one child job per protocol under the turn");
 
-    // Each binding sent its own protocol's cancel, once.
-    assert.deepEqual(sentAfterStop(run, "MCP"), ["notifications/cancelled"]);
+    // Each binding sent its own protocol's cancel, once. The MCP call is a task: tasks/cancel, and the
+    // tasks/result wait is dropped with notifications/cancelled (the task-augmented tools/call never is).
+    assert.deepEqual(sentAfterStop(run, "MCP").sort(), ["notifications/cancelled (tasks/result)", "tasks/cancel"]);
     assert.deepEqual(sentAfterStop(run, "RAP"), ["POST /cancel_tool_call"]);
     assert.equal(afterStop(run, /^(tasks\/cancel|CancelTask) /, "A2A").filter((e) => e.kind === "message").length, 1, "one A2A cancel reached the agent");
     assert.deepEqual(
@@ -53,7 +54,10 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
     if (chromium) assert.deepEqual(sentAfterStop(run, "ABP"), ["capabilities/cancel"]);
 
     // Each counterpart's work stopped.
-    assert.equal(afterStop(run, /tool search stopped .* handler signal aborted/, "MCP").length, 1, "the MCP tool's signal aborted");
+    assert.equal(afterStop(run, /^tasks\/cancel answered cancelled$/, "MCP").length, 1, "the MCP task was cancelled at the tasks/cancel answer");
+    assert.equal(afterStop(run, new RegExp(`^task ${run.mcp.taskId?.slice(0, 8)} child process ${run.mcp.pid} ended SIGTERM$`), "MCP").length, 1);
+    assert.equal(run.mcp.stillRunning, false, "the MCP task's child process is gone (ESRCH)");
+    assert.equal(run.mcp.status, "cancelled", "the MCP task stays cancelled after its work ended");
     assert.ok(run.rap.pid !== undefined);
     assert.equal(run.rap.stillRunning, false, "the RAP child process is gone");
     assert.equal(afterStop(run, /child process \d+ gone/, "RAP").length, 1);
@@ -104,7 +108,9 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
       assert.deepEqual(elsewhere, [], `${hop.service}: ${hop.name} only in the turn's trace`);
     }
     // The checks above, spelled out for the hops of the protocols joined last (A2A and ABP).
-    const [, agentPrompt, , , , , a2aLink, a2aTask, abpCall, abpApp] = found;
+    const [, agentPrompt, mcpCall, mcpTask, , , a2aLink, a2aTask, abpCall, abpApp] = found;
+    assert.equal(mcpTask?.parentSpanId, mcpCall?.spanId, "the MCP task's work joined by the tools/call's _meta");
+    assert.equal(mcpTask?.attributes["mcp.task.id"], run.mcp.taskId);
     assert.equal(a2aLink?.parentSpanId, agentPrompt?.spanId);
     assert.equal(a2aTask?.parentSpanId, agentPrompt?.spanId, "the A2A task joined by the message's metadata");
     assert.deepEqual(a2aTask?.events.find((e) => e.name === "cancel")?.attributes, { "acp_cancel.cancel.cause": "external", "acp_cancel.cancel.origin": "self" });
@@ -127,7 +133,7 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
       const stop = line(/ACP {2}editor → agent {2}session\/cancel \(Stop\)/);
       assert.ok(stop >= 0, timeline.join("\n"));
       const cancels = [
-        /MCP {2}agent → mcp-server {2}notifications\/cancelled/,
+        /MCP {2}agent → mcp-server {2}tasks\/cancel$/,
         /RAP {2}agent → rap-tool-server {2}POST \/cancel_tool_call/,
         /A2A {2}agent → a2a-agent {2}(CancelTask|tasks\/cancel) /,
         ...(run.abp ? [/ABP {2}agent → browser-app {2}capabilities\/cancel$/] : []),
@@ -140,7 +146,7 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
       for (const party of ["editor", "agent", "mcp-server", "rap-tool-server", "a2a-agent", "guardian", ...(run.abp ? ["browser-app"] : [])]) {
         assert.match(mermaid, new RegExp(`participant P\\d+ as ${party}\\n`), party);
       }
-      assert.match(mermaid, /P\d+->>P\d+: \[MCP\] notifications\/cancelled \(\d+\.\d ms\)/);
+      assert.match(mermaid, /P\d+->>P\d+: \[MCP\] tasks\/cancel \(\d+\.\d ms\)/);
       assert.doesNotMatch(mermaid, /[;#]/, "nothing that breaks a mermaid statement");
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -156,7 +162,8 @@ describe("one Stop reaches everything: an ACP turn's cancel crosses into MCP, RA
     assert.equal(run.a2a.taskState, 5);
     assert.equal(run.after.childrenAtAnswer, 0, "the answer waited for the A2A child");
     // The other children did not wait for it, and nothing waited for the 60 s ACP grace (the test would time out).
-    assert.equal(afterStop(run, /tool search stopped/, "MCP").length, 1);
+    assert.equal(afterStop(run, /child process \d+ ended SIGTERM/, "MCP").length, 1);
+    assert.equal(run.mcp.stillRunning, false);
     assert.equal(run.rap.stillRunning, false);
     assert.deepEqual(run.after.acp, { client: 0, agent: 0 });
     assert.equal(run.after.mcp + run.after.rap + run.rap.registry, 0);
