@@ -214,11 +214,7 @@ class BridgeSession {
     this.write("agent", message);
   }
 
-  /**
-   * A message nested too deeply to serialise (a peer's value in it) never throws out of here: a
-   * response becomes an error answer to its id, a request is answered for its handler, a
-   * notification is dropped; each logged (docs/decisions.md, "Bridge: a message too deep to write").
-   */
+  /** A message too deep to serialise never throws out of here (decisions.md, "Bridge: a message too deep to write"). */
   private write(side: Side, message: JsonRpcMessage): void {
     const [to, from] = side === "client" ? [this.editor, this.agent.end] : [this.agent.end, this.editor];
     try {
