@@ -3,7 +3,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import {
   aborted,
   agentInFlight,
-  type ClientApp,
+  cooperativeClient,
   harness,
   openSession,
   textPrompt,
@@ -19,19 +19,6 @@ import {
 const { methods } = acp;
 
 /** A plain SDK client whose handlers honour their signals (as SDK 2.4.0 allows), nothing more. */
-function cooperativeClient(): ClientApp {
-  return acp
-    .client({ name: "test-client" })
-    .onRequest(methods.client.session.requestPermission, async ({ signal }) => {
-      await aborted(signal);
-      return { outcome: { outcome: "cancelled" } };
-    })
-    .onRequest(methods.client.fs.readTextFile, async ({ signal }) => {
-      await aborted(signal);
-      throw signal.reason;
-    });
-}
-
 /** Prompts with `text`, sends session/cancel once the prompt is out, and expects a cancelled turn. */
 async function turnEndsCancelledOnSessionCancel(text: string, agentArgs: string[] = [], placement: string[] = []) {
   const h = harness(cooperativeClient(), [...placement, ...agentArgs]);

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import * as acp from "@agentclientprotocol/sdk";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
-import { aborted, openSession, textPrompt } from "../support/client-harness.js";
+import { cooperativeClient, openSession, textPrompt } from "../support/client-harness.js";
 import { eventually } from "../support/wire-assertions.js";
 
 const { methods } = acp;
@@ -30,16 +30,7 @@ async function collector(kind: "silent" | "refused"): Promise<{ url: string; clo
 /** A session with a cancelled prompt through the bridge, spans queued for `url`; the ms from stdin closed to exit. */
 async function exitAfterTurn(url: string, env: NodeJS.ProcessEnv = {}): Promise<{ exitMs: number; stopToAnswerMs: number }> {
   const bridge = spawnBridge(["--otel"], "sdk-agent", [], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, ...env } });
-  const editor = acp
-    .client({ name: "editor" })
-    .onRequest(methods.client.session.requestPermission, async ({ signal }) => {
-      await aborted(signal);
-      return { outcome: { outcome: "cancelled" } };
-    })
-    .onRequest(methods.client.fs.readTextFile, async ({ signal }) => {
-      await aborted(signal);
-      throw signal.reason;
-    });
+  const editor = cooperativeClient("editor");
   let stopToAnswerMs = Number.NaN;
   await editor.connectWith(acp.ndJsonStream(bridge.output, bridge.input), async (agent) => {
     const sessionId = await openSession(agent);

@@ -4,7 +4,7 @@ import { exportTimeoutMs } from "../../src/otel/otlp.js";
 import { otelRequested } from "../../src/otel/requested.js";
 import { parseBridgeArgs } from "../../src/cli/parse-bridge-args.js";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
-import { aborted, openSession, textPrompt } from "../support/client-harness.js";
+import { cooperativeClient, openSession, textPrompt } from "../support/client-harness.js";
 import { eventually } from "../support/wire-assertions.js";
 import { otlpReceiver, type ReceivedSpan } from "../../examples/otel/otlp-receiver.js";
 
@@ -19,16 +19,7 @@ describe("bridge --otel: a real bridge process exports the cascade over OTLP/HTT
       const bridge = spawnBridge(["--otel"], "sdk-agent", [], {
         env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "20" },
       });
-      const editor = acp
-        .client({ name: "editor" })
-        .onRequest(methods.client.session.requestPermission, async ({ signal }) => {
-          await aborted(signal);
-          return { outcome: { outcome: "cancelled" } };
-        })
-        .onRequest(methods.client.fs.readTextFile, async ({ signal }) => {
-          await aborted(signal);
-          throw signal.reason;
-        });
+      const editor = cooperativeClient("editor");
       const stream = acp.ndJsonStream(bridge.output, bridge.input);
       await editor.connectWith(stream, async (agent) => {
         const sessionId = await openSession(agent);

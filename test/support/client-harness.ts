@@ -61,6 +61,20 @@ export function aborted(signal: AbortSignal): Promise<void> {
 }
 
 /** Asks a fixture agent how many requests its engine still holds (excluding this one). */
+/** A client that answers a cancelled permission dialog `cancelled` and a cancelled file read with its reason. */
+export function cooperativeClient(name = "test-client"): ClientApp {
+  return acp
+    .client({ name })
+    .onRequest(acp.methods.client.session.requestPermission, async ({ signal }) => {
+      await aborted(signal);
+      return { outcome: { outcome: "cancelled" } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, async ({ signal }) => {
+      await aborted(signal);
+      throw signal.reason;
+    });
+}
+
 export async function agentInFlight(agent: AgentContext): Promise<{ client: number; agent: number }> {
   const { client, agent: fromAgent } = await agent.request<{ client: number; agent: number }>(
     "_test/in_flight",
