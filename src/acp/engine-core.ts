@@ -38,6 +38,8 @@ export abstract class EngineCore {
   protected readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
   /** The one clock reading of the cascade under way, if the engine started it. */
   protected cascadeAt: number | undefined = undefined;
+  /** The side whose pending requests `answerPending` is answering: it is going, only answers reach it. */
+  protected leaving: Side | undefined = undefined;
   /** True while the engine cancels jobs it answers itself (a refusal, a close). */
   protected muted = false;
   /** Requests that stop or free something: never nested, so never cancelled for anyone. */
@@ -228,7 +230,9 @@ export abstract class EngineCore {
   // ---- plumbing ---------------------------------------------------------------------
 
   protected send(side: Side, message: JsonRpcResponse | JsonRpcRequest | JsonRpcNotification): void {
-    if (this.closed[side] === undefined) this.deliver(side, message);
+    if (this.closed[side] !== undefined) return;
+    if (this.leaving === side && "method" in message) return; // a leaving side is sent its answers only
+    this.deliver(side, message);
   }
 
   protected emit(event: EngineEvent): void {

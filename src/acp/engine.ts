@@ -92,6 +92,25 @@ export class CancelEngine extends EngineCore {
     for (const plugin of this.plugins) plugin.closed?.();
   }
 
+  /**
+   * Side `issuer` is about to go but can still read: what it is waiting for is cancelled toward the
+   * other side and answered now, -32800 naming `detail`; nothing but these answers is sent to it
+   * meanwhile. Both sides stay open, so what the other side asked of `issuer` is still answered
+   * once, by `issuer` or by a later `close` (decisions.md, "Bridge: pending requests at shutdown").
+   */
+  answerPending(issuer: Side, detail: string): void {
+    if (this.closed[issuer] !== undefined) return;
+    this.leaving = issuer; // the cascade's cancels of its own handlers' work would reach it: not sent
+    try {
+      for (const job of [...this.tables[issuer].values()]) {
+        if (job.isRunning && !this.cleanup.has(job.payload.method)) this.cancelJob(job, "shutdown");
+      }
+      for (const job of [...this.tables[issuer].values()]) this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
+    } finally {
+      this.leaving = undefined;
+    }
+  }
+
   /** Side `side` was replaced by a fresh peer: answered as on close, then open again, nothing negotiated. */
   reopen(side: Side, detail: string): void {
     if (this.closed[side] !== undefined) return;

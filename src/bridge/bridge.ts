@@ -23,6 +23,7 @@ import { TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import { TraceWriter } from "./trace-writer.js";
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Where the bridge meets what runs around it. */
@@ -105,8 +106,7 @@ class BridgeSession {
 
   /** Relays until the agent is gone (following restarts); then ends everything. The exit status. */
   async run(): Promise<number> {
-    process.on("SIGINT", this.onSignal);
-    process.on("SIGTERM", this.onSignal);
+    for (const signal of STOP_SIGNALS) process.on(signal, this.onSignal);
     let current = this.agent.process;
     let exit = await current.exited;
     // A restarted agent's exit is expected: wait for its successor's.
@@ -117,8 +117,7 @@ class BridgeSession {
       exit = await current.exited;
     }
     this.agentGone(exit);
-    process.off("SIGINT", this.onSignal);
-    process.off("SIGTERM", this.onSignal);
+    for (const signal of STOP_SIGNALS) process.off(signal, this.onSignal);
     this.editor.input.pause();
     this.editor.end();
     if (this.logger.enabled("debug")) this.logger.debug(summarise(this.engine, this.emulations));
@@ -135,6 +134,7 @@ class BridgeSession {
       this.trace?.note(`shutdown: ${reason}`);
       // Taken before the agent goes (its tools would lose their parent), stopped once it went.
       const turnsInFlight = this.turnProcesses.stopInFlight(this.agent.process.exited);
+      this.engine.answerPending("client", reason); // read while its output is open (decisions.md, "Bridge: pending requests at shutdown")
       this.engine.close("client", reason);
       this.agent.end.end();
       await Promise.all([this.escalate(), turnsInFlight]);
@@ -290,7 +290,7 @@ class BridgeSession {
 
   private onEvent(event: EngineEvent): void {
     if (event.type === "emulated") this.emulations++;
-    if (event.type === "problem") this.logger.warn(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
+    if (event.type === "problem") this.logger.warnRepeated(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
     if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
     const expired = this.deadlines.event(event);
     if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);

@@ -3,6 +3,9 @@ import type { Writable } from "node:stream";
 import { escapeControl } from "../wire/index.js";
 import { openPrivateFile } from "./private-file.js";
 
+/** How many warnings of one kind are printed before they are only counted. */
+const REPEATS_SHOWN = 3;
+
 export const LOG_LEVELS = ["error", "warn", "info", "debug"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -32,7 +35,31 @@ export class Logger {
   readonly info = (text: string): void => this.log("info", text);
   readonly debug = (text: string): void => this.log("debug", text);
 
+  /**
+   * A warning that may come in floods (a peer's late answers, one per request): the first
+   * `REPEATS_SHOWN` of each kind are printed, the rest counted and summed up by `close()`.
+   * `kind` is the text with its numbers and quoted values taken out.
+   */
+  warnRepeated(text: string): void {
+    if (!this.enabled("warn")) return;
+    const kind = text.replace(/"[^"]*"|\d+/g, "…");
+    const seen = (this.repeats.get(kind) ?? 0) + 1;
+    this.repeats.set(kind, seen);
+    if (seen <= REPEATS_SHOWN) this.warn(text);
+  }
+
+  private readonly repeats = new Map<string, number>();
+
+  /** One line per kind of repeated warning that was cut short. */
+  private sumUpRepeats(): void {
+    for (const [kind, seen] of this.repeats) {
+      if (seen > REPEATS_SHOWN) this.warn(`${seen - REPEATS_SHOWN} more warnings like "${kind}" were not printed (${seen} in all)`);
+    }
+    this.repeats.clear();
+  }
+
   close(): Promise<void> {
+    this.sumUpRepeats();
     if (this.sink === process.stderr) return Promise.resolve();
     return new Promise((resolve) => this.sink.end(resolve));
   }
