@@ -205,7 +205,8 @@ export class CancelEngine extends EngineCore {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      const expected = from === "agent" && this.plugins.some((plugin) => plugin.expectedReply?.(response.id) === true);
+      let expected = false;
+      if (from === "agent") for (const plugin of this.plugins) expected = plugin.expectedReply?.(response.id) === true || expected;
       if (!late && !expected) {
         this.emit({ type: "problem", side: from, detail: `response to unknown request id ${idText(response.id)}` });
       }
@@ -232,14 +233,19 @@ export class CancelEngine extends EngineCore {
       this.onCancelRequest(from, message);
       return;
     }
-    if (from === "agent" && method === Method.sessionUpdate && this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
+    if (from === "agent" && method === Method.sessionUpdate) {
+      const change = this.negotiation.rules.workChange(message.params);
+      // Ended before the plug-ins hear of it: a prompt they held may open the next work (v2).
+      if (change === "end") this.turns.workChange(sessionIdOf(message.params), change);
+      if (this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
+      this.send("client", message);
+      if (change === "start") this.turns.workChange(sessionIdOf(message.params), change, message.params);
+      return;
+    }
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
       if (sessionId !== undefined) this.turns.cancelSession(sessionId);
-    } else if (method === Method.sessionUpdate && from === "agent") {
-      const change = this.negotiation.rules.workChange(message.params);
-      if (change !== undefined) this.turns.workChange(sessionIdOf(message.params), change, message.params);
     }
   }
 
