@@ -3,7 +3,6 @@ import {
   classify,
   ErrorCode,
   idText,
-  kindOf,
   errorResponse,
   invalidRequestResponse,
   isJsonRpcId,
@@ -45,14 +44,11 @@ export class CancelEngine extends EngineCore {
   /** A message written by side `from`, on its way to the other side. */
   receive(from: Side, value: unknown): void {
     if (this.closed[from] !== undefined) return; // a gone side's last words change nothing
-    const kind = kindOf(value);
-    if (kind === "request") this.onRequest(from, value as JsonRpcRequest);
-    else if (kind === "response") this.onResponse(from, value as JsonRpcResponse);
-    else if (kind === "notification") this.onNotification(from, value as JsonRpcNotification);
-    else {
-      const classified = classify(value);
-      if (classified.kind === "invalid") this.onInvalid(from, value, classified.problem, classified.id);
-    }
+    const classified = classify(value);
+    if (classified.kind === "request") this.onRequest(from, classified.message);
+    else if (classified.kind === "response") this.onResponse(from, classified.message);
+    else if (classified.kind === "notification") this.onNotification(from, classified.message);
+    else this.onInvalid(from, value, classified.problem, classified.id);
   }
 
   /** A request-shaped mistake is answered to its sender; a response-shaped one answers the request it names. */
@@ -250,7 +246,7 @@ export class CancelEngine extends EngineCore {
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {
-    // `params` is an object or an array, or absent: kindOf checked it.
+    // `params` is an object or an array, or absent: classify checked it.
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (!isJsonRpcId(requestId)) {
       this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });
