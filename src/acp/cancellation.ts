@@ -71,34 +71,18 @@ interface HandlerContext {
 }
 type PeerContext = { request(method: string, params?: unknown, options?: unknown): unknown };
 
-const ENGINE = Symbol("acp-cancel engine");
-const JOB = Symbol("acp-cancel job");
-const SDK_REQUEST = Symbol("acp-cancel sdk request");
-type MarkedPeer = PeerContext & { [ENGINE]: CancelEngine; [JOB]: object; [SDK_REQUEST]: PeerContext["request"] };
-
-/** The `request` of a handler's peer context: marks the params, then sends as the SDK would. */
-function nestedRequest(this: MarkedPeer, method: string, params?: unknown, options?: unknown): unknown {
-  if (typeof params === "object" && params !== null) this[ENGINE].nestUnder(params, this[JOB] as never);
-  return this[SDK_REQUEST].call(this, method, params, options);
-}
-
-/**
- * Makes the handler's peer context mark the params of requests it sends (a WeakMap entry, read
- * by identity; no AsyncLocalStorage, which taxes every promise). Own properties added in one
- * order and one shared function keep V8's inline caches.
- */
-function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: object): void {
-  const marked = peer as MarkedPeer;
-  marked[ENGINE] = engine;
-  marked[JOB] = job;
-  marked[SDK_REQUEST] = peer.request;
-  marked.request = nestedRequest;
+/** Makes the handler's peer context mark the params of requests it sends (read by identity, no AsyncLocalStorage). */
+function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: RequestJob): void {
+  const send = peer.request;
+  peer.request = function (this: PeerContext, method: string, params?: unknown, options?: unknown): unknown {
+    if (typeof params === "object" && params !== null) engine.nestUnder(params, job);
+    return send.call(this, method, params, options);
+  };
 }
 
 /**
  * Runs a handler as part of its request's job: its requests nest under it, `jobOf(ctx)` finds
- * it, and its own abort answers -32800. A native promise goes back as it is, watched by one
- * reaction ahead of the SDK's; another thenable passes through one `then`.
+ * it, and its own abort answers -32800 (a promise it returns passes through one `then`).
  */
 export function runHandlerInScope(
   engine: CancelEngine,
@@ -120,10 +104,6 @@ export function runHandlerInScope(
   } catch (error) {
     failed(error);
     return Promise.reject(error);
-  }
-  if (result instanceof Promise && result.constructor === Promise) {
-    result.then(undefined, failed);
-    return result;
   }
   if (!isThenable(result)) return Promise.resolve(result);
   return result.then(undefined, (error: unknown) => {

@@ -56,7 +56,7 @@ export function cancelledAnswers(promptIsTurn: boolean): Pick<VersionRules, "can
     const { id, method } = job.payload;
     if (method === Method.prompt && promptIsTurn) {
       if ("result" in response && typeof response.result === "object" && response.result !== null) {
-        return resultResponse(id, withField(response.result, "stopReason", "cancelled"));
+        return resultResponse(id, { ...response.result, stopReason: "cancelled" });
       }
       return cancelledAnswer(job);
     }
@@ -65,14 +65,6 @@ export function cancelledAnswers(promptIsTurn: boolean): Pick<VersionRules, "can
     return normaliseCancelledError(job, response);
   };
   return { cancelledAnswer, normaliseCancelled };
-}
-
-/** `{ ...source, [key]: value }`, copied key by key: on Node 20 the spread costs 1.5 µs against 0.1 µs. */
-function withField(source: object, key: string, value: unknown): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
-  for (const name of Object.keys(source)) copy[name] = (source as Record<string, unknown>)[name];
-  copy[key] = value;
-  return copy;
 }
 
 /** A handler's error for a cancelled request, made -32800 with the reason (its own error kept). */
@@ -90,7 +82,7 @@ function normaliseCancelledError(
         ? (data as Record<string, unknown>)
         : { detail: typeof data === "string" ? data : jsonText(data) };
     if (typeof given.reason === "string") return response;
-    return errorResponse(id, error.code, error.message, withField(given, "reason", job.reason ?? "internal"));
+    return errorResponse(id, error.code, error.message, { ...given, reason: job.reason ?? "internal" });
   }
   // The handler's own error is kept whole, data included.
   const original = error.data === undefined ? { code: error.code, message: error.message } : { ...error };

@@ -69,13 +69,11 @@ export abstract class EngineCore {
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
       isCleanup: (method) => this.cleanup.has(method),
-      turnOf: (sessionId) => this.turns.get(sessionId),
       running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
       cancel: (job, reason) => this.cancelJob(job, reason),
       forward: (job, request) => this.forwardHeldPrompt(job, request),
       answer: (job, response) => this.answer(job, response),
       notify: (side, message) => this.send(side, message),
-      endWork: (sessionId) => this.turns.workChange(sessionId, "end"),
     };
     const { turnEnd } = options;
     const aftermath = turnEnd === undefined ? [] : [new TurnAftermath(host, turnEnd, graceMs)];
@@ -224,7 +222,7 @@ export abstract class EngineCore {
     let answer = response;
     for (const plugin of this.plugins) if (plugin.answer !== undefined) answer = plugin.answer(job, answer, answeredForPeer);
     this.send(record.issuer, answer);
-    for (const plugin of this.plugins) plugin.answered?.(job, answeredForPeer);
+    for (const plugin of this.plugins) plugin.answered?.(job, answer, answeredForPeer);
   }
 
   // ---- plumbing ---------------------------------------------------------------------
@@ -237,6 +235,7 @@ export abstract class EngineCore {
 
   protected emit(event: EngineEvent): void {
     this.onEvent?.(event);
+    for (const plugin of this.plugins) plugin.event?.(event);
   }
 
   /** A held prompt goes to the agent now: the turn before it really ended. */

@@ -12,8 +12,6 @@ export interface EngineHost {
   emit(event: EngineEvent): void;
   isOpen(side: Side): boolean;
   isCleanup(method: string): boolean;
-  /** The session's running turn: its prompt (v1) or its foreground work (v2). */
-  turnOf(sessionId: string): AnyJob | undefined;
   /** The running requests `side` issued that pass `test`. */
   running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
   cancel(job: AnyJob, reason: CancelReason): void;
@@ -23,6 +21,4 @@ export interface EngineHost {
   answer(job: RequestJob, response: JsonRpcResponse): void;
   /** Sends a notification the engine made up to `side`. */
   notify(side: Side, message: JsonRpcNotification): void;
-  /** The agent really ended the session's foreground work (v2): the engine closes it. */
-  endWork(sessionId: string): void;
 }

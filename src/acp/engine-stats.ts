@@ -30,9 +30,7 @@ export class LatencyRing {
   private cursor = 0;
 
   record(ms: number): void {
-    // One path for filling and wrapping: a branch first taken at the 4,097th answer deoptimised the answer path.
-    const at = this.cursor;
-    this.values[at] = ms;
-    this.cursor = at + 1 === LATENCY_MEMORY ? 0 : at + 1;
+    this.values[this.cursor] = ms;
+    this.cursor = (this.cursor + 1) % LATENCY_MEMORY;
   }
 }

@@ -3,7 +3,6 @@ import {
   classify,
   ErrorCode,
   idText,
-  kindOf,
   errorResponse,
   invalidRequestResponse,
   isJsonRpcId,
@@ -45,14 +44,11 @@ export class CancelEngine extends EngineCore {
   /** A message written by side `from`, on its way to the other side. */
   receive(from: Side, value: unknown): void {
     if (this.closed[from] !== undefined) return; // a gone side's last words change nothing
-    const kind = kindOf(value);
-    if (kind === "request") this.onRequest(from, value as JsonRpcRequest);
-    else if (kind === "response") this.onResponse(from, value as JsonRpcResponse);
-    else if (kind === "notification") this.onNotification(from, value as JsonRpcNotification);
-    else {
-      const classified = classify(value);
-      if (classified.kind === "invalid") this.onInvalid(from, value, classified.problem, classified.id);
-    }
+    const classified = classify(value);
+    if (classified.kind === "request") this.onRequest(from, classified.message);
+    else if (classified.kind === "response") this.onResponse(from, classified.message);
+    else if (classified.kind === "notification") this.onNotification(from, classified.message);
+    else this.onInvalid(from, value, classified.problem, classified.id);
   }
 
   /** A request-shaped mistake is answered to its sender; a response-shaped one answers the request it names. */
@@ -224,7 +220,8 @@ export class CancelEngine extends EngineCore {
         this.stats.lateRepliesDropped++;
         this.emit({ type: "late-reply-dropped", side: from, id: response.id });
       }
-      const expected = from === "agent" && this.plugins.some((plugin) => plugin.expectedReply?.(response.id) === true);
+      let expected = false;
+      if (from === "agent") for (const plugin of this.plugins) expected = plugin.expectedReply?.(response.id) === true || expected;
       if (!late && !expected) {
         this.emit({ type: "problem", side: from, detail: `response to unknown request id ${idText(response.id)}` });
       }
@@ -251,19 +248,24 @@ export class CancelEngine extends EngineCore {
       this.onCancelRequest(from, message);
       return;
     }
-    if (from === "agent" && method === Method.sessionUpdate && this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
+    if (from === "agent" && method === Method.sessionUpdate) {
+      const change = this.negotiation.rules.workChange(message.params);
+      // Ended before the plug-ins hear of it: a prompt they held may open the next work (v2).
+      if (change === "end") this.turns.workChange(sessionIdOf(message.params), change);
+      if (this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
+      this.send("client", message);
+      if (change === "start") this.turns.workChange(sessionIdOf(message.params), change, message.params);
+      return;
+    }
     this.send(otherSide(from), message);
     if (method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough) {
       const sessionId = sessionIdOf(message.params);
       if (sessionId !== undefined) this.turns.cancelSession(sessionId);
-    } else if (method === Method.sessionUpdate && from === "agent") {
-      const change = this.negotiation.rules.workChange(message.params);
-      if (change !== undefined) this.turns.workChange(sessionIdOf(message.params), change, message.params);
     }
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {
-    // `params` is an object or an array, or absent: kindOf checked it.
+    // `params` is an object or an array, or absent: classify checked it.
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (!isJsonRpcId(requestId)) {
       this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });

@@ -59,7 +59,7 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
-  answered(job: RequestJob, forPeer: boolean): void {
+  answered(job: RequestJob, _response: JsonRpcResponse, forPeer: boolean): void {
     const { sessionId, id, method, issuer } = job.payload;
     if (!forPeer || method !== Method.prompt || issuer !== "client") return;
     if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
@@ -89,13 +89,12 @@ export class TurnAftermath implements TurnPlugin {
     return false;
   }
 
-  /** True drops an update of a turn already answered; the one that ends it (v2 idle) too: the client had ours. */
+  /** True drops an update of a turn already answered; the idle one (v2: the engine ended the work) too: the client had ours. */
   dropUpdate(params: unknown): boolean {
     if (this.sessions.size === 0) return false;
     const aftermath = this.of(sessionIdOf(params));
     if (aftermath === undefined) return false;
     if (this.host.rules().workChange(params) === "end") {
-      this.host.endWork(aftermath.sessionId);
       this.ended(aftermath.sessionId, "the idle state_update");
       return true;
     }
@@ -151,7 +150,8 @@ export class TurnAftermath implements TurnPlugin {
   /** v2: the grace after `session/cancel` passed with the work not idle: tell the client, follow the agent's. */
   private workGivenUp(work: WorkJob): void {
     const { sessionId, promptId, startedAt } = work.payload;
-    if (work.isSettled || this.host.turnOf(sessionId) !== work) return;
+    // Work that ended (or was replaced) settled and stopped its grace (`turnEnded`).
+    if (work.isSettled) return;
     if (!this.host.isOpen("client") || !this.host.isOpen("agent")) return;
     const notice = this.host.rules().cancelledWorkEnd(sessionId);
     if (notice === undefined) return;

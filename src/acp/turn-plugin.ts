@@ -2,6 +2,7 @@ import type { AnyJob } from "../core/index.js";
 import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import type { RequestJob } from "./engine-jobs.js";
 import type { EngineHost } from "./engine-host.js";
+import type { EngineEvent } from "./engine-options.js";
 
 /**
  * A feature that decides about a turn's messages (turn-end tracking, the bridge's answer rules),
@@ -20,12 +21,14 @@ export interface TurnPlugin {
   release?(job: RequestJob): boolean;
   /** A `session/update` from the agent: true drops it. */
   dropUpdate?(params: unknown): boolean;
-  /** A reply from the agent to no request in flight and none answered for it: true when expected. */
+  /** A reply from the agent to no request in flight (every plug-in hears it): true when expected. */
   expectedReply?(id: JsonRpcId): boolean;
   /** The answer `job`'s issuer gets; `forPeer` when the engine gives it for the handler. */
   answer?(job: RequestJob, response: JsonRpcResponse, forPeer: boolean): JsonRpcResponse;
-  /** `job`'s answer was sent. */
-  answered?(job: RequestJob, forPeer: boolean): void;
+  /** `job`'s answer, as every `answer` left it, was sent. */
+  answered?(job: RequestJob, response: JsonRpcResponse, forPeer: boolean): void;
+  /** Each event the engine emits (after its `onEvent`). */
+  event?(event: EngineEvent): void;
   /** `session/cancel` cancelled the session's turn. */
   turnCancelled?(turn: AnyJob): void;
   /** The engine stopped following a session's turn (its work ended, or a side closed). */

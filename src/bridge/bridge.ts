@@ -46,7 +46,6 @@ class BridgeSession {
   /** Agents replaced by a restart: their last words and their exit change nothing. */
   private readonly retired = new Set<AgentProcess>();
   private readonly replay: InitializeReplay | undefined;
-  private readonly turns: CancelledTurns | undefined;
   private readonly turnProcesses: TurnProcesses;
   private emulations = 0;
   private readonly deadlines: DeadlineAnswers;
@@ -71,6 +70,11 @@ class BridgeSession {
   ) {
     const deadlines = new DeadlineAnswers(settings.deadlines);
     this.deadlines = deadlines;
+    const agentPid = () => this.agent.process.child.pid;
+    const turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
+    this.turnProcesses = turnProcesses;
+    const onTurnEnded = hooks.cancelledTurnEnded;
+    const cancelledTurns = onTurnEnded === undefined ? [] : [() => new CancelledTurns(onTurnEnded, agentPid)];
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
       graceMs: settings.graceMs,
       deadlines: settings.deadlines,
@@ -79,20 +83,16 @@ class BridgeSession {
       agent: { cancelSupport: settings.agentSupport ?? "auto" },
       onEvent: (event) => this.onEvent(event),
       turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
-      plugins: [() => editorAnswers(deadlines, () => this.crashed)],
+      // The bridge's turn state; the answer rules last: nothing rewrites an answer after them.
+      plugins: [() => turnProcesses, ...cancelledTurns, () => editorAnswers(deadlines, () => this.crashed)],
     });
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
-    const agentPid = () => this.agent.process.child.pid;
-    const onTurnEnded = hooks.cancelledTurnEnded;
-    if (onTurnEnded !== undefined) this.turns = new CancelledTurns(onTurnEnded, agentPid);
-    this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
     this.editor = new NdjsonEndpoint(
       settings.editorInput ?? process.stdin,
       settings.editorOutput ?? process.stdout,
       {
         value: (value) => {
           this.trace?.message("editor->bridge", value);
-          this.turns?.fromEditor(value);
           this.engine.receive("client", value);
         },
         problem: (problem) => this.editorLineProblem(problem),
@@ -160,7 +160,6 @@ class BridgeSession {
     this.retired.add(old.process);
     this.waiting = [];
     this.trace?.note(`restart: ${detail}`);
-    this.turns?.clear();
     this.engine.reopen("agent", detail);
     this.restarting = this.replaceAgent(old).finally(() => {
       this.restarting = undefined;
@@ -199,13 +198,11 @@ class BridgeSession {
 
   private deliver(side: Side, message: JsonRpcMessage): void {
     if (side === "client") {
-      this.turnProcesses.see("client", message);
       this.trace?.message("bridge->editor", message);
       this.write("client", message);
       return;
     }
     this.replay?.toAgent(message);
-    this.turnProcesses.see("agent", message);
     if (this.waiting !== undefined) {
       this.waiting.push(message);
       return;
@@ -240,7 +237,6 @@ class BridgeSession {
           if (this.retired.has(agent)) return;
           this.trace?.message("agent->bridge", value);
           if (this.replay?.swallows(value) === true) return;
-          this.turns?.fromAgent(value);
           this.engine.receive("agent", value);
         },
         problem: (problem) => {
@@ -278,7 +274,6 @@ class BridgeSession {
       this.logger.warn(`the agent ended on its own (${detail})${answered}`);
     } else this.logger.debug(detail);
     this.trace?.note(detail);
-    this.turns?.clear();
     this.engine.close("agent", detail);
     this.engine.close("client", detail);
     this.agent.process.signalGroup("SIGKILL");
@@ -294,8 +289,6 @@ class BridgeSession {
     if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
     const expired = this.deadlines.event(event);
     if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
-    this.turns?.event(event);
-    if (event.type === "turn-outlives-answer" || event.type === "turn-ended") this.turnProcesses.followed(event.id, event.type === "turn-outlives-answer");
     this.trace?.note(jsonText(event));
   }
 

@@ -1,17 +1,17 @@
-import type { EngineEvent } from "../acp/index.js";
-import type { JsonRpcId } from "../wire/index.js";
+import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
+import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 
 /** A prompt turn the editor cancelled, at the moment the agent really ended it. */
 export interface EndedCancelledTurn {
   promptId: JsonRpcId;
-  /** How long ago the editor sent the prompt (ms). */
+  /** How long ago the prompt went to the agent (ms). */
   turnAgeMs: number;
   /** The agent's process (its group leader) when the turn ended. */
   agentPid: number | undefined;
 }
 
-/** Tells when a cancelled prompt really ends at the agent: its answer, or the engine's `turn-ended`. */
-export class CancelledTurns {
+/** A turn plug-in that tells when a cancelled prompt really ends at the agent: its answer, or the engine's `turn-ended`. */
+export class CancelledTurns implements TurnPlugin {
   /** Prompts in flight at the agent, by id (ids are the editor's): when each was sent, whether it was cancelled. */
   private readonly turns = new Map<JsonRpcId, { began: number; cancelled: boolean }>();
 
@@ -20,16 +20,19 @@ export class CancelledTurns {
     private readonly agentPid: () => number | undefined,
   ) {}
 
-  /** The editor sent a message: a prompt starts a turn. */
-  fromEditor(message: unknown): void {
-    const { method, id } = message as { method?: unknown; id?: JsonRpcId };
-    if (method === "session/prompt" && id !== undefined) this.turns.set(id, { began: performance.now(), cancelled: false });
+  promptSent(job: RequestJob): void {
+    this.turns.set(job.payload.id, { began: performance.now(), cancelled: false });
   }
 
-  /** The agent sent a message: an answer ends its prompt's turn. */
-  fromAgent(message: unknown): void {
-    const value = message as { method?: unknown; id?: JsonRpcId };
-    if (value.method === undefined && value.id !== undefined) this.end(value.id);
+  /** The agent answered the prompt: its turn ended. */
+  answered(job: RequestJob, _response: JsonRpcResponse, forPeer: boolean): void {
+    if (!forPeer && job.payload.issuer === "client") this.end(job.payload.id);
+  }
+
+  /** The agent answered a prompt the engine had answered for it. */
+  expectedReply(id: JsonRpcId): boolean {
+    this.end(id);
+    return false;
   }
 
   event(event: EngineEvent): void {
@@ -40,14 +43,15 @@ export class CancelledTurns {
   }
 
   /** The agent is gone or replaced: its turns ended with it, nothing is left to stop. */
-  clear(): void {
+  closed(): void {
     this.turns.clear();
   }
 
   private end(id: JsonRpcId): void {
     const turn = this.turns.get(id);
+    if (turn === undefined) return;
     this.turns.delete(id);
-    if (turn?.cancelled !== true) return;
+    if (!turn.cancelled) return;
     this.onEnded({ promptId: id, turnAgeMs: performance.now() - turn.began, agentPid: this.agentPid() });
   }
 }

@@ -1,5 +1,6 @@
 import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, uptimeTicks } from "../os/index.js";
-import type { JsonRpcMessage } from "../wire/index.js";
+import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
+import type { JsonRpcResponse } from "../wire/index.js";
 import type { Logger } from "./logger.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -25,6 +26,9 @@ const openTurn = (began: number, before: ReadonlySet<string>): TurnSpan =>
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
+/** What the plug-in reads of a request's job. */
+type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer"> };
+
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
  * descendants born during the turn, and during no other turn not cancelled, that still run
@@ -32,7 +36,7 @@ const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
  * at shutdown, those of the turns in flight. What ran when the prompt went out is never the turn's.
  * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
  */
-export class TurnProcesses {
+export class TurnProcesses implements TurnPlugin {
   private readonly turns = new Map<string, TurnSpan>();
   private readonly supported = hasProcTable();
   private toldUnsupported = false;
@@ -47,19 +51,19 @@ export class TurnProcesses {
     private readonly stopsCancelledTurns: boolean,
   ) {}
 
-  /** Looks at each message the bridge delivers: prompts to the agent, their answers to the editor. */
-  see(to: "agent" | "client", message: JsonRpcMessage): void {
-    const { id, method, result } = message as { id?: unknown; method?: unknown; result?: { stopReason?: unknown } };
-    if (!this.stopsCancelledTurns || id === undefined || id === null) return;
-    const key = JSON.stringify(id);
-    if (to === "agent" && method === "session/prompt") {
-      // Start times are rounded down to the tick: a tool born in the prompt's own tick counts, what ran before it never.
-      this.turns.set(key, openTurn(this.now(), this.running()));
-      return;
-    }
-    if (to !== "client" || method !== undefined) return;
-    const turn = this.turns.get(key);
+  /** A prompt goes to the agent: its turn begins. */
+  promptSent(job: PromptJob): void {
+    // Start times are rounded down to the tick: a tool born in the prompt's own tick counts, what ran before it never.
+    if (this.stopsCancelledTurns) this.turns.set(JSON.stringify(job.payload.id), openTurn(this.now(), this.running()));
+  }
+
+  /** The editor got its answer to `job`: a prompt's turn ended, cancelled or not. */
+  answered(job: PromptJob, response: JsonRpcResponse): void {
+    const { id, issuer } = job.payload;
+    if (!this.stopsCancelledTurns || issuer !== "client" || id === null) return;
+    const turn = this.turns.get(JSON.stringify(id));
     if (turn === undefined || turn.ended !== undefined) return;
+    const result = "result" in response ? (response.result as { stopReason?: unknown } | null) : undefined;
     turn.ended = this.now();
     if (result?.stopReason !== "cancelled") return this.prune();
     if (!this.supported) {
@@ -73,12 +77,13 @@ export class TurnProcesses {
     setTimeout(() => void this.stop(turn, id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
-  /** The engine follows a prompt answered for the agent (`outliving`) until the agent really ends it. */
-  followed(promptId: unknown, outliving: boolean): void {
-    const turn = this.turns.get(JSON.stringify(promptId));
+  /** The engine follows a prompt answered for the agent (`turn-outlives-answer`) until the agent really ends it. */
+  event(event: EngineEvent): void {
+    if (event.type !== "turn-outlives-answer" && event.type !== "turn-ended") return;
+    const turn = this.turns.get(JSON.stringify(event.id));
     if (turn === undefined) return;
-    turn.outliving = outliving;
-    if (!outliving) this.prune();
+    turn.outliving = event.type === "turn-outlives-answer";
+    if (!turn.outliving) this.prune();
   }
 
   private now(): number {

@@ -5,7 +5,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { kindOf, readNdjson } from "../wire/index.js";
+import { classify, readNdjson } from "../wire/index.js";
 
 export type Message = Record<string, unknown>;
 
@@ -36,7 +36,7 @@ export class EditorWire {
     child.stdin.on("error", () => {}); // a closed pipe is seen as the exit
     readNdjson(child.stdout, {
       value: (value, line) => {
-        if (kindOf(value) === "invalid") return this.noteJunk(line);
+        if (classify(value).kind === "invalid") return this.noteJunk(line);
         this.receive(value as Message);
       },
       problem: (problem) => this.noteJunk(problem.kind === "parse" ? problem.line : `(a line of ${problem.bytes} bytes)`),

@@ -60,67 +60,53 @@ export function idText(id: JsonRpcId): string {
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
-export type MessageKind = "request" | "notification" | "response" | "invalid";
-
 const ID_LESS_ANSWER =
   'a response without "id": the peer\'s defect (JSON-RPC answers no notification, and an error it cannot ' +
   'tie to a request has "id": null); ignored';
 
-/** Why a value is no message; made only on the invalid path. */
-class Problem {
-  constructor(readonly text: string) {}
+/** Not a message: the problem, with the value's id when it has a valid one. */
+function invalid(value: unknown, problem: string): Classified {
+  const id = (value as { id?: unknown } | null)?.id;
+  return { kind: "invalid", problem, id: isJsonRpcId(id) ? id : null };
 }
 
-/** The kind of a parsed JSON value, or why it is none: a handful of property reads when valid. */
-function verdict(value: unknown): Exclude<MessageKind, "invalid"> | Problem {
+/** Sorts one parsed JSON value into request, notification, response or invalid (with a specific problem). */
+export function classify(value: unknown): Classified {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return new Problem(
+    return invalid(
+      value,
       Array.isArray(value)
         ? "JSON-RPC batches are not supported by ACP"
         : `a JSON-RPC message must be an object, got ${describe(value)}`,
     );
   }
   const record = value as Record<string, unknown>;
-  if (record.jsonrpc !== "2.0") return new Problem('missing or wrong "jsonrpc": must be "2.0"');
+  if (record.jsonrpc !== "2.0") return invalid(value, 'missing or wrong "jsonrpc": must be "2.0"');
   const id = record.id;
   const hasId = id !== undefined;
   if (hasId && !isJsonRpcId(id)) {
-    return new Problem(`invalid "id": must be a string, a finite number or null, got ${describe(id)}`);
+    return invalid(value, `invalid "id": must be a string, a finite number or null, got ${describe(id)}`);
   }
   const method = record.method;
   if (method !== undefined) {
-    if (typeof method !== "string") return new Problem('"method" must be a string');
+    if (typeof method !== "string") return invalid(value, '"method" must be a string');
     const params = record.params;
     if (params !== undefined && (typeof params !== "object" || params === null)) {
-      return new Problem(`"params" must be an object or an array, got ${describe(params)}`);
+      return invalid(value, `"params" must be an object or an array, got ${describe(params)}`);
     }
-    return hasId ? "request" : "notification";
+    return hasId ? { kind: "request", message: value as JsonRpcRequest } : { kind: "notification", message: value as JsonRpcNotification };
   }
   if (!hasId) {
     // codex-acp answers the $/cancel_request notification so: say whose defect it is.
-    if (Object.hasOwn(record, "result") || Object.hasOwn(record, "error")) return new Problem(ID_LESS_ANSWER);
-    return new Problem('neither "method" nor "id": not a request, notification or response');
+    if (Object.hasOwn(record, "result") || Object.hasOwn(record, "error")) return invalid(value, ID_LESS_ANSWER);
+    return invalid(value, 'neither "method" nor "id": not a request, notification or response');
   }
   const hasResult = Object.hasOwn(record, "result");
-  if (hasResult === Object.hasOwn(record, "error")) return new Problem('a response needs exactly one of "result" and "error"');
+  if (hasResult === Object.hasOwn(record, "error")) return invalid(value, 'a response needs exactly one of "result" and "error"');
   if (!hasResult && !isErrorObject(record.error)) {
-    return new Problem('"error" must be an object with an integer "code" and a string "message"');
+    return invalid(value, '"error" must be an object with an integer "code" and a string "message"');
   }
-  return "response";
-}
-
-/** The kind of a parsed JSON value, without allocating: the hot path's check. */
-export function kindOf(value: unknown): MessageKind {
-  const kind = verdict(value);
-  return typeof kind === "string" ? kind : "invalid";
-}
-
-/** Sorts one parsed JSON value into request, notification, response or invalid (with a specific problem). */
-export function classify(value: unknown): Classified {
-  const kind = verdict(value);
-  if (typeof kind === "string") return { kind, message: value } as Classified;
-  const id = (value as { id?: unknown } | null)?.id;
-  return { kind: "invalid", problem: kind.text, id: isJsonRpcId(id) ? id : null };
+  return { kind: "response", message: value as JsonRpcResponse };
 }
 
 function isErrorObject(value: unknown): value is JsonRpcErrorObject {

@@ -8,7 +8,7 @@ import { Logger } from "../../src/bridge/logger.js";
 import { TraceWriter } from "../../src/bridge/trace-writer.js";
 import { TurnProcesses } from "../../src/bridge/turn-processes.js";
 import { uptimeTicks } from "../../src/os/index.js";
-import type { JsonRpcMessage } from "../../src/wire/index.js";
+import type { JsonRpcResponse } from "../../src/wire/index.js";
 import { isAlive } from "../support/bridge-harness.js";
 import { eventually } from "../support/wire-assertions.js";
 
@@ -38,8 +38,9 @@ class ShellAgent {
   }
 }
 
-const prompt = (id: string): JsonRpcMessage => ({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId: "s", prompt: [] } });
-const answer = (id: string, stopReason: string): JsonRpcMessage => ({ jsonrpc: "2.0", id, result: { stopReason } });
+/** The editor's prompt `id`, as the engine's turn plug-ins see its job. */
+const prompt = (id: string) => ({ payload: { id, issuer: "client" as const } });
+const answer = (id: string, stopReason: string): JsonRpcResponse => ({ jsonrpc: "2.0", id, result: { stopReason } });
 /** Resolves once /proc's clock has moved past the current tick. */
 const nextTick = (from = uptimeTicks()) => eventually(() => (uptimeTicks() > from ? true : undefined), "the next tick");
 const gone = (pid: number, what: string) => eventually(() => (isAlive(pid) ? undefined : true), `${what} gone`);
@@ -71,21 +72,21 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
 
   it("a child started just before the prompt went out (during session/new) is never the turn's; one started during it is", async () => {
     const server = await agent.start("server");
-    turns.see("agent", prompt("p1")); // the prompt goes out within the same tick or the next
+    turns.promptSent(prompt("p1")); // the prompt goes out within the same tick or the next
     const tool = await agent.start("tool");
-    turns.see("client", answer("p1", "cancelled"));
+    turns.answered(prompt("p1"), answer("p1", "cancelled"));
     assert.match(await note("turn-processes:"), new RegExp(`prompt "p1" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
     await gone(tool, "the turn's tool");
     assert.ok(isAlive(server), "the server started before the prompt lives on");
   });
 
   it("--on-stuck kill-tools stops only the stuck turn's processes, never another session's turn's", async () => {
-    turns.see("agent", prompt("a"));
-    turns.see("client", answer("a", "cancelled")); // answered for the agent; its turn goes on
-    turns.followed("a", true);
-    turns.see("agent", prompt("b"));
+    turns.promptSent(prompt("a"));
+    turns.answered(prompt("a"), answer("a", "cancelled")); // answered for the agent; its turn goes on
+    turns.event({ type: "turn-outlives-answer", sessionId: "s", id: "a", windowMs: 1000 });
+    turns.promptSent(prompt("b"));
     const serverOfB = await agent.start("server-b");
-    turns.see("client", answer("b", "end_turn"));
+    turns.answered(prompt("b"), answer("b", "end_turn"));
     await nextTick(); // start times have a tick's resolution: tool-a is clearly born after b ended
     const toolOfA = await agent.start("tool-a"); // the stuck turn keeps working
     await turns.stopStuck("a", 10_000);
@@ -97,7 +98,7 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
 
   it("shutdown with a turn in flight: its processes are stopped like a cancelled turn's; what ran before it lives", async () => {
     const helper = await agent.start("helper");
-    turns.see("agent", prompt("p1"));
+    turns.promptSent(prompt("p1"));
     const tool = await agent.start("tool");
     await turns.stopInFlight(new Promise(() => {}), 0);
     await gone(tool, "the in-flight turn's tool");
