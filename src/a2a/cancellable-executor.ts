@@ -1,6 +1,7 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
-import { GraceTimers, Job, jobObserver, RecentKeys, settleJob } from "../core/index.js";
+import { bindHandlerJob } from "../core/index.js";
+import { type ServerCall, ServerCalls } from "../core/server-calls.js";
 import { claimRecord } from "./orphaned-tasks.js";
 import { overriding } from "./overriding.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
@@ -41,134 +42,104 @@ export interface ServedTaskPayload {
   taskId: string;
 }
 
+/** What `stop` reports: the final state published, once the task settled. */
 interface Running {
-  job: Job<ServedTaskPayload>;
-  contextId: string;
-  /** The bus `execute` publishes on: the SDK hands a cancel the task's bus, this one. */
-  eventBus: ExecutionEventBus;
-  /** A final state was published, by the work or by the cancel: only the first one goes out. */
-  answered: boolean;
   finalState?: TaskState | undefined;
-  /** Resolves once the task is answered: its work returned, or the grace ran out. */
-  ended: Promise<void>;
-  end(): void;
+  /** Resolves once the task settled: its work returned, or the grace ran out. */
+  readonly ended: Promise<void>;
 }
 
 /**
- * An `AgentExecutor` whose work gets an AbortSignal per task. Once aborted work has returned, it
- * publishes the `canceled` status the SDK's cancel waits for (unless the work published a final state).
+ * An `AgentExecutor` whose work gets an AbortSignal per task (`jobOf(signal)` is its job). Once aborted
+ * work has returned, it publishes the `canceled` status the SDK's cancel waits for (unless the work
+ * published a final state); work still out after the grace is answered `canceled` for.
  */
 export class CancellableExecutor implements AgentExecutor {
-  private readonly tasks = new Map<string, Running>();
-  private readonly returned = new RecentKeys<string>(RETURNED_MEMORY);
-  private readonly grace: GraceTimers<Running>;
+  private readonly tasks: ServerCalls<string, ServedTaskPayload>;
   private readonly replicas: TaskOwnership | undefined;
 
   constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
-    this.grace = new GraceTimers(options.graceMs ?? 5000, (running) => {
-      publishCanceled(running.eventBus, running, running.job.payload.taskId);
-      settleJob(running.job);
-      running.end();
-    });
+    this.tasks = new ServerCalls({ graceMs: options.graceMs ?? 5000, rememberMax: RETURNED_MEMORY });
     this.replicas = options.replicas;
   }
 
-  /** Tasks whose work has not returned yet. */
+  /** Tasks in flight: their work has not returned (nor run past its grace). */
   get running(): number {
     return this.tasks.size;
   }
 
   /** Whether the work of `taskId` runs in this process now. */
   runs(taskId: string): boolean {
-    return this.tasks.has(taskId);
+    return this.tasks.get(taskId) !== undefined;
   }
 
   execute = async (context: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
     let end!: () => void;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    const running: Running = {
-      job: new Job<ServedTaskPayload>({ kind: "a2a-served-task", taskId }),
-      contextId, eventBus, answered: false, ended, end,
+    const running: Running = { ended: new Promise<void>((resolve) => (end = resolve)) };
+    const canceled = (task: ServerCall<ServedTaskPayload>) => {
+      if (task.answer()) running.finalState = publishCanceled(eventBus, taskId, contextId);
     };
-    const { signal } = running.job;
-    // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
-    jobObserver?.onStart(running.job, { protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata });
-    this.tasks.set(taskId, running);
-    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(running), { record: claimRecord(context) });
+    const task = this.tasks.start(taskId, { kind: "a2a-served-task", taskId }, {}, {
+      graceEnded: canceled,
+      settled: () => end(),
+      // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
+      describe: () => ({ protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata }),
+    });
+    if (task === undefined) throw new Error(`task ${taskId} is already executing in this process`);
+    const { signal } = task;
+    bindHandlerJob(signal, task.job);
+    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(taskId, running), { record: claimRecord(context) });
     try {
-      await this.work(context, watchFinal(eventBus, running), signal);
+      await this.work(context, watchFinal(eventBus, task, running), signal);
     } catch (error) {
       // Work that throws because it was aborted has stopped: that is the cancel, not a failure.
       if (!signal.aborted) throw error;
     } finally {
-      this.grace.stop(running);
-      this.tasks.delete(taskId);
-      this.returned.add(taskId);
-      if (signal.aborted) publishCanceled(eventBus, running, taskId);
-      settleJob(running.job);
-      running.end();
+      if (signal.aborted) canceled(task);
+      task.done();
       claim?.release();
     }
   };
 
   cancelTask = async (taskId: string, eventBus: ExecutionEventBus): Promise<void> => {
-    const running = this.tasks.get(taskId);
-    if (running === undefined) {
-      if (!this.returned.has(taskId)) {
-        // Never answer canceled for work this process cannot see: it may run on another replica.
-        throw new Error(`task ${taskId} does not run in this process: CancellableExecutor cannot cancel work it cannot see`);
-      }
-      // Its work ran here and returned (in an interrupted state): nothing runs, answer at once.
-      publishCanceled(eventBus, { answered: false, contextId: "" }, taskId);
-      return;
+    // A repeated cancel waits for the same answer.
+    const effect = this.tasks.cancel(taskId, "external");
+    // Never answer canceled for work this process cannot see: it may run on another replica.
+    if (effect === "unknown") {
+      throw new Error(`task ${taskId} does not run in this process: CancellableExecutor cannot cancel work it cannot see`);
     }
-    this.abort(running);
+    // Its work ran here and returned (in an interrupted state): nothing runs, answer at once.
+    if (effect === "already-finished") publishCanceled(eventBus, taskId, "");
   };
 
   /** A cancel from another replica: abort, then report the final state once the task is answered. */
-  private async stop(running: Running): Promise<StoppedTask> {
-    this.abort(running);
+  private async stop(taskId: string, running: Running): Promise<StoppedTask> {
+    this.tasks.cancel(taskId, "external");
     await running.ended;
-    return { taskId: running.job.payload.taskId, state: running.finalState };
-  }
-
-  private abort(running: Running): void {
-    // A repeated cancel waits for the same answer.
-    if (running.job.state !== "running") return;
-    running.job.cancel("external");
-    this.grace.start(running);
+    return { taskId, state: running.finalState };
   }
 }
 
-function publishCanceled(
-  eventBus: ExecutionEventBus,
-  running: Pick<Running, "answered" | "contextId" | "finalState">,
-  taskId: string,
-) {
-  if (running.answered) return;
-  running.answered = true;
-  running.finalState = TASK_STATE.canceled;
+function publishCanceled(eventBus: ExecutionEventBus, taskId: string, contextId: string): TaskState {
   eventBus.publish({
     kind: "statusUpdate",
     data: {
       taskId,
-      contextId: running.contextId,
+      contextId,
       status: { state: TASK_STATE.canceled, message: undefined, timestamp: new Date().toISOString() },
       metadata: {},
     },
   });
+  return TASK_STATE.canceled;
 }
 
 /** The work's bus: notes a final state the work publishes, drops what it publishes after the task was answered. */
-function watchFinal(eventBus: ExecutionEventBus, running: Running): ExecutionEventBus {
+function watchFinal(eventBus: ExecutionEventBus, task: ServerCall<ServedTaskPayload>, running: Running): ExecutionEventBus {
   return overriding(eventBus, "publish", (event: AgentExecutionEvent) => {
-    if (running.answered) return;
+    if (task.answered) return;
     const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
-    if (isFinalState(state)) {
-      running.answered = true;
-      running.finalState = state;
-    }
+    if (isFinalState(state) && task.answer()) running.finalState = state;
     eventBus.publish(event);
   });
 }

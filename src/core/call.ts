@@ -231,15 +231,18 @@ export class Call<P, R> {
     this.stopHook?.();
     this.unlink?.();
     const errors: unknown[] = [];
-    guarded(() => settleJob(this.job, failure), errors);
-    // Structured concurrency: work started under a call does not outlive it unreachable.
-    for (const child of [...this.job.children]) {
-      if (child.isRunning) guarded(() => child.cancel("internal", "parent"), errors);
-    }
+    settleCallJob(this.job, failure, errors);
     if (this.protocol.cleanup !== undefined) guarded(() => this.protocol.cleanup?.(this), errors);
     reportErrors(errors, "settling a call");
     return true;
   }
+}
+
+/** Settles a call's job (either side's); what errors it reports go to `errors`. */
+export function settleCallJob(job: AnyJob, failure: JobFailure | undefined, errors: unknown[]): void {
+  guarded(() => settleJob(job, failure), errors);
+  // Structured concurrency: work started under a call does not outlive it unreachable.
+  for (const child of [...job.children]) if (child.isRunning) guarded(() => child.cancel("internal", "parent"), errors);
 }
 
 /** What an observer is told of a rejected call: the error's code (or name) and message. */

@@ -1,5 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { bindHandlerJob, type CancelReason, Job, jobObserver, settleJob } from "../core/index.js";
+import { bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
+import { ServerCalls } from "../core/server-calls.js";
 import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 
@@ -69,7 +70,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
   const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
   const { onEvent } = options;
   const reasonOf = closeReasons(target);
-  const running = new Set<Job<McpHandling>>();
+  const calls = new ServerCalls<never, McpHandling>();
   const setRequestHandler = target.setRequestHandler.bind(target);
   // 1.x: (schema, handler(request, extra)); 2.x: (method, handler(request, ctx)) or (method, schemas, handler(params, ctx)).
   target.setRequestHandler = (...args: unknown[]) => {
@@ -78,10 +79,10 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
     const scoped = async (request: McpRequest, extra: HandlerExtra) => {
       const { signal, requestId } = handlerLinks(extra);
       const method = named ?? request.method;
-      const job = new Job(new McpHandling(method));
-      if (jobObserver !== undefined) traceHandling(job, method, paramsOf(request, named), requestId);
+      const describe = () => handlingInfo(method, paramsOf(request, named), requestId);
+      const call = calls.start(undefined, new McpHandling(method), {}, { describe });
+      const { job } = call;
       bindHandlerJob(signal, job);
-      running.add(job);
       const onAbort = () => {
         const reason = reasonOf(signal);
         job.cancel(reason);
@@ -93,15 +94,14 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
         return await handler(request, extra);
       } finally {
         signal.removeEventListener("abort", onAbort);
-        settleJob(job);
-        running.delete(job);
+        call.done();
       }
     };
     setRequestHandler(...args.slice(0, -1), scoped);
   };
   return {
     get inFlight() {
-      return running.size;
+      return calls.size;
     },
   };
 }
@@ -118,12 +118,12 @@ function handlerLinks(extra: HandlerExtra): { signal: AbortSignal; requestId: st
   return { signal, requestId: extra.requestId ?? extra.mcpReq?.id };
 }
 
-/** Tells the observer about a handler's job, joined to the sender's trace by `params._meta` (SEP-414). */
-function traceHandling(job: Job<McpHandling>, method: string, params: McpParams | undefined, id: RequestId): void {
+/** What the observer is told of a handler's job, joined to the sender's trace by `params._meta` (SEP-414). */
+function handlingInfo(method: string, params: McpParams | undefined, id: RequestId): JobInfo {
   const tool = method === "tools/call" ? params?.name : undefined;
-  jobObserver?.onStart(job, {
+  return {
     protocol: "mcp", method, id, kind: "server",
     carrier: params?._meta,
     attributes: typeof tool === "string" ? { "gen_ai.tool.name": tool } : undefined,
-  });
+  };
 }

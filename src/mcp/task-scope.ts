@@ -1,14 +1,18 @@
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Result } from "@modelcontextprotocol/sdk/types.js";
-import { type AnyJob, bindHandlerJob, type CancelReason, Job, jobObserver, settleJob } from "../core/index.js";
+import { type AnyJob, bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
+import { ServerCalls } from "../core/server-calls.js";
 import { watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 import type { McpHandlerHost } from "./handler-scope.js";
 
 /** A task's work in this process (a class, so a visitor can tell it apart). */
 export class McpTaskWork {
-  constructor(readonly taskId: string) {}
+  constructor(
+    readonly taskId: string,
+    readonly sessionId: string | undefined,
+  ) {}
 }
 
 /** What `run` needs of the `createTask` handler's `extra`: the request-scoped store, the session, the trace carrier. */
@@ -36,11 +40,6 @@ export interface McpTaskScope {
   readonly inFlight: number;
 }
 
-interface Running {
-  readonly job: Job<McpTaskWork>;
-  readonly sessionId: string | undefined;
-}
-
 /**
  * MCP tasks (2025-11-25) whose `tasks/cancel` really stops the work. The 1.x SDK's `tasks/cancel` handler only
  * writes `cancelled` to the task store; this scope wraps the store, so that write also aborts the work's signal
@@ -48,12 +47,10 @@ interface Running {
  */
 export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {}): McpTaskScope {
   const { onEvent } = options;
-  const running = new Map<string, Running>();
+  const running = new ServerCalls<string, McpTaskWork>();
 
   const stop = (taskId: string, reason: CancelReason) => {
-    const entry = running.get(taskId);
-    if (entry === undefined || entry.job.reason !== undefined) return;
-    entry.job.cancel(reason);
+    if (running.cancel(taskId, reason) !== "cancelled") return;
     onEvent?.({ type: "task-cancelled", method: "tools/call", taskId, reason, at: performance.now() });
   };
 
@@ -87,14 +84,15 @@ export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {
   return {
     store,
     run(taskId, extra, work) {
-      const job = new Job(new McpTaskWork(taskId));
       // The task outlives its request: a root job, in the request's trace through the sender's `_meta`.
-      jobObserver?.onStart(job, {
+      const describe = (): JobInfo => ({
         protocol: "mcp", method: "tools/call", kind: "server", carrier: extra._meta,
         attributes: { "mcp.task.id": taskId },
       });
+      const task = running.start(taskId, new McpTaskWork(taskId, extra.sessionId), {}, { describe });
+      if (task === undefined) throw new Error(`acp-cancel/mcp: task ${taskId} already runs`);
+      const { job } = task;
       bindHandlerJob(job.signal, job);
-      running.set(taskId, { job, sessionId: extra.sessionId });
       void Promise.resolve()
         .then(() => work(job.signal, job))
         .then(
@@ -104,15 +102,13 @@ export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {
             return record(taskId, extra, job, "failed", { content: [{ type: "text", text }], isError: true });
           },
         )
-        .finally(() => {
-          settleJob(job);
-          running.delete(taskId);
-        });
+        .finally(() => task.done());
     },
     closeWith(host) {
       const target = ("server" in host ? host.server : host) as unknown as WatchedProtocol;
       watchConnection(target, () => {
-        for (const [taskId, { job, sessionId }] of running) {
+        for (const { job } of [...running.values()]) {
+          const { taskId, sessionId } = job.payload;
           if (job.reason !== undefined) continue;
           stop(taskId, "shutdown");
           void inner.updateTaskStatus(taskId, "cancelled", "The connection closed.", sessionId).catch(() => {});

@@ -1,7 +1,7 @@
 import type { CallLinks } from "../core/call.js";
-import { type CancelReason, Job, jobObserver, settleJob } from "../core/index.js";
+import type { CancelReason, Job } from "../core/index.js";
+import { type KeyCancelEffect, ServerCalls } from "../core/server-calls.js";
 import { assertRapId, callKey } from "./messages.js";
-import { RecentKeys } from "../core/recent-keys.js";
 import { rapCallInfo } from "./tracing.js";
 
 /** The payload of a tool server's own call job. */
@@ -28,16 +28,7 @@ export interface TrackedCall {
 }
 
 /** What a notice did, for the server's logs: each is answered 200 (RAP: no call state in the response). */
-export type NoticeEffect =
-  | "cancelled"
-  /** A second notice for a call already cancelling. */
-  | "duplicate"
-  /** The call finished within the remembered window. */
-  | "already-finished"
-  /** No such call yet: remembered, so the call starts cancelled if it is tracked soon. */
-  | "remembered"
-  /** The call in flight belongs to another principal: nothing happened (and the answer says nothing). */
-  | "not-owner";
+export type NoticeEffect = Exclude<KeyCancelEffect, "unknown">;
 
 export interface CallRegistryOptions {
   /** How long finished calls and early cancels are remembered. Default {@link DEFAULT_REMEMBER_MS}. */
@@ -52,12 +43,6 @@ export interface CallRegistryOptions {
 export const DEFAULT_REMEMBER_MS = 60_000;
 export const DEFAULT_REMEMBER_MAX = 10_000;
 export const DEFAULT_REMEMBER_PRINCIPALS = 1_000;
-
-/** One principal's finished calls and early cancels: one principal never pushes out another's. */
-interface Memory {
-  readonly finished: RecentKeys<string>;
-  readonly early: RecentKeys<string>;
-}
 
 /** `track` of ids in flight for another principal: the second invocation must be refused. */
 export class CallOwnedError extends Error {
@@ -80,23 +65,16 @@ export interface TrackOptions extends Pick<CallLinks, "parent"> {
  * principal that invoked it, whose notices alone cancel (or pre-cancel) it. Its memories are bounded.
  */
 export class CallRegistry {
-  private readonly calls = new Map<string, TrackedCall>();
-  /** Per principal, most recently used last: one principal's memory never answers for, or evicts, another's. */
-  private readonly memories = new Map<Principal, Memory>();
+  /** Memories per principal: one principal's memory never answers for, or evicts, another's. */
+  private readonly calls: ServerCalls<string, ServerCallPayload>;
 
-  constructor(private readonly options: CallRegistryOptions = {}) {}
-
-  /** `principal`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
-  private memoryOf(principal: Principal, create: boolean): Memory | undefined {
-    const { rememberMs = DEFAULT_REMEMBER_MS, rememberMax = DEFAULT_REMEMBER_MAX } = this.options;
-    const keys = () => new RecentKeys<string>(rememberMax, rememberMs);
-    const memory = this.memories.get(principal) ?? (create ? { finished: keys(), early: keys() } : undefined);
-    if (memory === undefined) return undefined;
-    this.memories.delete(principal);
-    this.memories.set(principal, memory);
-    const maxPrincipals = this.options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS;
-    if (this.memories.size > maxPrincipals) this.memories.delete(this.memories.keys().next().value as Principal);
-    return memory;
+  constructor(options: CallRegistryOptions = {}) {
+    this.calls = new ServerCalls({
+      rememberMax: options.rememberMax ?? DEFAULT_REMEMBER_MAX,
+      rememberMs: options.rememberMs ?? DEFAULT_REMEMBER_MS,
+      rememberOwners: options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS,
+      earlyCancels: true,
+    });
   }
 
   /** Calls in flight. */
@@ -106,9 +84,7 @@ export class CallRegistry {
 
   /** Finished calls and early cancels still remembered. */
   get remembered(): number {
-    let count = 0;
-    for (const { finished, early } of this.memories.values()) count += finished.size + early.size;
-    return count;
+    return this.calls.remembered;
   }
 
   /**
@@ -120,56 +96,21 @@ export class CallRegistry {
     assertRapId("tool_call_id", toolCallId);
     const key = callKey(threadId, toolCallId);
     const owner = options.owner ?? ANONYMOUS;
-    const existing = this.calls.get(key);
-    if (existing !== undefined) {
-      if (existing.owner !== owner) throw new CallOwnedError(threadId, toolCallId);
-      return existing;
-    }
-    const owned = ownedKey(owner, key);
-    const job = new Job<ServerCallPayload>({ protocol: "rap-server", threadId, toolCallId }, options.parent);
-    jobObserver?.onStart(job, rapCallInfo(threadId, toolCallId, "server", options.traceHeaders));
-    const call: TrackedCall = {
-      owner,
-      signal: job.signal,
-      job,
-      done: () => {
-        if (!settleJob(job)) return;
-        this.calls.delete(key);
-        this.memoryOf(owner, true)?.finished.add(owned);
-      },
-    };
-    this.calls.set(key, call);
-    const memory = this.memoryOf(owner, false);
-    memory?.finished.delete(owned);
-    // An early cancel counts only within its window (the memory drops expired keys before it looks).
-    if (memory?.early.delete(owned) === true) job.cancel("external");
+    const describe = () => rapCallInfo(threadId, toolCallId, "server", options.traceHeaders);
+    const payload: ServerCallPayload = { protocol: "rap-server", threadId, toolCallId };
+    const links = { parent: options.parent, owner };
+    const call = this.calls.get(key) ?? (this.calls.start(key, payload, links, { describe }) as TrackedCall);
+    if (call.owner !== owner) throw new CallOwnedError(threadId, toolCallId);
     return call;
   }
 
   /** Aborts every call in flight (at shutdown: reason `shutdown`); returns how many it cancelled. */
   cancelAll(reason: CancelReason = "shutdown"): number {
-    let count = 0;
-    for (const call of [...this.calls.values()]) if (call.job.cancel(reason) === "cancelled") count++;
-    return count;
+    return this.calls.cancelAll(reason);
   }
 
   /** Applies a cancel notice from `principal` (ids already validated). */
   cancel(threadId: string, toolCallId: string, reason: CancelReason = "external", principal: Principal = ANONYMOUS): NoticeEffect {
-    const key = callKey(threadId, toolCallId);
-    const entry = this.calls.get(key);
-    if (entry !== undefined) {
-      if (entry.owner !== principal) return "not-owner";
-      return entry.job.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
-    }
-    const owned = ownedKey(principal, key);
-    const memory = this.memoryOf(principal, true) as Memory;
-    if (memory.finished.has(owned)) return "already-finished";
-    memory.early.add(owned);
-    return "remembered";
+    return this.calls.cancel(callKey(threadId, toolCallId), reason, principal) as NoticeEffect;
   }
-}
-
-/** The memory key of a call as seen by one principal; the length prefix keeps it unambiguous. */
-function ownedKey(principal: Principal, key: string): string {
-  return `${principal.length}:${principal}${key}`;
 }

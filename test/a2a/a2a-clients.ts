@@ -20,7 +20,7 @@ export async function sdkClient(server: A2aServer, version: Version, interceptor
 }
 
 /** Starts a task of `steps` work steps and returns it as soon as the server created it. */
-export async function startTask(client: Client, steps: number, mode: "run" | "stubborn" = "run"): Promise<Task> {
+export async function startTask(client: Client, steps: number, mode: "run" | "stubborn" | "leave" = "run"): Promise<Task> {
   const result = await client.sendMessage(textTaskRequest(`${mode} ${steps}`));
   if (!("status" in result)) throw new Error("the server answered a message, not a task");
   return result;

@@ -16,6 +16,7 @@ import {
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import express from "express";
 import { CancellableExecutor } from "../../src/a2a/index.js";
+import { Job, jobOf } from "../../src/core/index.js";
 import { eventually } from "../support/wire-assertions.js";
 
 export const SERVER_CARD_NAME = "Story teller";
@@ -25,6 +26,8 @@ export class WorkLog {
   readonly progress = new Map<string, number>();
   readonly returned = new Set<string>();
   readonly aborted = new Set<string>();
+  /** What a `leave` task started under its job (`jobOf(signal)`) and never settled. */
+  readonly leftPending = new Map<string, Job>();
 }
 
 export interface A2aServer {
@@ -65,10 +68,11 @@ export async function startA2aServer(options: { stepMs?: number; graceMs?: numbe
     async (context, eventBus, signal) => {
       const { taskId, contextId } = context;
       const first = context.userMessage.parts[0]?.content;
-      const [, mode, count] = /^(run|stubborn) (\d+)$/.exec(first?.$case === "text" ? first.value : "") ?? [];
+      const [, mode, count] = /^(run|stubborn|leave) (\d+)$/.exec(first?.$case === "text" ? first.value : "") ?? [];
       const steps = Number(count ?? 100);
       // A stubborn task never looks at its signal: only the executor's grace answers its cancel.
       const stubborn = mode === "stubborn";
+      if (mode === "leave") work.leftPending.set(taskId, new Job("side work", jobOf(signal)));
       eventBus.publish({
         kind: "task",
         data: {

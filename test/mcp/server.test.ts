@@ -110,6 +110,30 @@ describe("MCP binding, server side: a tool handler's signal is part of the tree 
     });
   });
 
+  it("a handler that returns leaving work pending under jobOf(extra): that work is cancelled (internal) when it answers (issue 36)", async () => {
+    const server = new McpServer({ name: "leaves-work", version: "1.0.0" });
+    const scope = scopeMcpHandlers(server);
+    let left: Job | undefined;
+    server.registerTool("leave", {}, (extra) => {
+      left = new Job("background work", jobOf(extra));
+      return { content: [{ type: "text" as const, text: "answered" }] };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "leave-client", version: "1.0.0" });
+    await client.connect(clientSide);
+    try {
+      const result = await client.callTool({ name: "leave", arguments: {} });
+      assert.deepEqual(result.content, [{ type: "text", text: "answered" }]);
+      assert.equal(scope.inFlight, 0);
+      assert.equal(left?.parent?.isSettled, true, "the handler's job settled");
+      assert.equal(left?.reason, "internal", "the work it left pending was cancelled, not orphaned");
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
   it("a scoped tool hands its cancel to an ACP client as cancellationSignal: extra.signal (as docs/cross-protocol.md shows)", async () => {
     const server = new McpServer({ name: "acp-bridge-tool", version: "1.0.0" });
     const scope = scopeMcpHandlers(server);

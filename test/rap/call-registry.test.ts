@@ -57,6 +57,16 @@ describe("RAP tool server: the call registry (track, cancel, bounded memory)", (
     assert.equal(request.childCount, 0);
   });
 
+  it("done() cancels the work the call left pending under its job (reason internal), like every settled call (issue 36)", () => {
+    const registry = new CallRegistry();
+    const call = registry.track("t", "c");
+    const upstream = new Job({ kind: "upstream fetch" }, call.job);
+    call.done();
+    assert.equal(call.job.isSettled, true);
+    assert.equal(upstream.reason, "internal");
+    assert.equal(call.signal.aborted, false, "the call itself finished; it was not cancelled");
+  });
+
   it("refuses invalid ids from the server's own code with a message naming them", () => {
     const registry = new CallRegistry();
     assert.throws(() => registry.track("t", "x".repeat(257)), /tool_call_id must be at most 256 characters/);

@@ -1,0 +1,113 @@
+/**
+ * The serving side of the one lifecycle (src/core/server-calls.ts): a served call is a job under its
+ * parent, cancelled by its owner alone, answered once, settled once (cancelling the work left pending
+ * under it), with one grace for all and a bounded memory of settled keys and early cancels.
+ */
+import assert from "node:assert/strict";
+import sinon from "sinon";
+import { type ServerCall, ServerCalls } from "../../src/core/server-calls.js";
+import { Job } from "../../src/core/index.js";
+import { settle } from "../support/jobs.js";
+
+describe("ServerCalls: the serving side of the one lifecycle", () => {
+  let clock: sinon.SinonFakeTimers;
+  beforeEach(() => {
+    clock = sinon.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  });
+  afterEach(() => clock.restore());
+
+  it("settling a call cancels the children it left pending (reason internal), not the settled ones", () => {
+    const calls = new ServerCalls<string, string>();
+    const parent = new Job("request");
+    const call = calls.start("a", "a", { parent }) as ServerCall<string>;
+    assert.equal(call.job.parent, parent);
+    const finished = new Job("finished", call.job);
+    const pending = new Job("pending", call.job);
+    const grandchild = new Job("grandchild", pending);
+    settle(finished);
+    call.done();
+    assert.equal(finished.reason, undefined);
+    assert.equal(pending.reason, "internal");
+    assert.equal(grandchild.cause, "internal");
+    assert.equal(call.job.isSettled, true);
+    assert.equal(parent.childCount, 0, "the parent's wait for its child ended");
+    assert.equal(calls.size, 0);
+  });
+
+  it("answers once: of racing answers (work, cancel, grace) only the first is sent; done settles once", () => {
+    const sent: string[] = [];
+    const settled: string[] = [];
+    const calls = new ServerCalls<string, string>({ graceMs: 100 });
+    const call = calls.start("a", "a", {}, {
+      graceEnded: (served) => served.answer() && sent.push("grace"),
+      settled: (served) => settled.push(served.job.payload),
+    }) as ServerCall<string>;
+    assert.equal(calls.cancel("a", "external"), "cancelled");
+    assert.equal(calls.cancel("a", "external"), "duplicate");
+    clock.tick(100);
+    assert.deepEqual(sent, ["grace"]);
+    // The work's own answer and done arrive after the grace answered for it: dropped, no second settle.
+    assert.equal(call.answer(), false);
+    call.done();
+    call.done();
+    assert.deepEqual(settled, ["a"]);
+    assert.equal(calls.size, 0);
+    assert.equal(calls.cancel("a", "external"), "unknown", "no memory configured");
+  });
+
+  it("work that answers within the grace stops it: no grace answer, no timer left", () => {
+    const calls = new ServerCalls<string, string>({ graceMs: 100 });
+    let graceAnswers = 0;
+    const call = calls.start("a", "a", {}, { graceEnded: () => graceAnswers++ }) as ServerCall<string>;
+    call.job.cancel("external");
+    assert.equal(call.answer(), true);
+    call.done();
+    assert.equal(clock.countTimers(), 0);
+    clock.tick(200);
+    assert.equal(graceAnswers, 0);
+  });
+
+  it("a key in flight is refused; only its owner's cancel reaches it; an early cancel makes the call start cancelled", () => {
+    const calls = new ServerCalls<string, string>({ rememberMax: 10, rememberOwners: 4, earlyCancels: true });
+    const alice = calls.start("k", "k", { owner: "alice" }) as ServerCall<string>;
+    assert.equal(calls.start("k", "again", { owner: "alice" }), undefined);
+    assert.equal(calls.cancel("k", "external", "bob"), "not-owner");
+    assert.equal(alice.job.reason, undefined);
+    alice.done();
+    assert.equal(calls.cancel("k", "external", "alice"), "already-finished");
+    assert.equal(calls.cancel("k", "external", "bob"), "remembered", "bob's memory is his own");
+    assert.equal(calls.start("k", "k", { owner: "alice" })?.job.reason, undefined);
+    assert.equal(calls.start("j", "j", { owner: "bob" })?.job.reason, undefined);
+    calls.get("k")?.done();
+    assert.equal(calls.start("k", "k", { owner: "bob" })?.job.reason, "external");
+  });
+
+  it("the memory is bounded: per owner by count and window, and by the number of owners", () => {
+    const calls = new ServerCalls<string, string>({ rememberMax: 3, rememberMs: 1_000, rememberOwners: 2 });
+    for (let i = 0; i < 5; i++) (calls.start(`done-${i}`, "x") as ServerCall<string>).done();
+    assert.equal(calls.remembered, 3, "the two oldest were forgotten");
+    assert.equal(calls.cancel("done-0", "external"), "unknown");
+    assert.equal(calls.cancel("done-4", "external"), "already-finished");
+    (calls.start("a", "x", { owner: "a" }) as ServerCall<string>).done();
+    (calls.start("b", "x", { owner: "b" }) as ServerCall<string>).done();
+    assert.equal(calls.remembered, 2, "a third owner pushed out the least recently used one");
+    assert.equal(calls.cancel("done-4", "external"), "unknown");
+    clock.tick(1_001);
+    assert.equal(calls.remembered, 0, "the window passed");
+    assert.equal(calls.cancel("b", "external", "b"), "unknown");
+  });
+
+  it("unkeyed calls are each their own entry; cancelAll cancels those in flight, each once", () => {
+    const calls = new ServerCalls<never, string>();
+    const one = calls.start(undefined, "one");
+    const two = calls.start(undefined, "two");
+    assert.equal(calls.size, 2);
+    one.job.cancel("external");
+    assert.equal(calls.cancelAll("shutdown"), 1);
+    assert.equal(one.job.reason, "external");
+    assert.equal(two.job.reason, "shutdown");
+    one.done();
+    two.done();
+    assert.equal(calls.size, 0);
+  });
+});
