@@ -21,5 +21,4 @@ export {
   type CancelCause,
 } from "./client.js";
 export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
-export { postMessageTransport, type PostMessageTransportOptions } from "./envelope-channel.js";
-export { type WebSocketLike, webSocketTransport } from "./envelope-channel.js";
+export { postMessageTransport, type PostMessageTransportOptions, type WebSocketLike, webSocketTransport } from "./envelope-channel.js";

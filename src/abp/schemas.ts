@@ -17,18 +17,10 @@ export const EnvelopeSchema = z.object({
   payload: z.custom<Record<string, unknown>>(isObject, "expected an object"),
 });
 
-export const AbpErrorSchema = z.looseObject({
+const AbpErrorSchema = z.looseObject({
   code: Text,
   message: Text,
   retryable: z.boolean().optional(),
-});
-
-export const InitializeResultSchema = z.object({
-  sessionId: Id,
-  protocolVersion: Text,
-  app: z.object({ id: Text, name: Text, version: Text }),
-  capabilities: z.array(z.object({ name: Id, available: z.boolean() })),
-  features: z.record(z.string(), z.unknown()),
 });
 
 export const CallResultSchema = z
@@ -43,12 +35,23 @@ export const CallResultSchema = z
     message: "a cancelled call must answer success:false with no data",
   });
 
-export const CancelResultSchema = z.object({
-  callId: Id,
-  cancelled: z.boolean(),
-  reason: Text.optional(),
-  error: AbpErrorSchema.optional(),
-});
+/** The answer to each request type. */
+export const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
+  "initialize": z.object({
+    sessionId: Id,
+    protocolVersion: Text,
+    app: z.object({ id: Text, name: Text, version: Text }),
+    capabilities: z.array(z.object({ name: Id, available: z.boolean() })),
+    features: z.record(z.string(), z.unknown()),
+  }),
+  "capabilities/call": CallResultSchema,
+  "capabilities/cancel": z.object({
+    callId: Id,
+    cancelled: z.boolean(),
+    reason: Text.optional(),
+    error: AbpErrorSchema.optional(),
+  }),
+};
 
 export const ProgressSchema = z.object({
   progressToken: z.union([Id, z.number().finite()]),
@@ -56,13 +59,6 @@ export const ProgressSchema = z.object({
   total: z.number().finite().optional(),
   message: Text.optional(),
 });
-
-/** The answer to each request type. */
-export const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
-  "initialize": InitializeResultSchema,
-  "capabilities/call": CallResultSchema,
-  "capabilities/cancel": CancelResultSchema,
-};
 
 export const NotificationSchema = z.object({
   event: Text,

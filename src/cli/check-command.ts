@@ -2,7 +2,7 @@
  * `acp-cancel check [options] -- <agent command>`: the Stop scorecard of an agent, directly and
  * through the bridge. The table goes to stdout, progress to stderr, JSON to --json FILE.
  */
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS, runCheck, SCENARIO_NAMES } from "../check/run-check.js"
 import { allHold, PLACEMENTS, type Placement } from "../check/scorecard.js";
 import { escapeControl } from "../wire/index.js";
 import { CliInputError, describeFileError } from "./cli-error.js";
+import { packageVersion } from "./help.js";
 import { UsageError } from "./parse-bridge-args.js";
 
 const OPTIONS = {
@@ -44,18 +45,6 @@ function checkWritable(file: string): void {
   } catch (error) {
     throw new CliInputError(`--json: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
   }
-}
-
-/** This package's version: package.json is two folders up in dist/, three in the tests' build/. */
-function version(): string {
-  for (const path of ["../../package.json", "../../../package.json"]) {
-    try {
-      return (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
-    } catch {
-      // not there: the other layout
-    }
-  }
-  return "unknown";
 }
 
 export async function runCheckCommand(argv: readonly string[]): Promise<number> {
@@ -91,7 +80,7 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
       agent: { command, args },
       model,
       limits,
-      version: version(),
+      version: packageVersion(),
       ...(placement === undefined ? {} : { placements: [placement as Placement] }),
       ...(values.only === undefined ? {} : { only: values.only }),
       bridgeArgs: values["bridge-arg"] ?? [],

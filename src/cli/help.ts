@@ -1,8 +1,18 @@
+import { readFileSync } from "node:fs";
 import { BRIDGE_DEFAULTS, DEFAULT_DEADLINES } from "../bridge/bridge-options.js";
 import { DEFAULT_LIMITS } from "../check/run-check.js";
 
-const DEFAULT_STOP_MS = DEFAULT_LIMITS.stopMs;
-const DEFAULT_START_MS = DEFAULT_LIMITS.startMs;
+/** This package's version: package.json is two folders up in dist/, three in the tests' build/. */
+export function packageVersion(): string {
+  for (const path of ["../../package.json", "../../../package.json"]) {
+    try {
+      return (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
+    } catch {
+      // not there: the other layout
+    }
+  }
+  return "unknown";
+}
 
 /** `acp-cancel --help`: the commands; each command's own flags are in its own help. */
 export const HELP = `acp-cancel: cancellation that actually stops work in the Agent Client Protocol
@@ -104,8 +114,8 @@ Options:
   --prompt TEXT          the prompt of a turn to stop (default: a long counting task)
   --only NAME            run only this scenario (repeatable); names as in the table
   --placement WHERE      run only direct or only bridge cells
-  --stop-limit-ms N      how long to wait from Stop for the answer or exit (default ${DEFAULT_STOP_MS})
-  --start-limit-ms N     how long to wait for each of initialize and session/new (default ${DEFAULT_START_MS})
+  --stop-limit-ms N      how long to wait from Stop for the answer or exit (default ${DEFAULT_LIMITS.stopMs})
+  --start-limit-ms N     how long to wait for each of initialize and session/new (default ${DEFAULT_LIMITS.startMs})
   --bridge-arg ARG       a flag for 'acp-cancel bridge' (repeatable), e.g. --bridge-arg=--grace-ms=500
   --quiet                no progress lines on stderr
   -h, --help             print this help and exit 0

@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
@@ -7,7 +6,7 @@ import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
 import { runCheckCommand } from "./check-command.js";
 import { runGuardianCommand } from "./guardian-command.js";
-import { COMMAND_HELP, HELP } from "./help.js";
+import { COMMAND_HELP, HELP, packageVersion } from "./help.js";
 import { parseArgsMessage } from "./parse-args-message.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
@@ -28,8 +27,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return command === undefined ? ExitCode.usage : ExitCode.ok;
   }
   if (command === "--version" || command === "-v") {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${packageVersion()}\n`);
     return ExitCode.ok;
   }
   if (command === "bridge") {

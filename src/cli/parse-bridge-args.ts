@@ -105,33 +105,33 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     agentSupport: support.agent,
     logLevel: logLevel as LogLevel,
   };
+  // Only the flags given become options: the bridge's defaults stand for the rest.
+  const set = <K extends keyof BridgeOptions>(key: K, value: BridgeOptions[K] | undefined) => {
+    if (value !== undefined) options[key] = value;
+  };
   const ms = (flag: string, text: string | undefined) => (text === undefined ? undefined : durationMs(`--${flag}`, text));
-  const graceMs = ms("grace-ms", values["grace-ms"]);
+  set("graceMs", ms("grace-ms", values["grace-ms"]));
   const lineBytes = values["max-line-bytes"];
   const maxLineBytes = lineBytes === undefined ? undefined : nonNegativeInteger("--max-line-bytes", lineBytes, "bytes");
   if (maxLineBytes === 0) throw new UsageError("--max-line-bytes takes a positive number of bytes, got '0'");
-  const exitGraceMs = ms("exit-grace-ms", values["exit-grace-ms"]);
-  const killGraceMs = ms("kill-grace-ms", values["kill-grace-ms"]);
-  if (graceMs !== undefined) options.graceMs = graceMs;
-  if (maxLineBytes !== undefined) options.maxLineBytes = maxLineBytes;
-  if (exitGraceMs !== undefined) options.exitGraceMs = exitGraceMs;
-  if (killGraceMs !== undefined) options.killGraceMs = killGraceMs;
+  set("maxLineBytes", maxLineBytes);
+  set("exitGraceMs", ms("exit-grace-ms", values["exit-grace-ms"]));
+  set("killGraceMs", ms("kill-grace-ms", values["kill-grace-ms"]));
+  set("turnEndWindowMs", ms("turn-end-window-ms", values["turn-end-window-ms"]));
   const cleanupMethods = values["cleanup-method"] ?? [];
   for (const method of cleanupMethods) {
     if (method === "" || method.startsWith("$/") || /\s/.test(method))
       throw new UsageError(`--cleanup-method takes a method name such as _myext/stop, got '${method}'`);
   }
   if (cleanupMethods.length > 0) options.cleanupMethods = cleanupMethods;
-  const turnEndWindowMs = ms("turn-end-window-ms", values["turn-end-window-ms"]);
-  if (turnEndWindowMs !== undefined) options.turnEndWindowMs = turnEndWindowMs;
-  if (onStuck !== undefined) options.onStuck = onStuck as OnStuck;
+  set("onStuck", onStuck as OnStuck | undefined);
   if (values["keep-turn-processes"] === true) options.keepTurnProcesses = true;
-  if (values.trace !== undefined) options.trace = values.trace;
+  set("trace", values.trace);
   if (values["trace-secrets"] === true) {
     if (values.trace === undefined) throw new UsageError("--trace-secrets keeps secrets in a trace: it needs --trace FILE");
     options.traceSecrets = true;
   }
-  if (values["log-file"] !== undefined) options.logFile = values["log-file"];
+  set("logFile", values["log-file"]);
   if (values.otel === true) options.otel = true;
   return options;
 }

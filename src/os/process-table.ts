@@ -46,22 +46,16 @@ export function readProcess(pid: number): ProcessEntry | undefined {
 
 /** Every running process (zombies excluded: they run nothing). */
 export function readProcesses(): ProcessEntry[] {
-  const entries: ProcessEntry[] = [];
-  for (const pid of pids()) {
-    const entry = readProcess(pid);
-    if (entry !== undefined) entries.push(entry);
-  }
-  return entries;
-}
-
-function pids(): number[] {
   let names: string[];
   try {
     names = readdirSync("/proc");
   } catch {
     return [];
   }
-  return names.filter((name) => name.charCodeAt(0) >= 48 && name.charCodeAt(0) <= 57).map(Number);
+  return names
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => readProcess(Number(pid)))
+    .filter((entry) => entry !== undefined);
 }
 
 /**

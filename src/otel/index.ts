@@ -65,11 +65,11 @@ function registeredTracer(): () => Tracer | undefined {
   let tracer: Tracer | undefined = undefined;
   return () => {
     const provider = trace.getTracerProvider();
-    const delegate = provider instanceof ProxyTracerProvider ? provider.getDelegate() : provider;
+    const proxy = provider instanceof ProxyTracerProvider;
+    const delegate = proxy ? provider.getDelegate() : provider;
     if (provider !== seenProvider || delegate !== seenDelegate) {
       seenProvider = provider;
       seenDelegate = delegate;
-      const proxy = provider instanceof ProxyTracerProvider;
       tracer = proxy ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);
     }
     return tracer;

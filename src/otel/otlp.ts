@@ -1,12 +1,5 @@
 import { TRACER_NAME, traceJobs } from "./index.js";
 
-/**
- * Exporting this process's jobs as spans over OTLP/HTTP, through the official packages when
- * they are installed (`@opentelemetry/sdk-trace-node`, `@opentelemetry/exporter-trace-otlp-http`).
- * The exporter reads the standard `OTEL_EXPORTER_OTLP_*` variables (endpoint, headers), the
- * resource `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`.
- */
-
 export interface OtlpTracing {
   /** Stops tracing and flushes the spans still queued. */
   shutdown(): Promise<void>;
@@ -14,8 +7,9 @@ export interface OtlpTracing {
 
 /**
  * Registers a Node tracer provider (W3C propagators, async context) exporting over OTLP/HTTP,
- * and turns jobs into spans. Rejects with an Error naming the missing package when the
- * OpenTelemetry SDK or exporter is not installed.
+ * and turns jobs into spans. The exporter reads the standard `OTEL_EXPORTER_OTLP_*` variables,
+ * the resource `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`. Rejects with an Error naming
+ * the missing package when the OpenTelemetry SDK or exporter is not installed.
  */
 export async function startOtlpTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<OtlpTracing> {
   const [node, otlp, resources] = await Promise.all([

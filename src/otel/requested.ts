@@ -1,6 +1,5 @@
-/** Kept apart from the exporter so that asking costs no OpenTelemetry package load. */
-
 /**
+ * (Kept apart from the exporter so that asking costs no OpenTelemetry package load.)
  * Whether tracing is asked for: the flag, or the standard variables naming an OTLP endpoint or
  * exporter. `OTEL_SDK_DISABLED=true` and `OTEL_TRACES_EXPORTER=none` turn the variables' ask off.
  */

@@ -31,11 +31,7 @@ export class SpanObserver implements JobObserver {
   /** The tracer of a span that `route` chose, for its late events. */
   private readonly routed = new WeakMap<Span, Tracer>();
 
-  /**
-   * `tracer` is asked per job: for the global one, it is the registered SDK's, or undefined
-   * while none is (then a job costs a call and a compare, not a no-op span). `route`, when
-   * given, picks a job's tracer first (a process hosting several services).
-   */
+  /** `tracer` is asked per job (undefined while no SDK is registered: no no-op span); `route` picks first. */
   constructor(
     private readonly tracer: () => Tracer | undefined,
     private readonly route?: (info: JobInfo) => Tracer | undefined,
