@@ -96,7 +96,12 @@ const rap = new RapRuntime({
   servers: [rapUrl],
   signer: bearerSigner(required("--rap-token")),
   onEvent: (event) => {
-    if (event.type === "cancel-notice") report(note("RAP", "agent", `cancel notice answered ${event.status ?? event.result} (${event.ms.toFixed(1)} ms)`));
+    if (event.type === "cancel-notice") {
+      // The runtime reports a notice when its POST ended; `ms` counts from when it began sending.
+      const answeredAt = now();
+      report({ ...message("RAP", "agent", "rap-tool-server", "POST /cancel_tool_call"), at: answeredAt - event.ms });
+      report({ ...note("RAP", "agent", `cancel notice answered ${event.status ?? event.result} (${event.ms.toFixed(1)} ms after it was sent)`), at: answeredAt });
+    }
     if (event.type === "late-result") report(note("RAP", "agent", `late tool_result for ${event.toolCallId} ignored`));
   },
 });

@@ -15,6 +15,9 @@ export const now = (): number => performance.timeOrigin + performance.now();
 
 const PREFIX = "CROSS ";
 
+/** A party's report that a piece of work ended: a process gone, a task's work stopped, a render cancelled. */
+export const WORK_ENDED = /child process \d+ (ended|gone)|work stopped after|capabilities\/cancel-result: cancelled true/;
+
 export function message(protocol: Protocol, from: string, to: string, label: string): CrossEvent {
   return { at: now(), kind: "message", protocol, from, to, label };
 }

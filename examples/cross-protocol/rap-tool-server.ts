@@ -57,7 +57,7 @@ export async function startRapToolServer(token: string, onEvent: (event: CrossEv
   });
   const server: Server = createServer((request, response) => {
     if (request.url === "/cancel_tool_call") {
-      onEvent(message("RAP", "agent", "rap-tool-server", "POST /cancel_tool_call"));
+      onEvent(note("RAP", "rap-tool-server", "POST /cancel_tool_call received"));
       cancel(request, response);
       return;
     }

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { type StaticServer, startStaticServer } from "../abp/static-server.js";
 import { type A2aAgent, startA2aAgent } from "./a2a-agent.js";
-import { type CrossEvent, eventsIn, message, now } from "./events.js";
+import { type CrossEvent, eventsIn, message, now, type Protocol, WORK_ENDED } from "./events.js";
 import { type RapToolServer, startRapToolServer } from "./rap-tool-server.js";
 import type { DemoTracing } from "./tracing.js";
 
@@ -61,6 +61,8 @@ export interface CrossRun {
   events: CrossEvent[];
   /** The agent's view after the turn: what is still in flight per binding, the page's counters. */
   after: AgentState;
+  /** When `after` and the processes' state were read (once both processes were gone, or 10 s). */
+  lookedAt: number;
   /** The page's counters a while after the answer (unchanged: its work stopped). */
   pageLater: AgentState["page"];
   /** The MCP task's work: its child process (gone: `kill(pid, 0)` fails with ESRCH) and its status after. */
@@ -192,12 +194,19 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
       const answer = await prompt.catch((error: unknown) => ({ error: String(error) }));
       turn?.end(answer);
       const answeredAt = now();
-      record(message("ACP", "agent", "editor", `session/prompt answered ${JSON.stringify(answer)}`));
+      record({ ...message("ACP", "agent", "editor", `session/prompt answered ${JSON.stringify(answer)}`), at: answeredAt }); // one reading
 
-      // Let late effects land (the RAP process group dying, late results), then look again.
-      await until(() => (rapServer.running(toolCallId) ? undefined : true), "the RAP child process to be gone", 10_000);
-      await until(() => (alive(mcpPid) ? undefined : true), "the MCP task's child process to be gone", 10_000).catch(() => undefined);
+      // Let late effects land (the RAP process group dying, late results), then look again: the
+      // processes are gone and each party's report that its work ended is in.
+      const reported = (protocol: Protocol) => {
+        const agentSide = eventsIn(agentStderr.slice(0, agentStderr.lastIndexOf("\n") + 1)); // whole lines only
+        return [...events, ...agentSide].some((e) => e.protocol === protocol && WORK_ENDED.test(e.label));
+      };
+      await until(() => (rapServer.running(toolCallId) || !reported("RAP") ? undefined : true), "the RAP child process to be gone", 10_000);
+      await until(() => (alive(mcpPid) || !reported("MCP") ? undefined : true), "the MCP task's child process to be gone", 10_000).catch(() => undefined);
       const after = await state();
+      const [mcpRunning, rapRunning, a2aRunning] = [alive(mcpPid), rapServer.running(toolCallId), a2aAgent.executor.running];
+      const lookedAt = now();
       await new Promise((resolve) => setTimeout(resolve, 150));
       const later = await state();
       return {
@@ -208,15 +217,16 @@ export async function runCrossProtocol(options: CrossOptions = {}): Promise<Cros
         answer,
         answeredAt,
         after,
+        lookedAt,
         pageLater: later.page,
-        mcp: { taskId: after.mcpTask.taskId, pid: mcpPid, stillRunning: alive(mcpPid), status: after.mcpTask.status },
+        mcp: { taskId: after.mcpTask.taskId, pid: mcpPid, stillRunning: mcpRunning, status: after.mcpTask.status },
         rap: {
           toolCallId,
           pid: rapServer.pids.get(toolCallId),
-          stillRunning: rapServer.running(toolCallId),
+          stillRunning: rapRunning,
           registry: rapServer.registry.size,
         },
-        a2a: { taskState: await a2aAgent.state(taskId), running: a2aAgent.executor.running },
+        a2a: { taskState: await a2aAgent.state(taskId), running: a2aRunning },
       };
     });
     result = { ...run, promptAnswers };

@@ -111,7 +111,7 @@ The turn ended "cancelled" within milliseconds, and the editor's configuration c
 Times vary by machine and load; "never" does not.`);
 process.exitCode = bridged.promptMs === undefined ? 1 : 0;
 
-// One Stop across protocols: the same press of Stop, reaching MCP, RAP, A2A and ABP at once
+// One Stop across protocols: the same press of Stop, reaching MCP, RAP and A2A at once (ABP too in demo:cross)
 // (`npm run demo:cross` runs it alone and writes its trace).
 say(`
 Part 2 of 2: one Stop reaches every piece of the work
@@ -124,14 +124,13 @@ ms after Stop. Without acp-cancel, session/cancel reaches only the agent: unless
 the cancel into every call by hand, the search, the build and the report run on to their end.
 `);
 const { runCrossProtocol } = await import("../cross-protocol/session.js");
-const { printRun } = await import("../cross-protocol/print.js");
+const { printOutcome, printRun } = await import("../cross-protocol/print.js");
 // Without the browser here, to stay quick; `npm run demo:cross` includes ABP in headless Chromium.
 const cross = await runCrossProtocol({ abp: false });
 printRun(cross, say, "npm start leaves the browser out to stay quick; npm run demo:cross runs it in headless Chromium");
-const left = cross.after.acp.client + cross.after.acp.agent + cross.after.mcp + cross.after.rap + cross.a2a.running;
 say(`
-What happened: one Stop stopped the search, the build and the report, each through its own
-protocol's cancel, and the turn was answered "cancelled" once, after all of them had settled.
-${left === 0 ? "Nothing was left running." : `${left} piece(s) of work were still running.`}
-Why it matters: a Stop that only ends the chat turn while builds, searches and other agents keep
+What happened: one Stop reached the search, the build and the report, each through its own
+protocol's cancel.`);
+printOutcome(cross, say);
+say(`Why it matters: a Stop that only ends the chat turn while builds, searches and other agents keep
 going wastes money and compute, and can leave files half-written. Times vary by machine and load.`);
