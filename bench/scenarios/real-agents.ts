@@ -3,14 +3,22 @@
  * `npm run interop:install`), a held turn against the scripted model is stopped by `session/cancel`,
  * directly and through `acp-cancel bridge`, and the time from the cancel leaving the editor to the
  * `cancelled` answer arriving is taken. The goal: the bridge adds at most 5 ms at the median.
+ *
+ * Both placements run side by side (two agent processes, each with its own model) and their Stops
+ * alternate, the order swapping every pair, so that a slow phase of a shared machine falls on both.
+ *
+ *   BENCH_REAL_AGENTS=codex-acp,qwen-code   just those agents (each takes a minute or more)
+ *   BENCH_REAL_STOPS=60                     Stops per placement (default 10 quick, 30 full)
+ *   BENCH_BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the bridge process
  */
 import { performance } from "node:perf_hooks";
-import { closeCell } from "../../test/interop/drivers.js";
+import { closeCell, wireDriver } from "../../test/interop/drivers.js";
 import { until } from "../../test/interop/harness.js";
 import { PEERS_INSTALLED, REAL_AGENTS, type RealAgent } from "../../test/interop/peers.js";
-import { openCell, type RealCell, stopReasonOf } from "../../test/interop/real-cells.js";
+import { BRIDGE_ARGS, handshakeOf, prepareCell, type RealCell, stopReasonOf } from "../../test/interop/real-cells.js";
+import { CLI } from "../../test/support/bridge-harness.js";
 import type { BenchOptions } from "../lib/options.js";
-import { median } from "../lib/stats.js";
+import { median, medianInterval, percentile } from "../lib/stats.js";
 import { fmt, goal, type Goal, type ScenarioResult } from "../report/types.js";
 
 const ADDED_MS_GOAL = 5;
@@ -34,15 +42,44 @@ async function stopOnce(cell: RealCell): Promise<number> {
   return answeredAt - sent;
 }
 
-async function stops(agent: RealAgent, placement: "direct" | "bridge", count: number): Promise<number[]> {
-  const cell = await openCell(agent, placement, { script: { kind: "hold" } });
+/**
+ * The agent with a session open, directly or behind the bridge. The bench starts the bridge
+ * itself (as a plain command in front of the agent), so that it runs as users run it, without a
+ * trace file, and so that node flags can be passed to it.
+ */
+async function openPlacement(agent: RealAgent, placement: "direct" | "bridge"): Promise<RealCell> {
+  const { model, home, marker, recipe, command, env } = await prepareCell(agent, { script: { kind: "hold" } });
+  const nodeArgs = process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? [];
+  const run = placement === "direct"
+    ? command
+    : { command: process.execPath, args: [...nodeArgs, CLI, "bridge", ...BRIDGE_ARGS, "--", command.command, ...command.args] };
+  const driver = wireDriver("direct", run, env, home);
+  const sessionId = await driver.open(handshakeOf(recipe), home);
+  return { driver, model, marker, home, recipe, sessionId };
+}
+
+/** `count` Stops in each placement, alternating, after one warm-up Stop each. */
+async function sideBySide(agent: RealAgent, count: number): Promise<{ direct: number[]; bridge: number[] }> {
+  const cells: RealCell[] = [];
   try {
-    await stopOnce(cell); // warm-up
-    const samples: number[] = [];
-    for (let i = 0; i < count; i++) samples.push(await stopOnce(cell));
+    cells.push(await openPlacement(agent, "direct"));
+    cells.push(await openPlacement(agent, "bridge"));
+    const [direct, bridge] = cells as [RealCell, RealCell];
+    await stopOnce(direct);
+    await stopOnce(bridge);
+    const samples = { direct: [] as number[], bridge: [] as number[] };
+    for (let i = 0; i < count; i++) {
+      if (i % 2 === 0) {
+        samples.direct.push(await stopOnce(direct));
+        samples.bridge.push(await stopOnce(bridge));
+      } else {
+        samples.bridge.push(await stopOnce(bridge));
+        samples.direct.push(await stopOnce(direct));
+      }
+    }
     return samples;
   } finally {
-    await closeCell(cell);
+    for (const cell of cells) await closeCell(cell);
   }
 }
 
@@ -51,18 +88,25 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
     const note = "Not run: the real agents are not installed (npm run interop:install).";
     return { id: "real-agents", title: "Stop → answer with real agents", tables: [{ title: note, columns: [], rows: [] }], goals: [], data: {} };
   }
-  const count = options.quick ? 5 : 15;
+  const count = Number(process.env.BENCH_REAL_STOPS ?? (options.quick ? 10 : 30));
   const rows: string[][] = [];
   const goals: Goal[] = [];
   const data: Record<string, { direct: number[]; bridge: number[] }> = {};
-  // BENCH_REAL_AGENTS=codex-acp,qwen-code measures just those (each agent takes a minute or more).
   const only = process.env.BENCH_REAL_AGENTS?.split(",");
   for (const agent of REAL_AGENTS.filter((a) => only === undefined || only.includes(a.recipe))) {
-    const direct = await stops(agent, "direct", count);
-    const bridge = await stops(agent, "bridge", count);
+    const { direct, bridge } = await sideBySide(agent, count);
     data[agent.recipe] = { direct, bridge };
     const added = median(bridge) - median(direct);
-    rows.push([agent.label, fmt.ms(median(direct)), fmt.ms(median(bridge)), fmt.ms(added), String(count)]);
+    // The spread: where the median of the paired differences (each pair seconds apart) lies, at 95%.
+    const paired = medianInterval(bridge.map((b, i) => b - (direct[i] as number)));
+    rows.push([
+      agent.label,
+      fmt.ms(median(direct)), fmt.ms(percentile(direct, 90)),
+      fmt.ms(median(bridge)), fmt.ms(percentile(bridge, 90)),
+      fmt.ms(added),
+      paired === undefined ? "n/a" : `${fmt.ms(paired.low)} to ${fmt.ms(paired.high)}`,
+      String(count),
+    ]);
     goals.push(goal({
       id: `stop-answer-bridge-${agent.recipe}`,
       description: `${agent.label}: the bridge adds at most ${ADDED_MS_GOAL} ms to Stop → cancelled answer (p50)`,
@@ -70,16 +114,18 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
       target: ADDED_MS_GOAL,
       kind: "max",
       unit: "ms",
+      interval: paired,
     }));
   }
   return {
     id: "real-agents",
     title: "Stop → answer with real agents (scripted model)",
     tables: [{
-      title: "Stop (session/cancel mid-stream) → cancelled answer, ms, p50",
-      columns: ["agent", "direct", "through the bridge", "bridge adds", "stops"],
+      title: "Stop (session/cancel mid-stream) → cancelled answer, ms",
+      columns: ["agent", "direct p50", "direct p90", "bridge p50", "bridge p90", "bridge adds (p50)", "paired Δ, 95%", "stops"],
       rows,
-      note: "Each agent against the scripted model on loopback (src/check/model-server); one agent process per placement, one warm-up Stop.",
+      note: "Each agent against the scripted model on loopback (src/check/model-server). Direct and bridge run side by side, " +
+        "their Stops alternating; one warm-up Stop each. Paired Δ: where the median of the per-pair differences lies, at 95%.",
     }],
     goals,
     data,
