@@ -4,11 +4,12 @@
  * directly and through `acp-cancel bridge`, and the time from the cancel leaving the editor to the
  * `cancelled` answer arriving is taken. The goal: the bridge adds at most 5 ms at the median.
  *
- * Both placements run side by side (two agent processes, each with its own model) and their Stops
- * alternate, the order swapping every pair, so that a slow phase of a shared machine falls on both.
+ * The placements run side by side (an agent process each, each with its own model) and their Stops
+ * alternate in a rotating order, so that a slow phase of a shared machine falls on all of them.
  *
  *   BENCH_REAL_AGENTS=codex-acp,qwen-code   just those agents (each takes a minute or more)
  *   BENCH_REAL_STOPS=60                     Stops per placement (default 10 quick, 30 full)
+ *   BENCH_REAL_RELAY=1                      also behind a byte relay (bench/peers/byte-relay.ts)
  *   BENCH_BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the bridge process
  */
 import { performance } from "node:perf_hooks";
@@ -16,8 +17,9 @@ import { closeCell, wireDriver } from "../../test/interop/drivers.js";
 import { until } from "../../test/interop/harness.js";
 import { PEERS_INSTALLED, REAL_AGENTS, type RealAgent } from "../../test/interop/peers.js";
 import { BRIDGE_ARGS, handshakeOf, prepareCell, type RealCell, stopReasonOf } from "../../test/interop/real-cells.js";
-import { CLI } from "../../test/support/bridge-harness.js";
+import { rotated } from "../lib/interleave.js";
 import type { BenchOptions } from "../lib/options.js";
+import { CLI, peer } from "../lib/paths.js";
 import { median, medianInterval, percentile } from "../lib/stats.js";
 import { fmt, goal, type Goal, type ScenarioResult } from "../report/types.js";
 
@@ -42,44 +44,43 @@ async function stopOnce(cell: RealCell): Promise<number> {
   return answeredAt - sent;
 }
 
+type Placement = "direct" | "relay" | "bridge";
+
 /**
- * The agent with a session open, directly or behind the bridge. The bench starts the bridge
- * itself (as a plain command in front of the agent), so that it runs as users run it, without a
- * trace file, and so that node flags can be passed to it.
+ * The agent with a session open: directly, behind a process that only copies bytes (the cost of
+ * any process in between, on this machine), or behind the bridge. The bench starts the bridge
+ * itself, so that it runs as users run it, without a trace file, and so that node flags can be
+ * passed to it.
  */
-async function openPlacement(agent: RealAgent, placement: "direct" | "bridge"): Promise<RealCell> {
+async function openPlacement(agent: RealAgent, placement: Placement): Promise<RealCell> {
   const { model, home, marker, recipe, command, env } = await prepareCell(agent, { script: { kind: "hold" } });
   const nodeArgs = process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? [];
+  const agentArgs = [command.command, ...command.args];
   const run = placement === "direct"
     ? command
-    : { command: process.execPath, args: [...nodeArgs, CLI, "bridge", ...BRIDGE_ARGS, "--", command.command, ...command.args] };
+    : placement === "relay"
+      ? { command: process.execPath, args: [peer("byte-relay"), "--own-session", ...agentArgs] }
+      : { command: process.execPath, args: [...nodeArgs, CLI, "bridge", ...BRIDGE_ARGS, "--", ...agentArgs] };
   const driver = wireDriver("direct", run, env, home);
   const sessionId = await driver.open(handshakeOf(recipe), home);
   return { driver, model, marker, home, recipe, sessionId };
 }
 
-/** `count` Stops in each placement, alternating, after one warm-up Stop each. */
-async function sideBySide(agent: RealAgent, count: number): Promise<{ direct: number[]; bridge: number[] }> {
-  const cells: RealCell[] = [];
+/** `count` Stops in each placement, one of each per round in a rotating order, after one warm-up Stop each. */
+async function sideBySide(agent: RealAgent, placements: Placement[], count: number): Promise<Map<Placement, number[]>> {
+  const cells = new Map<Placement, RealCell>();
   try {
-    cells.push(await openPlacement(agent, "direct"));
-    cells.push(await openPlacement(agent, "bridge"));
-    const [direct, bridge] = cells as [RealCell, RealCell];
-    await stopOnce(direct);
-    await stopOnce(bridge);
-    const samples = { direct: [] as number[], bridge: [] as number[] };
-    for (let i = 0; i < count; i++) {
-      if (i % 2 === 0) {
-        samples.direct.push(await stopOnce(direct));
-        samples.bridge.push(await stopOnce(bridge));
-      } else {
-        samples.bridge.push(await stopOnce(bridge));
-        samples.direct.push(await stopOnce(direct));
+    for (const placement of placements) cells.set(placement, await openPlacement(agent, placement));
+    for (const cell of cells.values()) await stopOnce(cell);
+    const samples = new Map<Placement, number[]>(placements.map((p) => [p, []]));
+    for (let round = 0; round < count; round++) {
+      for (const placement of rotated(placements, round)) {
+        samples.get(placement)?.push(await stopOnce(cells.get(placement) as RealCell));
       }
     }
     return samples;
   } finally {
-    for (const cell of cells) await closeCell(cell);
+    for (const cell of cells.values()) await closeCell(cell);
   }
 }
 
@@ -91,11 +92,13 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
   const count = Number(process.env.BENCH_REAL_STOPS ?? (options.quick ? 10 : 30));
   const rows: string[][] = [];
   const goals: Goal[] = [];
-  const data: Record<string, { direct: number[]; bridge: number[] }> = {};
+  const data: Record<string, { direct: number[]; bridge: number[]; relay?: number[] }> = {};
+  const placements: Placement[] = process.env.BENCH_REAL_RELAY === "1" ? ["direct", "relay", "bridge"] : ["direct", "bridge"];
   const only = process.env.BENCH_REAL_AGENTS?.split(",");
   for (const agent of REAL_AGENTS.filter((a) => only === undefined || only.includes(a.recipe))) {
-    const { direct, bridge } = await sideBySide(agent, count);
-    data[agent.recipe] = { direct, bridge };
+    const samples = await sideBySide(agent, placements, count);
+    const [direct, bridge, relay] = [samples.get("direct") ?? [], samples.get("bridge") ?? [], samples.get("relay")];
+    data[agent.recipe] = { direct, bridge, ...(relay === undefined ? {} : { relay }) };
     const added = median(bridge) - median(direct);
     // The spread: where the median of the paired differences (each pair seconds apart) lies, at 95%.
     const paired = medianInterval(bridge.map((b, i) => b - (direct[i] as number)));
@@ -105,6 +108,7 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
       fmt.ms(median(bridge)), fmt.ms(percentile(bridge, 90)),
       fmt.ms(added),
       paired === undefined ? "n/a" : `${fmt.ms(paired.low)} to ${fmt.ms(paired.high)}`,
+      relay === undefined ? "not run" : fmt.ms(median(relay) - median(direct)),
       String(count),
     ]);
     goals.push(goal({
@@ -122,7 +126,7 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
     title: "Stop → answer with real agents (scripted model)",
     tables: [{
       title: "Stop (session/cancel mid-stream) → cancelled answer, ms",
-      columns: ["agent", "direct p50", "direct p90", "bridge p50", "bridge p90", "bridge adds (p50)", "paired Δ, 95%", "stops"],
+      columns: ["agent", "direct p50", "direct p90", "bridge p50", "bridge p90", "bridge adds (p50)", "paired Δ, 95%", "a byte relay adds (p50)", "stops"],
       rows,
       note: "Each agent against the scripted model on loopback (src/check/model-server). Direct and bridge run side by side, " +
         "their Stops alternating; one warm-up Stop each. Paired Δ: where the median of the per-pair differences lies, at 95%.",
