@@ -11,6 +11,7 @@
  *   BENCH_REAL_STOPS=60                     Stops per placement (default 10 quick, 30 full)
  *   BENCH_REAL_RELAY=1                      also behind a byte relay (bench/peers/byte-relay.ts)
  *   BENCH_BRIDGE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the bridge process
+ *   BENCH_BRIDGE_ARGS="--emulate agent"     more bridge flags
  */
 import { performance } from "node:perf_hooks";
 import { closeCell, wireDriver } from "../../test/interop/drivers.js";
@@ -54,13 +55,14 @@ type Placement = "direct" | "relay" | "bridge";
  */
 async function openPlacement(agent: RealAgent, placement: Placement): Promise<RealCell> {
   const { model, home, marker, recipe, command, env } = await prepareCell(agent, { script: { kind: "hold" } });
-  const nodeArgs = process.env.BENCH_BRIDGE_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? [];
+  const words = (name: string) => process.env[name]?.split(" ").filter((a) => a !== "") ?? [];
+  const [nodeArgs, bridgeArgs] = [words("BENCH_BRIDGE_NODE_ARGS"), words("BENCH_BRIDGE_ARGS")];
   const agentArgs = [command.command, ...command.args];
   const run = placement === "direct"
     ? command
     : placement === "relay"
       ? { command: process.execPath, args: [peer("byte-relay"), "--own-session", ...agentArgs] }
-      : { command: process.execPath, args: [...nodeArgs, CLI, "bridge", ...BRIDGE_ARGS, "--", ...agentArgs] };
+      : { command: process.execPath, args: [...nodeArgs, CLI, "bridge", ...BRIDGE_ARGS, ...bridgeArgs, "--", ...agentArgs] };
   const driver = wireDriver("direct", run, env, home);
   const sessionId = await driver.open(handshakeOf(recipe), home);
   return { driver, model, marker, home, recipe, sessionId };
