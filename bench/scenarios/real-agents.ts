@@ -92,6 +92,7 @@ export async function realAgentsScenario(options: BenchOptions): Promise<Scenari
     return { id: "real-agents", title: "Stop → answer with real agents", tables: [{ title: note, columns: [], rows: [] }], goals: [], data: {} };
   }
   const count = Number(process.env.BENCH_REAL_STOPS ?? (options.quick ? 10 : 30));
+  if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_REAL_STOPS takes a whole number of Stops, got '${process.env.BENCH_REAL_STOPS}'`);
   const rows: string[][] = [];
   const goals: Goal[] = [];
   const data: Record<string, { direct: number[]; bridge: number[]; relay?: number[] }> = {};
