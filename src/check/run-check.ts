@@ -24,7 +24,7 @@ export interface CheckOptions {
   readonly onCell?: (cell: Cell) => void;
 }
 
-export const DEFAULT_LIMITS: CellLimits = { startMs: 30_000, underWayMs: 15_000, stopMs: 5_000, settleMs: 3_000 };
+export { DEFAULT_LIMITS } from "./default-limits.js";
 
 /** The scenario names, for --only. */
 export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);

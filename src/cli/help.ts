@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { BRIDGE_DEFAULTS, DEFAULT_DEADLINES } from "../bridge/bridge-options.js";
-import { DEFAULT_LIMITS } from "../check/run-check.js";
+import { DEFAULT_LIMITS } from "../check/default-limits.js";
 
 /** This package's version: package.json is two folders up in dist/, three in the tests' build/. */
 export function packageVersion(): string {

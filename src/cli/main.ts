@@ -1,11 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { runBridge } from "../bridge/bridge.js";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
-import { runCheckCommand } from "./check-command.js";
-import { runGuardianCommand } from "./guardian-command.js";
 import { COMMAND_HELP, HELP, packageVersion } from "./help.js";
 import { parseArgsMessage } from "./parse-args-message.js";
 import { parseBridgeArgs, UsageError } from "./parse-bridge-args.js";
@@ -35,10 +32,11 @@ async function main(argv: readonly string[]): Promise<number> {
     // Output files are checked before the agent starts, so a typo costs no agent run.
     if (options.trace !== undefined) checkPrivateFile("--trace", options.trace);
     if (options.logFile !== undefined) checkPrivateFile("--log-file", options.logFile);
-    return runBridge(options);
+    return (await import("../bridge/bridge.js")).runBridge(options);
   }
-  if (command === "guardian") return runGuardianCommand(rest);
-  if (command === "check") return runCheckCommand(rest).catch(checkBroke);
+  // Each command loads its own code when it runs: help and usage errors answer without loading all three.
+  if (command === "guardian") return (await import("./guardian-command.js")).runGuardianCommand(rest);
+  if (command === "check") return (await import("./check-command.js")).runCheckCommand(rest).catch(checkBroke);
   if (command === "trace") {
     const options = { mermaid: { type: "boolean" } } as const;
     const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options });
