@@ -144,13 +144,22 @@ describe("vscode-jsonrpc binding: ACP cancellation for vscode-jsonrpc apps", () 
       }
     }
 
+    /** Waits until the agent's handlers for `methods` have started: a cancel before that is "before dispatch". */
+    async function handlersRunning(agent: Parameters<Parameters<ClientApp["connectWith"]>[1]>[0], ...methods: string[]) {
+      for (;;) {
+        const { runs } = await agent.request<{ runs: Record<string, number> }>("_test/state", {});
+        if (methods.every((method) => runs[method] === 1)) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+
     it("a handler that observes its token is answered -32800 (not -32603); one that returns a partial result passes it", async () => {
       await withSdkClient([], async (agent) => {
         const stop = new AbortController();
         const slow = agent.request("_test/slow", {}, { cancellationSignal: stop.signal });
         const stopPartial = new AbortController();
         const partial = agent.request("_test/partial", {}, { cancellationSignal: stopPartial.signal });
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await handlersRunning(agent, "_test/slow", "_test/partial");
         stop.abort();
         stopPartial.abort();
         await assert.rejects(slow, cancelledWith(-32800));
@@ -164,7 +173,7 @@ describe("vscode-jsonrpc binding: ACP cancellation for vscode-jsonrpc apps", () 
       await withSdkClient(["--grace-ms", "100"], async (agent) => {
         const stop = new AbortController();
         const never = agent.request("_test/never", {}, { cancellationSignal: stop.signal });
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await handlersRunning(agent, "_test/never");
         stop.abort();
         await assert.rejects(never, cancelledWith(-32800, "external"));
       });
