@@ -92,7 +92,7 @@ export interface AbpCall {
 
 export interface AbpClientOptions {
   agent?: InitializeParams["agent"];
-  /** How long a cancelled call waits for the app's answer before it is settled here. Default 2000 ms. */
+  /** How long a cancelled call waits for the app's answer before it is settled here. Default: core's `DEFAULT_GRACE_MS`. */
   graceMs?: number;
   /** Told of problems that belong to no call (a cancel that could not be sent…). */
   onError?: (error: Error) => void;

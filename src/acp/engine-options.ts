@@ -14,14 +14,14 @@ export interface PortOptions {
 
 /** How the engine follows a cancelled turn it answered for the agent to the agent's real end of it. */
 export interface TurnEndOptions {
-  /** How long the agent has to end a turn the engine answered (prompts wait that long). Default 10000 ms. */
+  /** How long the agent has to end a turn the engine answered (prompts wait that long). {@link DEFAULT_TURN_END_WINDOW_MS}. */
   windowMs?: number;
   /** Called each time the window passes with the turn not ended. Default: `fail`. */
   onStuck?: (turn: StuckTurn) => StuckVerdict;
 }
 
 export interface EngineOptions {
-  /** How long a cancelled request may stay unanswered before the engine answers it. Default 2000 ms. */
+  /** How long a cancelled request may stay unanswered before the engine answers it. Default {@link DEFAULT_GRACE_MS}. */
   graceMs?: number;
   /** Deadline per method in milliseconds; expiry cancels the request with reason `deadline`. */
   deadlines?: Readonly<Record<string, number>>;

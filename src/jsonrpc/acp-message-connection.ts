@@ -17,7 +17,7 @@ import { cancelledErrorData, ErrorCode } from "../wire/index.js";
 import { ACP_CANCEL_METHOD, NdjsonMessageReader, NdjsonMessageWriter } from "./ndjson-messages.js";
 
 export interface AcpMessageConnectionOptions {
-  /** How long a cancelled request may go unanswered before it is settled with -32800. Default 2000 ms. */
+  /** How long a cancelled request may go unanswered before it is settled with -32800. Default: core's `DEFAULT_GRACE_MS`. */
   graceMs?: number;
   /** Deadlines per method, in ms, for requests in either direction. */
   deadlines?: Readonly<Record<string, number>>;

@@ -14,4 +14,4 @@ export {
   TICKS_PER_SECOND,
   uptimeTicks,
 } from "./process-table.js";
-export { terminate, type Terminated, type TerminateOptions } from "./terminate.js";
+export { KILL_WAIT_MS, terminate, type Terminated, type TerminateOptions } from "./terminate.js";

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   descendantsOf,
   hasProcTable,
+  KILL_WAIT_MS,
   processesWithEnv,
   readProcesses,
   terminate,
@@ -40,8 +41,6 @@ export const DEFAULT_KILL_GRACE_MS = 2_000;
 const POLL_MS = 20;
 /** The environment variable that marks every process of one run (its value is the run's id). */
 export const RUN_MARKER = "ACP_CANCEL_RUN";
-/** After SIGKILL the kernel needs only moments; this bounds the wait if something is stuck in D state. */
-const KILL_WAIT_MS = 5_000;
 
 /**
  * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR). When the signal

@@ -3,6 +3,7 @@ import type { CancelBus, CancelBusOptions } from "./cancel-bus.js";
 import { PostgresTransport } from "./postgres-transport.js";
 import { RedisTransport } from "./redis-transport.js";
 import { ReplicaBus } from "./replica-bus.js";
+import { REPLICA_DEFAULTS } from "./transport.js";
 
 const DEFAULT_NAMESPACE = "acp_cancel";
 
@@ -12,7 +13,8 @@ const DEFAULT_NAMESPACE = "acp_cancel";
  */
 export function postgresCancelBus(url: string, options: CancelBusOptions = {}): Promise<CancelBus> {
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
-  return ReplicaBus.start(new PostgresTransport({ url, namespace, operationMs: options.operationMs ?? 1000 }), options);
+  const operationMs = options.operationMs ?? REPLICA_DEFAULTS.operationMs;
+  return ReplicaBus.start(new PostgresTransport({ url, namespace, operationMs }), options);
 }
 
 /** A cancel bus on Redis (pub/sub, plus keys `<namespace>:early:*` and `<namespace>:owner:*` with a TTL). */

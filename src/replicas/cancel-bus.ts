@@ -102,12 +102,12 @@ export interface CancelBusOptions {
   replica?: string;
   /** Prefix of every key, channel and table name the bus uses (default "acp_cancel"). */
   namespace?: string;
-  /** How long an owner has to confirm a cancel (default 2000 ms). */
+  /** How long an owner has to confirm a cancel (default: `REPLICA_DEFAULTS.confirmMs`, transport.ts). */
   confirmMs?: number;
-  /** How long a cancel for work no replica has claimed yet is remembered (default 30000 ms). */
+  /** How long a cancel for work no replica has claimed yet is remembered (default: `REPLICA_DEFAULTS`, transport.ts). */
   rememberMs?: number;
-  /** An owner's lease on its keys; renewed every third of it (default 3000 ms). */
+  /** An owner's lease on its keys; renewed every third of it (default: `REPLICA_DEFAULTS.leaseMs`, transport.ts). */
   leaseMs?: number;
-  /** Bound on each backend operation (default 1000 ms). */
+  /** Bound on each backend operation (default: `REPLICA_DEFAULTS.operationMs`, transport.ts). */
   operationMs?: number;
 }

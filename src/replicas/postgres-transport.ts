@@ -7,6 +7,7 @@
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
 import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import { reconnectDelay } from "./transport.js";
 
 export interface PostgresTransportOptions {
   /** A `pg` connection string (postgres://user@host:port/db). */
@@ -73,7 +74,7 @@ export class PostgresTransport implements BusTransport {
       onConnectedChange(false);
       client.end().catch(() => undefined);
       if (this.closed) return;
-      const delay = Math.min(50 * 2 ** Math.min(this.retries++, 5), 1000);
+      const delay = reconnectDelay(this.retries++);
       this.reconnect = setTimeout(() => void this.listen(onMessage, onConnectedChange).catch(() => undefined), delay);
     };
     client.on("error", onLost);

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { RedisClientType } from "redis";
 import { BusUnavailableError } from "./cancel-bus.js";
 import { loadRedis, reconnectStrategy } from "./redis-transport.js";
-import { bounded, closeWithin } from "./transport.js";
+import { bounded, closeWithin, REPLICA_DEFAULTS } from "./transport.js";
 
 const HIT = `
 local t = redis.call('TIME')
@@ -23,14 +23,14 @@ return redis.call('ZCARD', KEYS[1])`;
 export interface RedisRateCounterOptions {
   /** Prefix of every key (default "acp_cancel:rate"). */
   namespace?: string;
-  /** Bound on each hit (default 1000 ms): past it the hit rejects and the guardian's fail policy decides. */
+  /** Bound on each hit (default: `REPLICA_DEFAULTS`): past it the hit rejects and the guardian's fail policy decides. */
   operationMs?: number;
 }
 
 export interface RedisRateCounter {
   /** Records one event for `key` and answers how many it had within `windowMs` (Redis's clock; `now` is unused). */
   hit(key: string, windowMs: number, now?: number): Promise<number>;
-  /** Closes the connection; within 2 s (CLOSE_MS), then cut, even with Redis hung. */
+  /** Closes the connection; within {@link CLOSE_MS}, then cut, even with Redis hung. */
   close(): Promise<void>;
 }
 
@@ -41,7 +41,7 @@ export interface RedisRateCounter {
 export async function redisRateCounter(url: string, options: RedisRateCounterOptions = {}): Promise<RedisRateCounter> {
   const createClient = await loadRedis();
   const namespace = options.namespace ?? "acp_cancel:rate";
-  const operationMs = options.operationMs ?? 1000;
+  const operationMs = options.operationMs ?? REPLICA_DEFAULTS.operationMs;
   const client = createClient({
     url,
     disableOfflineQueue: true,

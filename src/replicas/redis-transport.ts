@@ -6,6 +6,7 @@
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
 import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import { reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 /**
  * Deletes a lease only while this replica still holds it (another may have taken the key over),
@@ -49,7 +50,7 @@ export interface RedisTransportOptions {
 }
 
 /** Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile). */
-export const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+export const reconnectStrategy = reconnectDelay;
 
 export async function loadRedis(): Promise<typeof CreateClient> {
   try {
@@ -85,7 +86,7 @@ export class RedisTransport implements BusTransport {
     const commands = createClient({
       url: this.options.url,
       disableOfflineQueue: true,
-      socket: { reconnectStrategy, connectTimeout: 1000 },
+      socket: { reconnectStrategy, connectTimeout: REPLICA_DEFAULTS.operationMs },
     }) as RedisClientType;
     const listener = commands.duplicate();
     this.commands = commands;

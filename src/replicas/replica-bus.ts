@@ -18,7 +18,15 @@ import {
   type OrphanSweepOptions,
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
-import { type BusMessage, type BusTransport, bounded, closeWithin, type LeasedKey, type OutgoingCancel } from "./transport.js";
+import {
+  type BusMessage,
+  type BusTransport,
+  bounded,
+  closeWithin,
+  type LeasedKey,
+  type OutgoingCancel,
+  REPLICA_DEFAULTS,
+} from "./transport.js";
 
 /** How many orphans one sweep hands on at most (the next sweep takes the rest). */
 const ORPHANS_PER_SWEEP = 100;
@@ -61,10 +69,10 @@ export class ReplicaBus implements CancelBus {
 
   private constructor(private readonly transport: BusTransport, options: CancelBusOptions) {
     this.replica = options.replica ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.confirmMs = options.confirmMs ?? 2000;
-    this.rememberMs = options.rememberMs ?? 30_000;
-    this.leaseMs = options.leaseMs ?? 3000;
-    this.operationMs = options.operationMs ?? 1000;
+    this.confirmMs = options.confirmMs ?? REPLICA_DEFAULTS.confirmMs;
+    this.rememberMs = options.rememberMs ?? REPLICA_DEFAULTS.rememberMs;
+    this.leaseMs = options.leaseMs ?? REPLICA_DEFAULTS.leaseMs;
+    this.operationMs = options.operationMs ?? REPLICA_DEFAULTS.operationMs;
     this.renewal = setInterval(() => void this.renewLeases(false), Math.max(10, Math.floor(this.leaseMs / 3)));
     this.renewal.unref();
   }

@@ -89,6 +89,12 @@ export function bounded<T>(promise: Promise<T>, ms: number, error: () => Error):
 /** How long closing a bus or a rate counter may take before its connections are cut (a hung backend). */
 export const CLOSE_MS = 2000;
 
+/** The cancel bus's and the rate counter's default times (ms), each in one place. */
+export const REPLICA_DEFAULTS = { confirmMs: 2000, rememberMs: 30_000, leaseMs: 3000, operationMs: 1000 } as const;
+
+/** A lost backend is retried after 50 ms, doubling, at most 1 s apart. */
+export const reconnectDelay = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+
 /** Waits for `closing` at most {@link CLOSE_MS}, then cuts the connections with `destroy`; never rejects. */
 export async function closeWithin(closing: Promise<unknown>, destroy: () => void): Promise<void> {
   const timeout = () => new Error("close took too long");
