@@ -28,7 +28,11 @@ export function stopMessages(
   const agentInProcess = ports.agent.inProcess === true;
   // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
   const agentEndsTurns = !agentInProcess && negotiation.capabilities.agent?.sessionCancel === true;
-  const sendsCancelRequest = speaksCancel && !(reason === "session" && agentEndsTurns);
+  // A remote v1 agent was sent the editor's `session/cancel`, which v1 requires it to honour: a
+  // second cancel of the same turn can hurt (codex-acp 2.6 lets the next prompt join a turn it
+  // answered cancelled: docs/interop.md).
+  const sessionCancelSuffices = !agentInProcess && (agentEndsTurns || negotiation.rules.promptIsTurn);
+  const sendsCancelRequest = speaksCancel && !(reason === "session" && sessionCancelSuffices);
   const messages = sendsCancelRequest ? [cancelRequest()] : [];
   // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
   const agentHeard = agentEndsTurns && sendsCancelRequest;

@@ -16,10 +16,15 @@ import { PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, type RealAgent, RUN_SLOW, SLO
 import { agentSide, allowDialogs, handshakeOf, openCell, processesRunning, type RealCell, type RealPlacement, startCell, stopReasonOf } from "./real-cells.js";
 
 /** What an agent gets wrong on its own, found directly (docs/interop.md); the bridge fixes each. */
-type Defect = "tool survives the cancel" | "ignores $/cancel_request" | "loses an early cancel" | "cannot load its sessions";
+type Defect =
+  | "tool survives the cancel"
+  | "ignores $/cancel_request"
+  | "loses an early cancel"
+  | "cannot load its sessions"
+  | "an early $/cancel_request's turn takes the next prompt";
 const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   // codex keeps an interrupted exec_command alive on purpose (openai/codex #42717, #7985, #26382).
-  "codex-acp": ["tool survives the cancel"],
+  "codex-acp": ["tool survives the cancel", "an early $/cancel_request's turn takes the next prompt"],
   // gemini-cli 0.61 often answers session/load "No previous sessions found for this project" (note 12).
   "gemini-cli": ["ignores $/cancel_request", "cannot load its sessions"],
   "qwen-code": ["ignores $/cancel_request"],
@@ -184,11 +189,7 @@ for (const agent of REAL_AGENTS) {
       });
 
       const loses = placement === "direct" && defect(agent, "loses an early cancel");
-      // Open defect (issue 33, seen once in the suite run of 2026-11-28, not in h-interop's runs): embedded
-      // in codex-acp 2.6, the early cancel is answered cancelled but the NEXT prompt is answered
-      // cancelled too. Skipped, named in its title, until the embedded engine's cancel path is fixed.
-      const openDefect = placement === "embedded" && agent.recipe === "codex-acp";
-      (openDefect ? (title: string, fn: () => Promise<void>) => it.skip(`${title} [skipped: open defect, the next prompt after it was answered cancelled too (docs/interop.md)]`, fn) : cellIt)(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? "is not answered cancelled: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)" : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
+      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? "is not answered cancelled: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)" : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
         const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
         try {
           const turn = cell.driver.startPrompt(cell.sessionId, "think first");
@@ -204,12 +205,47 @@ for (const agent of REAL_AGENTS) {
           }
           assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
           await until(() => (cell.model.streaming.length === 0 ? true : undefined), "no model request left open");
+          const wire = wireOf(cell.driver);
+          if (placement === "bridge" && wire !== undefined) {
+            // v1: the editor's session/cancel is the one cancel; no $/cancel_request added for the
+            // prompt (codex-acp 2.6 let the next prompt join the cancelled turn when it got both).
+            assert.deepEqual(agentSide(wire, "bridge->agent").filter((m) => m.method === "$/cancel_request"), []);
+          }
           await nextTurnShowsText(cell);
           assertClean(cell);
         } finally {
           await closeCell(cell);
         }
       });
+
+      if (placement === "direct" && defect(agent, "an early $/cancel_request's turn takes the next prompt")) {
+        // codex-acp answers a prompt cancelled by $/cancel_request at once, even while its turn/start
+        // is in flight; the turn then starts, the next prompt is steered into it, and the late
+        // turn/interrupt ends both. Only a cancel landing in that window shows it (5-50 ms after the
+        // prompt here), so the cell tries a few delays. session/cancel alone never did this.
+        cellIt("direct: $/cancel_request soon after the prompt is answered cancelled, and the next prompt is answered cancelled too: it joined the cancelled turn, which the agent interrupted late (the agent's defect)", async () => {
+          const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
+          try {
+            const outcomes: string[] = [];
+            for (const delayMs of [5, 10, 20, 30, 40, 15, 25, 50, 5, 10, 20, 30]) {
+              cell.model.script = { kind: "slow", delayMs: 120_000 };
+              const turn = cell.driver.startPrompt(cell.sessionId, "think first");
+              await new Promise((resolve) => setTimeout(resolve, delayMs));
+              turn.cancelRequest();
+              assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
+              cell.model.script = { kind: "finish", text: "the next turn's words" };
+              const next = stopReasonOf(await within(cell.driver.prompt(cell.sessionId, "again"), 60_000));
+              outcomes.push(`${delayMs} ms: ${String(next)}`);
+              if (next === "cancelled") break;
+            }
+            process.stdout.write(`      (the next prompt after an early $/cancel_request: ${outcomes.join(", ")})\n`);
+            assert.match(outcomes.at(-1) ?? "", /cancelled$/, "the defect shows within a few tries");
+            assertClean(cell);
+          } finally {
+            await closeCell(cell);
+          }
+        });
+      }
 
       if (placement === "embedded") continue;
       cellIt(`${placement}: Stop after session/load in a new agent process is answered cancelled once and closes the model request (codex-acp #186, claude-agent-acp #415)`, async () => {
