@@ -1,6 +1,6 @@
 import type { CallLinks } from "../core/call.js";
-import type { CancelReason, Job } from "../core/index.js";
-import { type KeyCancelEffect, ServerCalls } from "../core/server-calls.js";
+import type { CancelReason } from "../core/index.js";
+import { type KeyCancelEffect, type ServerCall, ServerCalls } from "../core/server-calls.js";
 import { assertRapId, callKey } from "./messages.js";
 import { rapCallInfo } from "./tracing.js";
 
@@ -15,17 +15,8 @@ export interface ServerCallPayload {
 export type Principal = string;
 export const ANONYMOUS: Principal = "";
 
-/** A call the server is working on. */
-export interface TrackedCall {
-  /** Whose call it is: only a notice from this principal cancels it. */
-  readonly owner: Principal;
-  /** Aborts when a cancel notice names this call (or arrived before it was tracked). */
-  readonly signal: AbortSignal;
-  /** The call's job: pass it as `parent` to work that should stop with it. */
-  readonly job: Job<ServerCallPayload>;
-  /** The work is over (result sent, failed or stopped). Idempotent. */
-  done(): void;
-}
+/** A call the server is working on: `owner`, `signal`, `job` (a `parent` for its work), `done()` (idempotent). */
+export type TrackedCall = Pick<ServerCall<ServerCallPayload>, "owner" | "signal" | "job" | "done">;
 
 /** What a notice did, for the server's logs: each is answered 200 (RAP: no call state in the response). */
 export type NoticeEffect = Exclude<KeyCancelEffect, "unknown">;
