@@ -15,3 +15,4 @@ export {
   uptimeTicks,
 } from "./process-table.js";
 export { terminate, type Terminated, type TerminateOptions } from "./terminate.js";
+export { armWatchdog, type WatchdogOptions } from "./watchdog.js";

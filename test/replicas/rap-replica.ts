@@ -4,7 +4,8 @@
  * call (a step every 20 ms, owned by the principal named in `owner`, default "alice") until its
  * signal aborts and answers what it did; POST /run?thread=T&call=C runs `sleep 30` with
  * runInProcessGroup right after tracking the call and answers how it ended; GET /forwarded
- * lists what notices forwarded to other replicas achieved.
+ * lists what notices forwarded to other replicas achieved; POST /tool?marker=PATH&delay=S starts a
+ * tool (`sh`, and a `setsid` child of it) that writes PATH.group and PATH.setsid after S seconds.
  *
  * Environment: BACKEND (postgres|redis), BUS_URL, REPLICA, REMEMBER_MS, PORT (optional).
  */
@@ -55,6 +56,20 @@ const server = createServer((request, response) => {
       call.done();
       json({ stopped: result.stopped, code: result.code, ms: performance.now() - tracked, abortedAfterMs });
     });
+    return;
+  }
+  if (url.pathname === "/tool") {
+    // A tool that writes marker files after a delay: one from its own process group, one from a
+    // process it moved to a session of its own (setsid). Answers once both are started.
+    const marker = url.searchParams.get("marker") ?? "";
+    const delay = url.searchParams.get("delay") ?? "3";
+    const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "", { owner: "alice" });
+    const script = `setsid sh -c 'sleep ${delay}; : > "$1.setsid"' tool "$1" & sleep ${delay}; : > "$1.group"; wait`;
+    void runInProcessGroup("sh", ["-c", script, "tool", marker], {
+      signal: call.signal,
+      graceMs: 200,
+      onSpawn: ({ pid, tempDir }) => json({ pid, tempDir }),
+    }).then(() => call.done());
     return;
   }
   if (url.pathname === "/invoke") {
