@@ -35,6 +35,20 @@ async function notice(baseUrl: string, thread: string, call: string, token = TOK
   return response.status;
 }
 
+interface NoticeReport {
+  toolCallId: string;
+  effect: string;
+  forwarded?: string;
+  forwardedBy?: string;
+}
+
+/** B's onNotice reports for `call`, once there are `count`. */
+const noticeReports = (replica: ReplicaProcess, call: string, count = 1) => until(async () => {
+  const reports = ((await (await fetch(`${replica.baseUrl}/notices`)).json()) as { notices: NoticeReport[] }).notices
+    .filter((report) => report.toolCallId === call);
+  return reports.length >= count ? reports : undefined;
+}, `${count} onNotice report(s) for ${call}`);
+
 const running = async (replica: ReplicaProcess) =>
   ((await (await fetch(`${replica.baseUrl}/calls`)).json()) as { running: number }).running;
 
@@ -76,6 +90,9 @@ for (const backend of BACKENDS) {
         return events.length > 0 ? events : undefined;
       }, "B's forwarding reported");
       assert.equal(event?.outcome, "confirmed");
+      const [report] = await noticeReports(b, "c1");
+      assert.deepEqual(report, { toolCallId: "c1", effect: "remembered", forwarded: "confirmed", forwardedBy: "a" },
+        "B's onNotice tells the forwarded outcome (issue 35.5)");
     });
 
     it("ownership holds across replicas: another principal's notice on B leaves alice's call on A running; hers stops it", async () => {
@@ -108,6 +125,9 @@ for (const backend of BACKENDS) {
         return events.length > 0 ? events : undefined;
       }, "B's forwarding reported");
       assert.equal(event?.outcome, "confirmed");
+      const [report] = await noticeReports(b, "c-same");
+      assert.deepEqual(report, { toolCallId: "c-same", effect: "not-owner", forwarded: "confirmed", forwardedBy: "a" },
+        "B's onNotice tells that the notice stopped nothing here and what the forwarding did");
       assert.equal(await notice(b.baseUrl, "t-same", "c-same", "Bearer replica-other"), 200);
       assert.equal((await his).aborted, true);
     });
