@@ -110,7 +110,7 @@ async function measure(backend: Backend, samples: number): Promise<BackendResult
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
     const verdicts = await Promise.all(keys.map((key) => b.cancel(key, { waitMs: 30_000 }).catch((error: unknown) => {
-      throw new Error(`${backend.name}: a concurrent cancel failed`, { cause: error });
+      throw new Error(`${backend.name}: a concurrent cancel failed: ${String(error)}`, { cause: error });
     })));
     const settledMs = performance.now() - started;
     const handlerRuns = [...runs.values()].filter((n) => n === 1).length;

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { statSync } from "node:fs";
-import type { Socket } from "node:net";
 import { constants as osConstants } from "node:os";
+import { armWatchdog } from "../os/index.js";
 import { ExitCode } from "./exit-codes.js";
 
 export interface AgentExit {
@@ -50,7 +50,7 @@ export function spawnAgent(
     });
     child.once("spawn", () => {
       const watchdogFailed = (error: Error) => warn(`the agent's watchdog did not start: ${error.message}`);
-      const standDown = child.pid === undefined ? undefined : armWatchdog(child.pid, watchdogFailed);
+      const standDown = child.pid === undefined ? undefined : armWatchdog(child.pid, { onError: watchdogFailed });
       resolve({
         child,
         exited,
@@ -66,40 +66,6 @@ export function spawnAgent(
       });
     });
   });
-}
-
-/**
- * What the watchdog runs (POSIX sh; `$1` is the agent's process group): a line on its stdin stands it
- * down, end of file stops the group (docs/decisions.md, "Bridge: when the bridge dies (the watchdog)").
- * dash's `kill` takes no `--`; `-N` after the signal names the group.
- */
-const WATCHDOG_SCRIPT = [
-  "if IFS= read -r _; then exit 0; fi",
-  'kill -TERM "-$1" 2>/dev/null || exit 0',
-  "i=0",
-  'while [ "$i" -lt 20 ] && kill -0 "-$1" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done',
-  'kill -KILL "-$1" 2>/dev/null',
-  "exit 0",
-].join("\n");
-
-/**
- * Arms a process that outlives the bridge to stop group `pgid` if the bridge dies first (editors
- * SIGKILL their agent servers). Returns its stand-down: the bridge stopped the group itself.
- */
-function armWatchdog(pgid: number, onError: (error: Error) => void): () => void {
-  // A session of its own: a signal sent to the bridge's group (Ctrl-C) does not reach it.
-  const child = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, "acp-cancel-watchdog", String(pgid)], {
-    stdio: ["pipe", "ignore", "ignore"],
-    detached: true,
-  });
-  child.once("error", onError);
-  child.stdin.on("error", () => {});
-  // Neither the process nor its pipe keeps the bridge alive.
-  child.unref();
-  (child.stdin as unknown as Socket).unref();
-  return () => {
-    if (!child.stdin.destroyed && !child.stdin.writableEnded) child.stdin.end("stand down\n");
-  };
 }
 
 function isDirectory(path: string): boolean {

@@ -15,3 +15,4 @@ export {
   uptimeTicks,
 } from "./process-table.js";
 export { KILL_WAIT_MS, terminate, type Terminated, type TerminateOptions } from "./terminate.js";
+export { armWatchdog, type WatchdogOptions } from "./watchdog.js";

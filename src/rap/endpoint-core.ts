@@ -92,6 +92,23 @@ export interface NoticeEvent {
   readonly toolCallId?: string;
   /** For any other status: what was wrong. */
   readonly problem?: string;
+  /**
+   * For a notice a replicated registry forwarded to other replicas (it stopped no call here): what
+   * the forwarding achieved, the bus's verdict (`confirmed`, `unconfirmed`, `no-owner`) or
+   * `{ kind: "error", error }`. The event then comes once that is known (within the bus's `confirmMs`).
+   */
+  readonly forwarded?: { readonly kind: string };
+}
+
+/**
+ * What a registry that forwards notices to other replicas adds (acp-cancel/replicas'
+ * `replicateCalls`): the local effect, and the forwarding's outcome (never rejects) when it forwarded.
+ */
+interface ForwardingRegistry {
+  cancelAndForward(threadId: string, toolCallId: string, reason: "external", principal: Principal): {
+    effect: NoticeEffect;
+    forwarded?: Promise<{ readonly kind: string }>;
+  };
 }
 
 const OK: Answer = { status: 200, message: "", headers: {}, close: false };
@@ -176,9 +193,13 @@ export class CancelEndpointCore {
     const parsed = cancelNoticeSchema.safeParse(json);
     if (!parsed.success) return this.reject(request, 422, firstProblem(parsed.error));
     const { thread_id: threadId, tool_call_id: toolCallId } = parsed.data;
-    const effect = this.options.registry.cancel(threadId, toolCallId, "external", principal);
+    const registry: CallRegistry & Partial<ForwardingRegistry> = this.options.registry;
+    const { effect, forwarded } = registry.cancelAndForward?.(threadId, toolCallId, "external", principal) ??
+      { effect: registry.cancel(threadId, toolCallId, "external", principal) };
     // The same 200 whatever the effect: another principal's call does not show it exists.
-    this.options.onNotice?.({ status: 200, client: this.client(request), principal, effect, threadId, toolCallId });
+    const event = { status: 200, client: this.client(request), principal, effect, threadId, toolCallId };
+    if (forwarded === undefined) this.options.onNotice?.(event);
+    else void forwarded.then((outcome) => this.options.onNotice?.({ ...event, forwarded: outcome }));
     return OK;
   }
 

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  armWatchdog,
   descendantsOf,
   hasProcTable,
   KILL_WAIT_MS,
@@ -46,6 +47,8 @@ export const RUN_MARKER = "ACP_CANCEL_RUN";
  * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR). When the signal
  * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `stopRun`;
  * without /proc, only the group). Nothing of the run is left running, nor its temp dir, when it settles.
+ * If this process dies first (even SIGKILL), a watchdog stops the run's group and whatever carries its
+ * marker (docs/decisions.md, "RAP: a runner that dies"); its temp dir then stays.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const notStarted = { code: null, signal: null, stdout: "", stderr: "", stopped: true } as const;
@@ -97,10 +100,17 @@ async function runStarted(
       throw new Error(`could not start ${command}`);
     }
     const run: RunIdentity = { pid, startTicks: bornAfter, marker };
-    options.onSpawn?.({ pid, tempDir });
-    const first = await Promise.race([exited, aborted]);
-    // Stopped, or finished with stragglers left behind: either way all of the run goes.
-    await stopRun(run, graceMs);
+    // If this process dies (SIGKILL) before the run ends, the watchdog stops all of it.
+    const standDown = armWatchdog(pid, { graceMs, envMarker: `${RUN_MARKER}=${marker}` });
+    let first: Awaited<typeof exited> | "aborted";
+    try {
+      options.onSpawn?.({ pid, tempDir });
+      first = await Promise.race([exited, aborted]);
+      // Stopped, or finished with stragglers left behind: either way all of the run goes.
+      await stopRun(run, graceMs);
+    } finally {
+      standDown();
+    }
     const [code, signal] = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();

@@ -130,7 +130,9 @@ export class PostgresTransport implements BusTransport {
        ) SELECT pg_notify($4, m) FROM unnest($5::text[]) AS m`,
       [[...early.keys()], [...early.values()], ms, this.options.namespace, cancels.map(({ message }) => JSON.stringify(message))],
     );
-    await this.sweep();
+    // Housekeeping, not part of the cancel: the cancel is out once the statement committed, so a
+    // sweep cut short (the backend restarting just then) must not fail it.
+    void this.sweep().catch(() => undefined);
   }
 
   async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {

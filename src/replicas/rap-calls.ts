@@ -1,12 +1,12 @@
 /**
  * RAP tool servers across replicas. The seam is the tool server's own call registry: the
  * endpoint and the server's code keep using it as before, and `replicateCalls` returns the
- * same registry with two methods extended (no RAP file knows of replicas):
+ * same registry with two methods extended and one added (no RAP file knows of replicas):
  * - `track` also claims the call on the bus, so a notice reaching another replica stops it here;
  * - `cancel` (what the endpoint calls for a notice) also sends the notice over the bus when it
  *   stopped no call here (none, or another principal's of the same ids); the bus remembers it
- *   for `rememberMs`, so a call that starts later
- *   on any replica starts cancelled.
+ *   for `rememberMs`, so a call that starts later on any replica starts cancelled. The endpoint
+ *   calls `cancelAndForward` instead when present: the same, and the forwarding's outcome (for onNotice).
  * The structural types below are the part of `acp-cancel/rap`'s `CallRegistry` this needs.
  *
  * Ownership holds across replicas: a call is claimed under its owner's principal, and a notice
@@ -80,27 +80,27 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     return replicated;
   };
 
-  const cancel = (threadId: string, toolCallId: string, reason: "external" = "external", principal = ""): string => {
+  /** The local effect, and what forwarding the notice achieved when it stopped no call here. */
+  const cancelAndForward = (threadId: string, toolCallId: string, reason: "external" = "external", principal = "") => {
     const effect = localCancel(threadId, toolCallId, reason, principal);
-    if (effect !== "remembered" && effect !== "not-owner") return effect;
+    if (effect !== "remembered" && effect !== "not-owner") return { effect };
     // Not stopped here: the call may run on another replica (here, another principal may hold
     // the same ids: one replica refuses that with CallOwnedError, replicas do not), or start later.
     const wait = options.confirmMs !== undefined ? { waitMs: options.confirmMs } : {};
-    const forwarded = bus.cancel(rapCallKey(principal, threadId, toolCallId), wait);
-    forwarded.then(
-      (outcome) => options.onForwarded?.({ threadId, toolCallId, outcome }),
-      (error: unknown) => {
-        const failure = error instanceof Error ? error : new Error(String(error));
-        options.onForwarded?.({ threadId, toolCallId, outcome: { kind: "error", error: failure } });
-      },
+    const forwarded = bus.cancel(rapCallKey(principal, threadId, toolCallId), wait).catch(
+      (error: unknown): ForwardedNotice["outcome"] => ({ kind: "error", error: error instanceof Error ? error : new Error(String(error)) }),
     );
-    return effect;
+    void forwarded.then((outcome) => options.onForwarded?.({ threadId, toolCallId, outcome }));
+    return { effect, forwarded };
   };
+  const cancel = (threadId: string, toolCallId: string, reason: "external" = "external", principal = ""): string =>
+    cancelAndForward(threadId, toolCallId, reason, principal).effect;
 
   return new Proxy(registry, {
     get(target, property, receiver) {
       if (property === "track") return track;
       if (property === "cancel") return cancel;
+      if (property === "cancelAndForward") return cancelAndForward; // the RAP endpoint's onNotice reports `forwarded`
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -18,6 +18,7 @@ import {
   type OrphanSweepOptions,
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
+import { SentAcks } from "./sent-acks.js";
 import {
   type BusMessage,
   type BusTransport,
@@ -40,7 +41,9 @@ interface LocalClaim {
 }
 
 interface Waiting {
-  key: string;
+  /** Sent again once if the bus reconnects while it waits (a restart may have lost it or its confirmation). */
+  cancel: OutgoingCancel;
+  resent: boolean;
   resolve(verdict: CancelVerdict): void;
 }
 
@@ -62,6 +65,8 @@ export class ReplicaBus implements CancelBus {
   private readonly sweeps = new Set<OrphanSweep>();
   /** Keys released while their lease and record could not be dropped (backend down): dropped at the next renewal. */
   private readonly undropped = new Set<string>();
+  /** What this replica confirmed lately: sent again after a reconnect, and to a cancel sent again. */
+  private readonly sentAcks: SentAcks;
   private isConnected = false;
   /** When the bus last (re)connected: a missing lease means "gone" only a lease period after it. */
   private connectedSince = 0;
@@ -73,6 +78,7 @@ export class ReplicaBus implements CancelBus {
     this.rememberMs = options.rememberMs ?? REPLICA_DEFAULTS.rememberMs;
     this.leaseMs = options.leaseMs ?? REPLICA_DEFAULTS.leaseMs;
     this.operationMs = options.operationMs ?? REPLICA_DEFAULTS.operationMs;
+    this.sentAcks = new SentAcks(this.rememberMs);
     this.renewal = setInterval(() => void this.renewLeases(false), Math.max(10, Math.floor(this.leaseMs / 3)));
     this.renewal.unref();
   }
@@ -121,11 +127,12 @@ export class ReplicaBus implements CancelBus {
     }
     if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "cancel (not connected)");
     const id = randomUUID();
-    const confirmed = new Promise<CancelVerdict>((resolve) => this.waiting.set(id, { key, resolve }));
+    // Remember first, then publish: an owner that claims between the two still finds it.
+    const message: BusMessage = { t: "cancel", id, key, from: this.replica, ...reason };
+    const cancel: OutgoingCancel = { key, remembered: { id, from: this.replica, ...reason }, message };
+    const confirmed = new Promise<CancelVerdict>((resolve) => this.waiting.set(id, { cancel, resent: false, resolve }));
     try {
-      // Remember first, then publish: an owner that claims between the two still finds it.
-      const message: BusMessage = { t: "cancel", id, key, from: this.replica, ...reason };
-      await this.send({ key, remembered: { id, from: this.replica, ...reason }, message });
+      await this.send(cancel);
     } catch (error) {
       this.waiting.delete(id);
       throw error;
@@ -203,6 +210,7 @@ export class ReplicaBus implements CancelBus {
       this.waiting.delete(id);
       waiting.resolve({ kind: "no-owner", settled: false });
     }
+    this.sentAcks.clear();
     await closeWithin(this.closeGracefully(), () => this.transport.destroy());
   }
 
@@ -282,7 +290,13 @@ export class ReplicaBus implements CancelBus {
     }
     if (message.from === this.replica) return;
     const claim = this.claims.get(message.key);
-    if (claim !== undefined) void this.answer(claim, message);
+    if (claim !== undefined) {
+      void this.answer(claim, message);
+      return;
+    }
+    // A cancel sent again after a reconnect, answered already (the work may have ended since).
+    const sent = this.sentAcks.get(message.id);
+    if (sent !== undefined) void this.op("publish", this.transport.publish(sent)).catch(() => undefined);
   }
 
   /** Runs the owner's handler for a cancel from another replica and confirms it to that replica. */
@@ -296,9 +310,8 @@ export class ReplicaBus implements CancelBus {
       detail = { error: error instanceof Error ? error.message : String(error) };
     }
     if (message.from === this.replica || this.closed) return;
-    const ack: BusMessage = {
-      t: "ack", id: message.id, key: message.key, to: message.from, from: this.replica, detail: detail ?? null,
-    };
+    const ack = { t: "ack", id: message.id, key: message.key, to: message.from, from: this.replica, detail: detail ?? null } as const;
+    this.sentAcks.add(ack);
     await this.op("publish", this.transport.publish(ack)).catch(() => undefined);
   }
 
@@ -312,9 +325,25 @@ export class ReplicaBus implements CancelBus {
       this.connectedSince = Date.now();
       this.isConnected = true;
       void this.renewLeases(true);
+      void this.resendAfterReconnect();
       return;
     }
     this.isConnected = connected;
+  }
+
+  /**
+   * A backend restart may have lost a cancel this replica waits on, or a confirmation it sent (its
+   * publish failed, or the canceller was not listening yet): each is sent once more. Whichever side
+   * reconnects last gets its answer (the owner answers a repeated cancel from `sentAcks`).
+   */
+  private async resendAfterReconnect(): Promise<void> {
+    const resend = [...this.waiting.values()].filter((waiting) => !waiting.resent);
+    for (const waiting of resend) waiting.resent = true;
+    const acks = this.sentAcks.since(this.confirmMs);
+    await Promise.allSettled([
+      ...resend.map((waiting) => this.send(waiting.cancel)),
+      ...acks.map((ack) => this.op("publish", this.transport.publish(ack))),
+    ]);
   }
 
   /** The work of `key` ended: drop its lease and record now, or at the next renewal if the backend cannot be reached. */

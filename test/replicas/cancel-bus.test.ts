@@ -182,6 +182,35 @@ for (const backend of BACKENDS) {
         assert.equal(ran, 1);
       });
 
+      it("the backend restarted while a cancel waits: the owner's lost confirmation still reaches it, also after its work ended (issue 35.8)", async () => {
+        // confirmMs covers a restart on a busy machine; the rule holds for a restart within it.
+        const a = await buses.open(backend, server.url, { replica: "a", confirmMs: 20_000 });
+        const b = await buses.open(backend, server.url, { replica: "b", confirmMs: 20_000 });
+        await eventually(() => (a.connected && b.connected) || undefined, "both buses connected");
+        let stopWork: () => void = () => undefined;
+        const stopped = new Promise<void>((resolve) => (stopWork = resolve));
+        let handled = 0;
+        const claim = a.claim("restart-mid-cancel", async () => {
+          handled++;
+          await stopped;
+          return { stopped: true };
+        });
+        const verdict = b.cancel("restart-mid-cancel");
+        await eventually(() => handled === 1 || undefined, "A's handler runs");
+        await server.stop();
+        try {
+          await eventually(() => (!a.connected && !b.connected) || undefined, "both buses noticed the backend is down");
+          stopWork(); // the work stops while the backend is down: its confirmation cannot be sent
+          claim.release(); // and the work ends: nothing of it is left to answer a repeated cancel
+        } finally {
+          await server.start();
+        }
+        const answer = await verdict;
+        assert.equal(answer.kind, "confirmed", `the owner's stop is told, not "no owner": ${JSON.stringify(answer)}`);
+        assert.deepEqual(answer.kind === "confirmed" && [answer.replica, answer.detail], ["a", { stopped: true }]);
+        assert.equal(handled, 1, "the handler ran once");
+      });
+
       it("the backend hung (SIGSTOP): close() ends within 2 s (CLOSE_MS), with a claim held and a cancel waiting (issue 35.7)", async () => {
         const a = await buses.open(backend, server.url, { replica: "a" });
         const b = await buses.open(backend, server.url, { replica: "b" });

@@ -4,7 +4,9 @@
  * call (a step every 20 ms, owned by the principal named in `owner`, default "alice") until its
  * signal aborts and answers what it did; POST /run?thread=T&call=C runs `sleep 30` with
  * runInProcessGroup right after tracking the call and answers how it ended; GET /forwarded
- * lists what notices forwarded to other replicas achieved.
+ * lists what notices forwarded to other replicas achieved (GET /notices: what onNotice reported);
+ * POST /tool?marker=PATH&delay=S starts a tool (`sh`, and a `setsid` child of it) that writes
+ * PATH.group and PATH.setsid after S seconds.
  *
  * Environment: BACKEND (postgres|redis), BUS_URL, REPLICA, REMEMBER_MS, PORT (optional).
  */
@@ -29,8 +31,14 @@ const registry = replicateCalls(new CallRegistry({ rememberMs }), bus, {
     forwarded.push({ threadId, toolCallId, outcome: outcome.kind, ...(outcome.kind === "error" ? { message: outcome.error.message } : {}) });
   },
 });
+/** What onNotice reported: the local effect and, for a forwarded notice, the forwarding's outcome. */
+const notices: { toolCallId: string | undefined; effect: string | undefined; forwarded?: string; forwardedBy?: string }[] = [];
 const cancelEndpoint = createNodeCancelHandler({
   registry,
+  onNotice: ({ toolCallId, effect, forwarded }) => {
+    const by = forwarded !== undefined && "replica" in forwarded ? { forwardedBy: String(forwarded.replica) } : {};
+    notices.push({ toolCallId, effect, ...(forwarded !== undefined ? { forwarded: forwarded.kind } : {}), ...by });
+  },
   authenticate: (request) => PRINCIPALS.get(request.headers.get("authorization") ?? "") ?? false,
   rateLimit: false,
 });
@@ -43,6 +51,7 @@ const server = createServer((request, response) => {
   };
   if (url.pathname === "/cancel_tool_call") return cancelEndpoint(request, response);
   if (url.pathname === "/forwarded") return json({ forwarded });
+  if (url.pathname === "/notices") return json({ notices });
   if (url.pathname === "/calls") return json({ running: registry.size });
   if (url.pathname === "/run") {
     // A real command (sleep 30) in its process group, started right after the call is tracked.
@@ -55,6 +64,20 @@ const server = createServer((request, response) => {
       call.done();
       json({ stopped: result.stopped, code: result.code, ms: performance.now() - tracked, abortedAfterMs });
     });
+    return;
+  }
+  if (url.pathname === "/tool") {
+    // A tool that writes marker files after a delay: one from its own process group, one from a
+    // process it moved to a session of its own (setsid). Answers once both are started.
+    const marker = url.searchParams.get("marker") ?? "";
+    const delay = url.searchParams.get("delay") ?? "3";
+    const call = registry.track(url.searchParams.get("thread") ?? "", url.searchParams.get("call") ?? "", { owner: "alice" });
+    const script = `setsid sh -c 'sleep ${delay}; : > "$1.setsid"' tool "$1" & sleep ${delay}; : > "$1.group"; wait`;
+    void runInProcessGroup("sh", ["-c", script, "tool", marker], {
+      signal: call.signal,
+      graceMs: 200,
+      onSpawn: ({ pid, tempDir }) => json({ pid, tempDir }),
+    }).then(() => call.done());
     return;
   }
   if (url.pathname === "/invoke") {

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { BACKENDS } from "./backends.js";
 import { startHaproxy } from "./haproxy.js";
 import { here, type ReplicaProcess, ReplicaSet } from "./replica-processes.js";
@@ -32,11 +35,41 @@ async function notice(baseUrl: string, thread: string, call: string, token = TOK
   return response.status;
 }
 
+interface NoticeReport {
+  toolCallId: string;
+  effect: string;
+  forwarded?: string;
+  forwardedBy?: string;
+}
+
+/** B's onNotice reports for `call`, once there are `count`. */
+const noticeReports = (replica: ReplicaProcess, call: string, count = 1) => until(async () => {
+  const reports = ((await (await fetch(`${replica.baseUrl}/notices`)).json()) as { notices: NoticeReport[] }).notices
+    .filter((report) => report.toolCallId === call);
+  return reports.length >= count ? reports : undefined;
+}, `${count} onNotice report(s) for ${call}`);
+
 const running = async (replica: ReplicaProcess) =>
   ((await (await fetch(`${replica.baseUrl}/calls`)).json()) as { running: number }).running;
 
 const forwarded = async (replica: ReplicaProcess) =>
   ((await (await fetch(`${replica.baseUrl}/forwarded`)).json()) as { forwarded: { toolCallId: string; outcome: string; message?: string }[] }).forwarded;
+
+/** Running processes whose command line mentions `text` (with its process group). */
+function processesMentioning(text: string): { pid: number; pgrp: number }[] {
+  const found: { pid: number; pgrp: number }[] = [];
+  for (const name of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (!readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ").includes(text)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state !== "Z") found.push({ pid: Number(name), pgrp: Number(pgrp) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
 
 for (const backend of BACKENDS) {
   describe(`RAP tool servers across replicas on the ${backend.name} bus`, function () {
@@ -57,6 +90,9 @@ for (const backend of BACKENDS) {
         return events.length > 0 ? events : undefined;
       }, "B's forwarding reported");
       assert.equal(event?.outcome, "confirmed");
+      const [report] = await noticeReports(b, "c1");
+      assert.deepEqual(report, { toolCallId: "c1", effect: "remembered", forwarded: "confirmed", forwardedBy: "a" },
+        "B's onNotice tells the forwarded outcome (issue 35.5)");
     });
 
     it("ownership holds across replicas: another principal's notice on B leaves alice's call on A running; hers stops it", async () => {
@@ -89,6 +125,9 @@ for (const backend of BACKENDS) {
         return events.length > 0 ? events : undefined;
       }, "B's forwarding reported");
       assert.equal(event?.outcome, "confirmed");
+      const [report] = await noticeReports(b, "c-same");
+      assert.deepEqual(report, { toolCallId: "c-same", effect: "not-owner", forwarded: "confirmed", forwardedBy: "a" },
+        "B's onNotice tells that the notice stopped nothing here and what the forwarding did");
       assert.equal(await notice(b.baseUrl, "t-same", "c-same", "Bearer replica-other"), 200);
       assert.equal((await his).aborted, true);
     });
@@ -115,6 +154,27 @@ for (const backend of BACKENDS) {
       }
       const after = results.map((result) => Math.round(result.abortedAfterMs ?? -1));
       process.stdout.write(`      ${backend.name}: early cancels took effect ${after.join(", ")} ms after track()\n`);
+    });
+
+    it("a SIGKILLed replica's tool processes die with it, its setsid'd ones too: no marker is ever written (issue 35.6)", async () => {
+      const a = await start("a");
+      const dir = mkdtempSync(join(tmpdir(), "rap-orphans-"));
+      const marker = join(dir, "marker");
+      const delay = `${4 + Math.floor(Math.random() * 1000) / 1000}`; // names the tool's sleeps
+      const seen = () => [...new Map([...processesMentioning(marker), ...processesMentioning(`sleep ${delay}`)].map((p) => [p.pid, p])).values()];
+      try {
+        const { pid, tempDir } = (await (await fetch(`${a.baseUrl}/tool?thread=t-kill&call=c-kill&marker=${marker}&delay=${delay}`)).json()) as { pid: number; tempDir: string };
+        const running = await until(async () => (seen().length === 4 ? seen() : undefined), "the tool's 4 processes run");
+        assert.ok(running.some((p) => p.pgrp !== pid), "one of them left the tool's process group (setsid)");
+        await a.kill();
+        await until(async () => (seen().length === 0 || undefined), "no process of the tool is left", 10_000);
+        assert.deepEqual(processesMentioning(marker).filter((p) => p.pgrp === pid), [], "the tool's group is gone");
+        assert.equal(existsSync(`${marker}.group`), false, "the group's marker was never written");
+        assert.equal(existsSync(`${marker}.setsid`), false, "the setsid'd marker was never written");
+        rmSync(tempDir, { recursive: true, force: true }); // what a killed replica leaves behind (docs/scale-out.md, Faults)
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("behind haproxy with 3 replicas, a notice landing on any replica stops each call", async () => {

@@ -1,0 +1,44 @@
+/**
+ * The confirmations an owner sent lately, by cancel id. A backend restart can lose one on its way
+ * (the publish failed, or the canceller was not listening yet): the owner sends the recent ones
+ * again when it reconnects, and answers a cancel sent again from here, even after its work ended
+ * and its claim is gone (docs/decisions.md, "Scale-out: a backend restart mid-cancel").
+ */
+import type { BusMessage } from "./transport.js";
+
+type Ack = Extract<BusMessage, { t: "ack" }>;
+
+/** At most this many are kept (oldest forgotten first): a burst of 1,000 cancels fits many times. */
+const CAPACITY = 10_000;
+
+export class SentAcks {
+  /** In the order they were sent, so the oldest are at the front. */
+  private readonly acks = new Map<string, { ack: Ack; at: number }>();
+
+  constructor(private readonly keepMs: number) {}
+
+  add(ack: Ack): void {
+    const now = Date.now();
+    this.acks.delete(ack.id);
+    this.acks.set(ack.id, { ack, at: now });
+    for (const [id, { at }] of this.acks) {
+      if (now - at < this.keepMs && this.acks.size <= CAPACITY) break;
+      this.acks.delete(id);
+    }
+  }
+
+  get(id: string): Ack | undefined {
+    const sent = this.acks.get(id);
+    return sent !== undefined && Date.now() - sent.at < this.keepMs ? sent.ack : undefined;
+  }
+
+  /** The acks sent within the last `ms`. */
+  since(ms: number): Ack[] {
+    const after = Date.now() - ms;
+    return [...this.acks.values()].filter(({ at }) => at >= after).map(({ ack }) => ack);
+  }
+
+  clear(): void {
+    this.acks.clear();
+  }
+}
