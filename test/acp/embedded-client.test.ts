@@ -145,8 +145,13 @@ describe("embedded in an SDK client, against real SDK agents over stdio", () => 
         notificationsIn(h.log, "out", "$/cancel_request").map((m) => m.params),
         [{ requestId: slowId }],
       );
+      // The editor is answered at the deadline; the job leaves once the agent has stopped (its reply, or the grace).
+      // Both engines' tables empty once the agent's reply (written before its job leaves) is in: quiescence, not the instant.
+      await eventually(() => (engineOf(client).inFlight.client === 0 ? true : undefined), "the slow request's job gone");
       assert.deepEqual(engineOf(client).inFlight, { client: 0, agent: 0 });
-      assert.deepEqual(await agentInFlight(agent), { client: 0, agent: 0 });
+      let agentSide = await agentInFlight(agent);
+      for (let tries = 0; agentSide.client !== 0 && tries < 100; tries++) agentSide = await agentInFlight(agent);
+      assert.deepEqual(agentSide, { client: 0, agent: 0 });
     });
     assertEachAnsweredOnce(h.log);
   });
