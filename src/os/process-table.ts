@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 /** One process as /proc/PID/stat tells it. */
 export interface ProcessEntry {
@@ -62,19 +62,32 @@ export function readProcesses(): ProcessEntry[] {
  * The descendants of `root` (children, their children, …), never `root` itself. The walk
  * follows parent pids, so it finds a descendant that left the group or the session
  * (setsid) as long as its parent still runs; an orphan is re-parented and lost to it.
+ * Without `processes`, it reads only the descendants' own /proc entries (see {@link childrenOf}),
+ * not the whole table; given the table a caller already read, it walks that.
  */
-export function descendantsOf(root: number, processes: readonly ProcessEntry[] = readProcesses()): ProcessEntry[] {
+export function descendantsOf(root: number, processes?: readonly ProcessEntry[]): ProcessEntry[] {
+  if (processes === undefined) {
+    const walked = breadthFirst(root, childrenOf);
+    if (walked !== undefined) return walked;
+  }
   const children = new Map<number, ProcessEntry[]>();
-  for (const entry of processes) {
+  for (const entry of processes ?? readProcesses()) {
     const siblings = children.get(entry.ppid);
     if (siblings === undefined) children.set(entry.ppid, [entry]);
     else siblings.push(entry);
   }
+  return breadthFirst(root, (pid) => children.get(pid) ?? []);
+}
+
+/** Every process below `root`, each once; undefined as soon as `childrenOf` cannot tell. */
+function breadthFirst<T extends ProcessEntry[] | undefined>(root: number, childrenOf: (pid: number) => T): ProcessEntry[] | T {
   const found: ProcessEntry[] = [];
   const seen = new Set([root]);
   const queue = [root];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    for (const child of children.get(next) ?? []) {
+    const children = childrenOf(next);
+    if (children === undefined) return children;
+    for (const child of children) {
       if (seen.has(child.pid)) continue;
       seen.add(child.pid);
       found.push(child);
@@ -82,6 +95,36 @@ export function descendantsOf(root: number, processes: readonly ProcessEntry[] =
     }
   }
   return found;
+}
+
+/**
+ * The running children of `pid` from /proc/PID/task/TID/children (a child is listed under the
+ * thread that forked it): [] when `pid` is gone, undefined when the file cannot be read. A
+ * listed pid whose parent is no longer `pid` exited and was reused meanwhile: not a child.
+ */
+function childrenOf(pid: number): ProcessEntry[] | undefined {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return readProcess(pid) === undefined ? [] : undefined;
+  }
+  const children: ProcessEntry[] = [];
+  for (const tid of threads) {
+    let listed: string;
+    try {
+      listed = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8");
+    } catch {
+      // A thread that ended meanwhile has no file; with the process gone, neither has the main thread.
+      if (existsSync(`/proc/${pid}/task/${tid}`)) return undefined;
+      continue;
+    }
+    for (const child of listed.split(" ")) {
+      const entry = child === "" ? undefined : readProcess(Number(child));
+      if (entry?.ppid === pid) children.push(entry);
+    }
+  }
+  return children;
 }
 
 /**

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { descendantsOf, readProcess, readProcesses, stillRunning, terminate } from "../../src/os/index.js";
 
 /** Polls until `check` yields a value (the mocha timeout bounds it). */
@@ -36,6 +38,51 @@ describe("os: the /proc process table", () => {
     const entry = readProcess(sleeper);
     assert.ok(entry !== undefined && entry.pgrp === sleeper && entry.session === sleeper && entry.ppid === shell.pid);
     process.kill(sleeper, "SIGKILL");
+  });
+
+  /** Runs `body` with fs.readFileSync seen (and maybe refused) by `watch`: what the process table reads. */
+  function watchingReads<T>(watch: (path: string) => void, body: () => T): T {
+    const real = fs.readFileSync;
+    fs.readFileSync = ((path: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+      watch(String(path));
+      return (real as (...args: unknown[]) => unknown)(path, ...rest);
+    }) as typeof fs.readFileSync;
+    syncBuiltinESMExports();
+    try {
+      return body();
+    } finally {
+      fs.readFileSync = real;
+      syncBuiltinESMExports();
+    }
+  }
+
+  it("descendantsOf, given no table, reads the descendants' entries only, not all of /proc", async () => {
+    const { shell, sleeper } = await shellWithSetsidChild();
+    assert.ok(readProcesses().length > 20, "enough processes on the machine for the count to tell");
+    const stats: string[] = [];
+    const found = watchingReads(
+      (path) => void (/^\/proc\/\d+\/stat$/.test(path) && stats.push(path)),
+      () => descendantsOf(process.pid).map((e) => e.pid),
+    );
+    assert.ok(found.includes(shell.pid ?? -1) && found.includes(sleeper), "the shell and its setsid child");
+    assert.deepEqual(new Set(found), new Set(descendantsOf(process.pid, readProcesses()).map((e) => e.pid)), "as the full scan finds");
+    assert.ok(stats.length <= found.length + 2, `read ${stats.length} stat files for ${found.length} descendants`);
+  });
+
+  it("descendantsOf falls back to the whole table when the kernel has no children files", async () => {
+    const { shell, sleeper } = await shellWithSetsidChild();
+    let refused = 0;
+    const found = watchingReads(
+      (path) => {
+        if (!path.endsWith("/children")) return;
+        refused += 1;
+        throw Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+      },
+      () => descendantsOf(process.pid).map((e) => e.pid),
+    );
+    assert.ok(refused > 0, "the walk tried the children files");
+    assert.ok(found.includes(shell.pid ?? -1) && found.includes(sleeper), "the shell and its setsid child, by the full scan");
+    assert.ok(!found.includes(process.pid));
   });
 
   it("terminate stops what it was given, and never signals a pid whose start time differs (a reused pid)", async () => {
