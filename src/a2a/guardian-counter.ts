@@ -37,9 +37,4 @@ export class MemoryRateCounter implements RateCounter {
     log.times.push(now);
     return log.times.length - log.head;
   }
-
-  /** Keys remembered now (for tests of the bound). */
-  get size(): number {
-    return this.logs.size;
-  }
 }

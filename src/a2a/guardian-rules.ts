@@ -122,6 +122,5 @@ export function ruleBook(rules: z.infer<typeof GuardianRulesSchema>, counter: Ra
 }
 
 function nameMatches(condition: string | string[] | undefined, name: string): boolean {
-  if (condition === undefined) return true;
-  return typeof condition === "string" ? condition === name : condition.includes(name);
+  return condition === undefined || [condition].flat().includes(name);
 }

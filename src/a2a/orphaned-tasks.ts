@@ -4,6 +4,7 @@
  */
 import type { Task } from "@a2a-js/sdk";
 import type { RequestContext, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { z } from "zod";
 import { escapeControl } from "../wire/index.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
@@ -82,24 +83,24 @@ export function claimRecord(context: RequestContext): string {
   });
 }
 
+/** A claim record as the sweep reads it; a user of the wrong shape is left out, not refused. */
+const ClaimRecordSchema = z.object({
+  tenant: z.string(),
+  user: z.object({ userName: z.string(), isAuthenticated: z.boolean() }).optional().catch(undefined),
+});
+
 /** The call context a sweep reads and writes an orphaned task with; rejects for a record it cannot read. */
 export async function sweepContext(record: string): Promise<ServerCallContext> {
-  // Anyone with access to the bus could have written it: any text at all, named escaped and cut short.
-  const unreadable = () => new Error(`an unreadable claim record: ${escapeControl(record.slice(0, 200))}`);
-  let parsed: { tenant?: unknown; user?: { userName?: unknown; isAuthenticated?: unknown } | null };
+  let parsed: z.infer<typeof ClaimRecordSchema>;
   try {
-    parsed = JSON.parse(record) as typeof parsed;
+    parsed = ClaimRecordSchema.parse(JSON.parse(record));
   } catch {
-    throw unreadable();
+    // Anyone with access to the bus could have written it: any text at all, named escaped and cut short.
+    throw new Error(`an unreadable claim record: ${escapeControl(record.slice(0, 200))}`);
   }
-  if (typeof parsed !== "object" || parsed === null || typeof parsed.tenant !== "string") throw unreadable();
-  const { user } = parsed;
-  const named = typeof user === "object" && user !== null && typeof user.userName === "string" && typeof user.isAuthenticated === "boolean"
-    ? { user: { userName: user.userName, isAuthenticated: user.isAuthenticated } }
-    : {};
   // Loaded when a sweep runs, not with the hook: the SDK's server entry is the heavier one.
   const { ServerCallContext: Context } = await import("@a2a-js/sdk/server");
-  return new Context({ tenant: parsed.tenant, ...named });
+  return new Context({ tenant: parsed.tenant, ...(parsed.user !== undefined ? { user: parsed.user } : {}) });
 }
 
 /** A claim on the cancel bus whose owner's lease expired (acp-cancel/replicas' `OrphanedClaim`). */
@@ -124,16 +125,23 @@ export type SweepEvent =
   | { taskId?: string; replica?: string; error: Error };
 
 /**
- * Starts the bus's sweep over task claims: each task whose replica is gone is marked failed
- * (markOrphaned, as a cancel does). `report` hears every outcome and error; a throwing one is ignored.
+ * Starts the bus's sweep over task claims, once `everyMs` and the bus are checked: each task whose
+ * replica is gone is marked failed (markOrphaned, as a cancel does). `report` hears every outcome
+ * and error; a throwing one is ignored. Stopped by the bus's `close()`.
  */
 export function sweepOrphanedTasks(
-  bus: OrphanSweeper,
+  bus: Partial<OrphanSweeper>,
   store: TaskStore,
   everyMs: number,
   keyPrefix: string,
-  report: (event: SweepEvent) => void,
-): { stop(): void } {
+  report: (event: SweepEvent) => void = () => undefined,
+): void {
+  if (!Number.isInteger(everyMs) || everyMs < 10 || everyMs > 2_147_483_647) {
+    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of ms from 10 to 2147483647, got ${String(everyMs)}`);
+  }
+  if (typeof bus.sweepOrphans !== "function") {
+    throw new TypeError("routeCancelsToOwner: sweepMs needs a `replicas` bus with sweepOrphans (acp-cancel/replicas' CancelBus)");
+  }
   const tell = (event: SweepEvent) => {
     try {
       report(event);
@@ -141,7 +149,7 @@ export function sweepOrphanedTasks(
       // The sweep goes on whatever the listener does.
     }
   };
-  return bus.sweepOrphans(keyPrefix, {
+  bus.sweepOrphans(keyPrefix, {
     everyMs,
     onOrphan: async ({ key, replica, record }) => {
       const taskId = key.slice(keyPrefix.length);

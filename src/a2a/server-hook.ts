@@ -130,7 +130,8 @@ export type ReplicaFailure = "bus-unavailable" | "unconfirmed" | "owner-gone" | 
  */
 export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelRoutingOptions): A2ARequestHandler {
   const confirmMs = options.confirmMs ?? 2000;
-  if (options.sweepMs !== undefined) startSweep(options, options.sweepMs);
+  const { replicas, taskStore, sweepMs } = options;
+  if (sweepMs !== undefined) sweepOrphanedTasks(replicas, taskStore, sweepMs, TASK_KEY_PREFIX, options.onSweep);
 
   async function cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     checkParams(params);
@@ -139,9 +140,10 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     if (isFinalState(task.status?.state)) return handler.cancelTask(params, context);
     let verdict: ReplicaVerdict;
     try {
-      verdict = await options.replicas.cancel(taskKey(params.id), { waitMs: confirmMs });
+      verdict = await replicas.cancel(taskKey(params.id), { waitMs: confirmMs });
     } catch (error) {
-      throw replicaError(params.id, "bus-unavailable", `the cancel could not reach the replica running it: ${messageOf(error)}`);
+      const why = error instanceof Error ? error.message : String(error);
+      throw replicaError(params.id, "bus-unavailable", `the cancel could not reach the replica running it: ${why}`);
     }
     if (verdict.kind === "confirmed") {
       return finalTask(params, context, `replica ${verdict.replica} stopped it`, `replica ${verdict.replica} confirmed the stop`);
@@ -159,7 +161,7 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
       throw replicaError(params.id, "owner-unknown", "no replica confirmed the stop and the cancel bus reconnected too recently to tell whether its replica is gone; try again");
     }
     if (verdict.abandonedBy !== undefined) {
-      const outcome = await markOrphaned(options.taskStore, params.id, context, "cancel", verdict.abandonedBy);
+      const outcome = await markOrphaned(taskStore, params.id, context, "cancel", verdict.abandonedBy);
       if (outcome === "marked-failed") {
         throw replicaError(params.id, "owner-gone", `the replica that ran it (${verdict.abandonedBy}) is gone (its lease expired); the task is now marked failed`);
       }
@@ -197,21 +199,4 @@ function replicaError(taskId: string, failure: ReplicaFailure, why: string): Err
     metadata: { replicas: failure },
     data: { replicas: failure },
   });
-}
-
-/** Starts the orphan sweep `sweepMs` asks for, after checking the option and the bus. */
-function startSweep(options: CancelRoutingOptions, sweepMs: number): void {
-  if (!Number.isInteger(sweepMs) || sweepMs < 10 || sweepMs > 2_147_483_647) {
-    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of ms from 10 to 2147483647, got ${String(sweepMs)}`);
-  }
-  const { replicas } = options;
-  if (typeof replicas.sweepOrphans !== "function") {
-    throw new TypeError("routeCancelsToOwner: sweepMs needs a `replicas` bus with sweepOrphans (acp-cancel/replicas' CancelBus)");
-  }
-  const bus = { sweepOrphans: replicas.sweepOrphans.bind(replicas) };
-  sweepOrphanedTasks(bus, options.taskStore, sweepMs, TASK_KEY_PREFIX, options.onSweep ?? (() => undefined));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -53,7 +53,7 @@ type TaskCall = Call<A2aTaskPayload, void>;
  */
 export class A2aTaskLinks {
   private readonly calls: Calls<A2aTaskPayload, void, string>;
-  private readonly detachSignal: (() => void) | undefined;
+  private readonly closed = new AbortController();
   private readonly protocol: CallProtocol<A2aTaskPayload, void> = {
     sendCancel: (call) => this.sendCancel(call),
     graceEnded: (call) => this.report(call, { taskId: call.payload.taskId, outcome: "no-answer" }),
@@ -63,16 +63,7 @@ export class A2aTaskLinks {
   constructor(private readonly options: TaskLinksOptions) {
     this.calls = new Calls({ graceMs: options.graceMs ?? DEFAULT_TASK_GRACE_MS });
     const { signal } = options;
-    if (signal !== undefined) {
-      const onAbort = () => this.cancelAll(reasonOf(signal.reason));
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.detachSignal = () => signal.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /** Tasks whose jobs have not settled yet. */
-  get size(): number {
-    return this.calls.size;
+    signal?.addEventListener("abort", () => this.cancelAll(reasonOf(signal.reason)), { once: true, signal: this.closed.signal });
   }
 
   /** Links one task. If the parent or signal is already cancelled, its cancel goes out at once. */
@@ -97,7 +88,7 @@ export class A2aTaskLinks {
     this.calls.cancelAll(reason);
   }
 
-  /** Resolves once every linked task's job has settled. */
+  /** Resolves once every linked task's job has settled (then no job of a linked task is left). */
   async idle(): Promise<void> {
     // Tasks linked while waiting are waited for too.
     while (this.calls.size > 0) await Promise.allSettled([...this.calls.values()].map((call) => call.promise));
@@ -105,7 +96,7 @@ export class A2aTaskLinks {
 
   /** Stops listening to the signal. Tasks already linked keep their jobs. */
   close(): void {
-    this.detachSignal?.();
+    this.closed.abort();
   }
 
   private sendCancel(call: TaskCall): void {
