@@ -1,11 +1,7 @@
 import { answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, decodeUtf8 } from "./endpoint-core.js";
 
-/** What a Web-standard server can tell the handler besides the Request. */
-export interface RequestInfo {
-  readonly remoteAddress?: string | undefined;
-}
-
-export type CancelHandler = (request: Request, info?: RequestInfo) => Promise<Response>;
+/** `info`: what a Web-standard server can tell the handler besides the Request. */
+export type CancelHandler = (request: Request, info?: { readonly remoteAddress?: string | undefined }) => Promise<Response>;
 
 /**
  * `POST /cancel_tool_call` as a Web-standard handler, for Hono, Deno, Bun or any fetch-style server.

@@ -55,22 +55,11 @@ export type BodyRead =
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 export function decodeUtf8(chunks: readonly Uint8Array[], size: number): BodyRead {
-  const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks, size);
   try {
-    return { ok: true, text: UTF8.decode(bytes) };
+    return { ok: true, text: UTF8.decode(Buffer.concat(chunks, size)) };
   } catch {
     return { ok: false, problem: "not-utf8" };
   }
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 /** The answer, for an adapter to write. `close`: the connection must not be reused (unread body). */

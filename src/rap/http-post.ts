@@ -26,9 +26,7 @@ export interface NoticeTarget {
 
 export function noticeTarget(baseUrl: string): NoticeTarget {
   const url = cancelUrl(baseUrl);
-  const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
-  const options: RequestOptions = { protocol, hostname, port, path, method: "POST", ...(auth === undefined ? {} : { auth }) };
-  return { url, options, send: url.protocol === "https:" ? httpsRequest : httpRequest };
+  return { url, options: { ...urlToHttpOptions(url), method: "POST" }, send: url.protocol === "https:" ? httpsRequest : httpRequest };
 }
 
 type NoticeDone = (error: Error | undefined, status: number) => void;

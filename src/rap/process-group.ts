@@ -51,35 +51,20 @@ export const RUN_MARKER = "ACP_CANCEL_RUN";
  * marker (docs/decisions.md, "RAP: a runner that dies"); its temp dir then stays.
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const { signal: abort, graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
   const notStarted = { code: null, signal: null, stdout: "", stderr: "", stopped: true } as const;
-  if (options.signal?.aborted) return notStarted;
+  if (abort?.aborted) return notStarted;
   // Listened for from the start: an abort while the temp dir is made must not be missed.
-  let stopped = false;
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<"aborted">((resolve) => (onAbort = () => ((stopped = true), resolve("aborted"))));
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    return await runStarted(command, args, options, aborted, () => stopped) ?? notStarted;
-  } finally {
-    options.signal?.removeEventListener("abort", onAbort);
-  }
-}
-
-/** Makes the temp dir and runs the command, unless the abort came first (then undefined). */
-async function runStarted(
-  command: string,
-  args: readonly string[],
-  options: RunOptions,
-  aborted: Promise<"aborted">,
-  isStopped: () => boolean,
-): Promise<RunResult | undefined> {
-  const { graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
+  const listening = new AbortController();
+  const aborted = new Promise<"aborted">((resolve) => {
+    abort?.addEventListener("abort", () => resolve("aborted"), { once: true, signal: listening.signal });
+  });
   const tempDir = await mkdtemp(join(tmpdir(), "rap-call-"));
   const marker = randomUUID();
   // Everything of the run is born from now on (less one tick: start times are rounded down).
   const bornAfter = hasProcTable() ? uptimeTicks() - 1 : 0;
   try {
-    if (isStopped()) return undefined; // aborted while the temp dir was made: nothing starts
+    if (abort?.aborted) return notStarted; // aborted while the temp dir was made: nothing starts
     const child = spawn(command, [...args], {
       detached: true,
       cwd: tempDir,
@@ -114,8 +99,9 @@ async function runStarted(
     const [code, signal] = first === "aborted" ? await exited : first;
     child.stdout.destroy();
     child.stderr.destroy();
-    return { code, signal, ...output, stopped: isStopped() };
+    return { code, signal, ...output, stopped: abort?.aborted === true };
   } finally {
+    listening.abort();
     await rm(tempDir, { recursive: true, force: true });
   }
 }

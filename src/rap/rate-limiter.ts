@@ -2,23 +2,22 @@
 export interface RateLimit {
   readonly perSecond: number;
   readonly burst: number;
-  /** Clients remembered at once; the least recently seen is forgotten first. Default 10,000. */
-  readonly maxClients?: number;
 }
 
+/** Clients remembered at once; the least recently seen is forgotten first. */
+const MAX_CLIENTS = 10_000;
+
 /** Per principal: a runtime cancelling a busy thread sends a notice per call at once, so the burst is generous. */
-export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200, maxClients: 10_000 };
+export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200 };
 
 /** Per address, before authentication: ten times an authentic runtime's allowance, so it stops only floods. */
-export const DEFAULT_FLOOD_LIMIT: RateLimit = { perSecond: 1000, burst: 2000, maxClients: 10_000 };
+export const DEFAULT_FLOOD_LIMIT: RateLimit = { perSecond: 1000, burst: 2000 };
 
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
-  private readonly maxClients: number;
 
   constructor(private readonly limit: RateLimit) {
     if (!(limit.perSecond > 0) || !(limit.burst >= 1)) throw new RangeError("rate limit needs perSecond > 0 and burst >= 1");
-    this.maxClients = limit.maxClients ?? 10_000;
   }
 
   /** Takes one token for `client`; false when its bucket is empty. */
@@ -28,7 +27,7 @@ export class RateLimiter {
     const bucket = this.buckets.get(client) ?? { tokens: burst, at: now };
     // Re-inserting keeps the Map in least-recently-seen order; a new client past the cap pushes out the oldest.
     this.buckets.delete(client);
-    if (this.buckets.size >= this.maxClients) this.buckets.delete(this.buckets.keys().next().value as string);
+    if (this.buckets.size >= MAX_CLIENTS) this.buckets.delete(this.buckets.keys().next().value as string);
     this.buckets.set(client, bucket);
     bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
     bucket.at = now;
