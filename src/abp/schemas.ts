@@ -89,7 +89,8 @@ export function isExactEnvelope(value: unknown): value is z.infer<typeof Envelop
  * The common case of `CallResultSchema` (`success`, and maybe `data` and `cancelled`), by hand:
  * true only when zod would accept `value` as it is. Errors and metadata go to zod.
  */
-export function isPlainCallResult(value: Record<string, unknown>): boolean {
+export function isPlainCallResult(value: unknown): boolean {
+  if (!isObject(value)) return false;
   for (const key in value) if (key !== "success" && key !== "data" && key !== "cancelled") return false;
   const { success, cancelled } = value;
   if (typeof success !== "boolean" || (cancelled !== undefined && typeof cancelled !== "boolean")) return false;
