@@ -24,17 +24,9 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
-import { envelopeIdOf } from "./app/validate.js";
+import { checkEnvelope } from "./app/validate.js";
 import { AbpClosedError, AbpProtocolError, type AbpTransport, type TransportRequestOptions } from "./client.js";
-import {
-  describeIssue,
-  EnvelopeSchema,
-  isExactEnvelope,
-  isPlainCallResult,
-  NotificationSchema,
-  ProgressSchema,
-  RESULT_SCHEMAS,
-} from "./schemas.js";
+import { describeIssue, isPlainCallResult, NotificationSchema, ProgressSchema, RESULT_SCHEMAS } from "./schemas.js";
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;
@@ -119,13 +111,9 @@ export class EnvelopeChannel implements AbpTransport {
     if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
     const value = messageValue(data);
     if (value === NOT_JSON) return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
-    let envelope: z.infer<typeof EnvelopeSchema>;
-    if (isExactEnvelope(value)) envelope = value;
-    else {
-      const parsed = EnvelopeSchema.safeParse(value);
-      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, envelopeIdOf(value));
-      envelope = parsed.data;
-    }
+    const checked = checkEnvelope(value);
+    if (!checked.ok) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${checked.message}`, checked.id);
+    const { envelope } = checked;
     switch (envelope.type) {
       case "initialize-result":
       case "capabilities/call-result":

@@ -84,33 +84,30 @@ export class RedisTransport implements BusTransport {
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
-    const state = { commands: false, listener: false, subscribed: false };
-    const report = () => onConnectedChange(state.commands && state.listener && state.subscribed);
+    let subscribed: Promise<void> | undefined;
+    let isSubscribed = false;
+    const report = () => onConnectedChange(commands.isReady && listener.isReady && isSubscribed);
     // Subscribe once, at the listener's first "ready" (now or after a backend that was down comes
-    // up); the client resubscribes by itself after later reconnects.
-    const subscribe = async () => {
-      if (state.subscribed) return;
-      await listener.subscribe(this.channel, (raw) => {
+    // up); the client resubscribes by itself after later reconnects. One subscription: two would
+    // deliver every message twice.
+    const subscribe = () => {
+      subscribed ??= listener.subscribe(this.channel, (raw) => {
         const message = parseBusMessage(raw);
         if (message !== undefined) onMessage(message);
-      });
-      state.subscribed = true;
-      report();
-    };
-    for (const [name, client] of [["commands", commands], ["listener", listener]] as const) {
-      client.on("error", () => undefined); // reported through the state below; the client reconnects
-      client.on("ready", () => {
-        state[name] = true;
-        if (name === "listener") subscribe().catch(() => undefined);
+      }).then(() => {
+        isSubscribed = true;
         report();
+      }, (error: unknown) => {
+        subscribed = undefined; // tried again at the next "ready"
+        throw error;
       });
-      for (const lost of ["end", "reconnecting"]) {
-        client.on(lost, () => {
-          state[name] = false;
-          report();
-        });
-      }
+      return subscribed;
+    };
+    for (const client of [commands, listener]) {
+      client.on("error", () => undefined); // reported through `report` (the client's own isReady); it reconnects
+      for (const event of ["ready", "end", "reconnecting"]) client.on(event, report);
     }
+    listener.on("ready", () => void subscribe().catch(() => undefined));
     // A backend down at start: give up waiting at the first error (the clients keep reconnecting).
     const firstError = new Promise<never>((_, reject) => commands.once("error", reject));
     const connecting = Promise.all([commands.connect(), listener.connect()]);
