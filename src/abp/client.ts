@@ -83,7 +83,7 @@ export type AbpCallResult = CallResult & {
   unconfirmed?: true;
 };
 
-export interface AbpCall {
+interface AbpCall {
   callId: string;
   capability: string;
   /** Set when the call is cancelled from this side. */

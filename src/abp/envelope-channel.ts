@@ -1,8 +1,8 @@
 /**
  * The agent side of an envelope channel: sends requests with fresh envelope ids, matches each
  * `-result` to its request by that id, validates everything that comes back, and rejects whatever
- * is pending when the channel goes away. Its two carriers, postMessage and WebSocket, only supply
- * `send` and feed `receive` / `fail`.
+ * is pending when the channel goes away. Its carriers (postMessage, WebSocket, Playwright) only
+ * supply `send` and feed `receive` (or `answer` / `reject`) and `fail`.
  */
 import type { z } from "zod";
 import {
@@ -24,17 +24,9 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
-import { envelopeIdOf } from "./app/validate.js";
+import { checkEnvelope } from "./app/validate.js";
 import { AbpClosedError, AbpProtocolError, type AbpTransport, type TransportRequestOptions } from "./client.js";
-import {
-  describeIssue,
-  EnvelopeSchema,
-  isExactEnvelope,
-  isPlainCallResult,
-  NotificationSchema,
-  ProgressSchema,
-  RESULT_SCHEMAS,
-} from "./schemas.js";
+import { describeIssue, isPlainCallResult, NotificationSchema, ProgressSchema, RESULT_SCHEMAS } from "./schemas.js";
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;
@@ -63,10 +55,15 @@ export class EnvelopeChannel implements AbpTransport {
   private closedWith: AbpClosedError | undefined = undefined;
   private markClosed!: (error: AbpClosedError) => void;
 
+  /**
+   * `send` may return a promise for a one-way message (`shutdown`), which `shutdown` then awaits;
+   * `peer` names the other side in errors.
+   */
   constructor(
-    private readonly send: (envelope: Envelope) => void,
+    private readonly send: (envelope: Envelope) => void | Promise<void>,
     private readonly options: EnvelopeChannelOptions = {},
     private readonly onClose: () => void = () => {},
+    private readonly peer = "the app",
   ) {
     this.closed = new Promise((resolve) => {
       this.markClosed = resolve;
@@ -99,7 +96,7 @@ export class EnvelopeChannel implements AbpTransport {
 
   async shutdown(payload: ShutdownPayload): Promise<void> {
     if (this.closedWith !== undefined) throw this.closedWith;
-    this.send({ type: "shutdown", timestamp: Date.now(), payload });
+    await this.send({ type: "shutdown", timestamp: Date.now(), payload });
   }
 
   async close(): Promise<void> {
@@ -114,18 +111,14 @@ export class EnvelopeChannel implements AbpTransport {
     if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
     const value = messageValue(data);
     if (value === NOT_JSON) return this.refuse("INVALID_MESSAGE", "message from the app is not valid JSON");
-    let envelope: z.infer<typeof EnvelopeSchema>;
-    if (isExactEnvelope(value)) envelope = value;
-    else {
-      const parsed = EnvelopeSchema.safeParse(value);
-      if (!parsed.success) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${describeIssue(parsed.error)}`, envelopeIdOf(value));
-      envelope = parsed.data;
-    }
+    const checked = checkEnvelope(value);
+    if (!checked.ok) return this.refuse("INVALID_MESSAGE", `invalid envelope from the app: ${checked.message}`, checked.id);
+    const { envelope } = checked;
     switch (envelope.type) {
       case "initialize-result":
       case "capabilities/call-result":
       case "capabilities/cancel-result":
-        return this.answer(envelope.type, envelope.id, envelope.payload);
+        return this.settle(envelope.type, envelope.id, envelope.payload);
       case "progress": {
         const progress = ProgressSchema.safeParse(envelope.payload);
         if (!progress.success) return this.refuse("INVALID_MESSAGE", `invalid progress from the app: ${describeIssue(progress.error)}`);
@@ -148,6 +141,22 @@ export class EnvelopeChannel implements AbpTransport {
       default:
         return this.refuse("UNEXPECTED_TYPE", `the app sent "${envelope.type}", which only an agent sends`);
     }
+  }
+
+  /** A carrier without envelopes (Playwright) hands over the answer to request `id`: measured and checked here. */
+  answer(id: string, payload: unknown): void {
+    const waiting = this.pending.get(id);
+    if (waiting === undefined) return;
+    const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
+    if (messageSize(payload, max) > max) {
+      return this.refuse("MESSAGE_TOO_LARGE", `${waiting.type} answer from ${this.peer} is over the size limit of ${max} bytes`, id);
+    }
+    this.settle(RESULT_TYPE[waiting.type], id, payload);
+  }
+
+  /** A carrier says request `id` (and only it) failed. */
+  reject(id: string, error: Error): void {
+    this.take(id)?.reject(error);
   }
 
   /** The adapter says the channel is gone; everything pending rejects with `reason`. */
@@ -195,7 +204,7 @@ export class EnvelopeChannel implements AbpTransport {
     });
   }
 
-  private answer(type: MessageType, id: string | undefined, payload: Record<string, unknown>): void {
+  private settle(type: MessageType, id: string | undefined, payload: unknown): void {
     // Every answer settles its request, well-formed or not.
     const waiting = this.take(id);
     // Answers to calls already settled here (after a grace period or a shutdown) are dropped.
@@ -207,7 +216,8 @@ export class EnvelopeChannel implements AbpTransport {
     if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) return waiting.resolve(payload);
     const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
     if (!parsed.success) {
-      return waiting.reject(new AbpProtocolError("INVALID_MESSAGE", `invalid ${type} from the app: ${describeIssue(parsed.error)}`));
+      const problem = `invalid ${waiting.type} answer from ${this.peer}: ${describeIssue(parsed.error)}`;
+      return waiting.reject(new AbpProtocolError("INVALID_MESSAGE", problem));
     }
     waiting.resolve(parsed.data);
   }

@@ -1,21 +1,13 @@
 /**
- * zod schemas for everything the agent side receives from an app: every field is untrusted.
- * (The page checks what it receives by hand, to stay free of dependencies.)
+ * zod schemas for what the agent side receives from an app inside an envelope: every field is
+ * untrusted. (The envelope itself is checked by hand, as the page checks it: validate.ts.)
  */
 import { z } from "zod";
-import { LIMITS, MESSAGE_TYPES, type RequestType } from "./app/protocol.js";
-import { isId, isObject } from "./app/validate.js";
+import { LIMITS, type RequestType } from "./app/protocol.js";
+import { isObject } from "./app/validate.js";
 
 const Id = z.string().min(1).max(LIMITS.maxIdLength);
 const Text = z.string().max(LIMITS.maxTextLength);
-
-export const EnvelopeSchema = z.object({
-  type: z.enum(MESSAGE_TYPES),
-  id: Id.optional(),
-  timestamp: z.number().finite(),
-  // Checked as a plain object, not copied key by key: each kind of payload has its own schema below.
-  payload: z.custom<Record<string, unknown>>(isObject, "expected an object"),
-});
 
 const AbpErrorSchema = z.looseObject({
   code: Text,
@@ -67,29 +59,12 @@ export const NotificationSchema = z.object({
   data: z.unknown().optional(),
 });
 
-const MESSAGE_TYPE_SET: ReadonlySet<string> = new Set(MESSAGE_TYPES);
-const ENVELOPE_KEYS: ReadonlySet<string> = new Set(["type", "id", "timestamp", "payload"]);
-
-/**
- * The common case of `EnvelopeSchema`, checked by hand without a copy: true only when zod would
- * accept `value` and give back the same fields (no others to strip). Anything else goes to zod,
- * which says what is wrong.
- */
-export function isExactEnvelope(value: unknown): value is z.infer<typeof EnvelopeSchema> {
-  if (!isObject(value)) return false;
-  for (const key in value) if (!ENVELOPE_KEYS.has(key)) return false;
-  const { type, id, timestamp } = value;
-  return typeof type === "string" && MESSAGE_TYPE_SET.has(type) &&
-    (id === undefined || isId(id)) &&
-    typeof timestamp === "number" && Number.isFinite(timestamp) &&
-    isObject(value.payload);
-}
-
 /**
  * The common case of `CallResultSchema` (`success`, and maybe `data` and `cancelled`), by hand:
  * true only when zod would accept `value` as it is. Errors and metadata go to zod.
  */
-export function isPlainCallResult(value: Record<string, unknown>): boolean {
+export function isPlainCallResult(value: unknown): boolean {
+  if (!isObject(value)) return false;
   for (const key in value) if (key !== "success" && key !== "data" && key !== "cancelled") return false;
   const { success, cancelled } = value;
   if (typeof success !== "boolean" || (cancelled !== undefined && typeof cancelled !== "boolean")) return false;

@@ -8,14 +8,6 @@ import type { OrphanedClaim, OrphanSweepOptions } from "./cancel-bus.js";
 const MAX_TIMER_MS = 2_147_483_647;
 const MIN_SWEEP_MS = 10;
 
-/** Throws a RangeError naming `option` unless `value` is an integer number of ms a sweep can wait. */
-export function checkSweepMs(option: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < MIN_SWEEP_MS || value > MAX_TIMER_MS) {
-    throw new RangeError(`${option} must be an integer number of ms from ${MIN_SWEEP_MS} to ${MAX_TIMER_MS}, got ${String(value)}`);
-  }
-  return value;
-}
-
 export class OrphanSweep {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
@@ -29,7 +21,10 @@ export class OrphanSweep {
     private readonly find: () => Promise<OrphanedClaim[]>,
     private readonly forget: (orphan: OrphanedClaim) => Promise<void>,
   ) {
-    checkSweepMs("everyMs", options.everyMs);
+    const { everyMs } = options;
+    if (typeof everyMs !== "number" || !Number.isInteger(everyMs) || everyMs < MIN_SWEEP_MS || everyMs > MAX_TIMER_MS) {
+      throw new RangeError(`everyMs must be an integer number of ms from ${MIN_SWEEP_MS} to ${MAX_TIMER_MS}, got ${String(everyMs)}`);
+    }
     this.schedule();
   }
 

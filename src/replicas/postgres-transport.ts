@@ -7,9 +7,9 @@
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
 import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
-import { reconnectDelay } from "./transport.js";
+import { parseBusMessage, reconnectDelay } from "./transport.js";
 
-export interface PostgresTransportOptions {
+interface PostgresTransportOptions {
   /** A `pg` connection string (postgres://user@host:port/db). */
   url: string;
   /** Channel and table-name prefix: a plain SQL identifier. */
@@ -80,7 +80,7 @@ export class PostgresTransport implements BusTransport {
     client.on("error", onLost);
     client.on("end", onLost);
     client.on("notification", (notice) => {
-      const message = parse(notice.payload);
+      const message = parseBusMessage(notice.payload);
       if (message !== undefined) onMessage(message);
     });
     try {
@@ -233,15 +233,5 @@ export class PostgresTransport implements BusTransport {
   private query<Row extends object = object>(sql: string, values: unknown[]) {
     if (this.pool === undefined) throw new Error("the PostgreSQL bus is not connected");
     return this.pool.query<Row & import("pg").QueryResultRow>(sql, values);
-  }
-}
-
-function parse(raw: string | undefined): BusMessage | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const message = JSON.parse(raw) as BusMessage;
-    return typeof message === "object" && message !== null && typeof message.key === "string" ? message : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -44,7 +44,7 @@ export interface ForwardedNotice {
 }
 
 /** The bus key of one principal's RAP call (thread ids and tool call ids are bounded RAP ids). */
-export const rapCallKey = (principal: string, threadId: string, toolCallId: string) =>
+const rapCallKey = (principal: string, threadId: string, toolCallId: string) =>
   `rap-call:${JSON.stringify([principal, threadId, toolCallId])}`;
 
 /** `registry`, with its calls claimed on `bus` and its notices forwarded through it. */

@@ -9,8 +9,8 @@
 import { randomUUID } from "node:crypto";
 import type { RedisClientType } from "redis";
 import { BusUnavailableError } from "./cancel-bus.js";
-import { loadRedis, reconnectStrategy } from "./redis-transport.js";
-import { bounded, closeWithin, REPLICA_DEFAULTS } from "./transport.js";
+import { loadRedis } from "./redis-transport.js";
+import { bounded, closeWithin, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 const HIT = `
 local t = redis.call('TIME')
@@ -45,7 +45,7 @@ export async function redisRateCounter(url: string, options: RedisRateCounterOpt
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { reconnectStrategy, connectTimeout: operationMs },
+    socket: { reconnectStrategy: reconnectDelay, connectTimeout: operationMs },
   }) as RedisClientType;
   client.on("error", () => undefined); // the client reconnects; hits reject meanwhile
   await bounded(client.connect(), operationMs * 5, () => new BusUnavailableError("redis", "connect")).catch(() => undefined);

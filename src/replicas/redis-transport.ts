@@ -6,7 +6,7 @@
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
 import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
-import { reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
+import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 /**
  * Deletes a lease only while this replica still holds it (another may have taken the key over),
@@ -44,13 +44,10 @@ if held and cjson.decode(held).replica == ARGV[2] and redis.call('EXISTS', KEYS[
 end
 return 0`;
 
-export interface RedisTransportOptions {
+interface RedisTransportOptions {
   url: string;
   namespace: string;
 }
-
-/** Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile). */
-export const reconnectStrategy = reconnectDelay;
 
 export async function loadRedis(): Promise<typeof CreateClient> {
   try {
@@ -75,51 +72,42 @@ export class RedisTransport implements BusTransport {
     this.claims = `${options.namespace}:claims`;
   }
 
-  /** The command client, for other users of the same Redis (e.g. the guardian's rate counter). */
-  get client(): RedisClientType | undefined {
-    return this.commands;
-  }
-
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
     const createClient = await loadRedis();
     // No offline queue: a command while disconnected fails at once instead of waiting for a reconnect.
     const commands = createClient({
       url: this.options.url,
       disableOfflineQueue: true,
-      socket: { reconnectStrategy, connectTimeout: REPLICA_DEFAULTS.operationMs },
+      // Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile).
+      socket: { reconnectStrategy: reconnectDelay, connectTimeout: REPLICA_DEFAULTS.operationMs },
     }) as RedisClientType;
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
-    const state = { commands: false, listener: false, subscribed: false };
-    const report = () => onConnectedChange(state.commands && state.listener && state.subscribed);
+    let subscribed: Promise<void> | undefined;
+    let isSubscribed = false;
+    const report = () => onConnectedChange(commands.isReady && listener.isReady && isSubscribed);
     // Subscribe once, at the listener's first "ready" (now or after a backend that was down comes
-    // up); the client resubscribes by itself after later reconnects.
-    const subscribe = async () => {
-      if (state.subscribed) return;
-      await listener.subscribe(this.channel, (raw) => {
-        const message = parse(raw);
+    // up); the client resubscribes by itself after later reconnects. One subscription: two would
+    // deliver every message twice.
+    const subscribe = () => {
+      subscribed ??= listener.subscribe(this.channel, (raw) => {
+        const message = parseBusMessage(raw);
         if (message !== undefined) onMessage(message);
+      }).then(() => {
+        isSubscribed = true;
+        report();
+      }, (error: unknown) => {
+        subscribed = undefined; // tried again at the next "ready"
+        throw error;
       });
-      state.subscribed = true;
-      report();
+      return subscribed;
     };
-    for (const [name, client] of [["commands", commands], ["listener", listener]] as const) {
-      client.on("error", () => undefined); // reported through the state below; the client reconnects
-      client.on("ready", () => {
-        state[name] = true;
-        if (name === "listener") subscribe().catch(() => undefined);
-        report();
-      });
-      client.on("end", () => {
-        state[name] = false;
-        report();
-      });
-      client.on("reconnecting", () => {
-        state[name] = false;
-        report();
-      });
+    for (const client of [commands, listener]) {
+      client.on("error", () => undefined); // reported through `report` (the client's own isReady); it reconnects
+      for (const event of ["ready", "end", "reconnecting"]) client.on(event, report);
     }
+    listener.on("ready", () => void subscribe().catch(() => undefined));
     // A backend down at start: give up waiting at the first error (the clients keep reconnecting).
     const firstError = new Promise<never>((_, reject) => commands.once("error", reject));
     const connecting = Promise.all([commands.connect(), listener.connect()]);
@@ -130,11 +118,11 @@ export class RedisTransport implements BusTransport {
   }
 
   async publish(message: BusMessage): Promise<void> {
-    await this.client_().publish(this.channel, JSON.stringify(message));
+    await this.client().publish(this.channel, JSON.stringify(message));
   }
 
   async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
-    const batch = this.client_().multi();
+    const batch = this.client().multi();
     for (const { key, remembered } of cancels) {
       batch.set(this.earlyKey(key), JSON.stringify(remembered), { expiration: { type: "PX", value: ms } });
     }
@@ -145,7 +133,7 @@ export class RedisTransport implements BusTransport {
   async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
     const found = new Map<string, RememberedCancel>();
     if (keys.length === 0) return found;
-    const values = await this.client_().mGet(keys.map((key) => this.earlyKey(key)));
+    const values = await this.client().mGet(keys.map((key) => this.earlyKey(key)));
     values.forEach((raw, i) => {
       if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as RememberedCancel);
     });
@@ -153,7 +141,7 @@ export class RedisTransport implements BusTransport {
   }
 
   async lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void> {
-    const batch = this.client_().multi();
+    const batch = this.client().multi();
     for (const { key, record } of keys) {
       batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
       if (record !== undefined) batch.hSet(this.claims, key, JSON.stringify({ replica, record }));
@@ -162,11 +150,11 @@ export class RedisTransport implements BusTransport {
   }
 
   async unlease(key: string, replica: string, dropRecord: boolean): Promise<void> {
-    await this.client_().eval(UNLEASE, { keys: [this.ownerKey(key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
+    await this.client().eval(UNLEASE, { keys: [this.ownerKey(key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
   }
 
   async orphans(prefix: string, limit: number): Promise<ClaimRecord[]> {
-    const flat = (await this.client_().eval(ORPHANS, {
+    const flat = (await this.client().eval(ORPHANS, {
       keys: [this.claims],
       arguments: [prefix, this.ownerKey(""), String(limit)],
     })) as string[];
@@ -180,11 +168,11 @@ export class RedisTransport implements BusTransport {
 
   async forget(orphan: ClaimRecord): Promise<void> {
     const keys = [this.claims, this.ownerKey(orphan.key)];
-    await this.client_().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
+    await this.client().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }
 
   async holder(key: string): Promise<KeyHolder> {
-    const [owner, held] = (await this.client_().multi().get(this.ownerKey(key)).hGet(this.claims, key).exec()) as unknown[];
+    const [owner, held] = (await this.client().multi().get(this.ownerKey(key)).hGet(this.claims, key).exec()) as unknown[];
     const recorded = typeof held === "string" ? parseRecord(held)?.replica : undefined;
     return { owner: typeof owner === "string" ? owner : undefined, recorded };
   }
@@ -203,7 +191,7 @@ export class RedisTransport implements BusTransport {
     }
   }
 
-  private client_(): RedisClientType {
+  private client(): RedisClientType {
     if (this.commands === undefined) throw new Error("the Redis bus is not connected");
     return this.commands;
   }
@@ -221,15 +209,6 @@ function parseRecord(raw: string): { replica: string; record: string } | undefin
   try {
     const held = JSON.parse(raw) as { replica?: unknown; record?: unknown };
     return typeof held.replica === "string" && typeof held.record === "string" ? { replica: held.replica, record: held.record } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function parse(raw: string): BusMessage | undefined {
-  try {
-    const message = JSON.parse(raw) as BusMessage;
-    return typeof message === "object" && message !== null && typeof message.key === "string" ? message : undefined;
   } catch {
     return undefined;
   }

@@ -77,6 +77,16 @@ export interface BusTransport {
   destroy(): void;
 }
 
+/** A message as the backend delivered it, or undefined when it is not one (another writer on the channel). */
+export function parseBusMessage(raw: string | undefined): BusMessage | undefined {
+  try {
+    const message = JSON.parse(raw ?? "") as BusMessage;
+    return typeof message === "object" && message !== null && typeof message.key === "string" ? message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Rejects with `error()` when `promise` has not settled within `ms`. */
 export function bounded<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

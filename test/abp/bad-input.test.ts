@@ -33,8 +33,8 @@ const FROM_AGENT: { input: unknown; code: string; message: RegExp }[] = [
 
 const FROM_APP: { input: unknown; message: RegExp }[] = [
   { input: "{oops", message: /^AbpProtocolError: message from the app is not valid JSON/ },
-  { input: { type: "bogus", timestamp: 1, payload: {} }, message: /^AbpProtocolError: invalid envelope from the app: type:/ },
-  { input: { type: "progress", timestamp: "now", payload: {} }, message: /^AbpProtocolError: invalid envelope from the app: timestamp:/ },
+  { input: { type: "bogus", timestamp: 1, payload: {} }, message: /^AbpProtocolError: invalid envelope from the app: unknown message type "bogus"/ },
+  { input: { type: "progress", timestamp: "now", payload: {} }, message: /^AbpProtocolError: invalid envelope from the app: envelope timestamp must be a number/ },
   { input: { type: "initialize", id: "i1", timestamp: 1, payload: {} }, message: /"initialize", which only an agent sends/ },
   { input: OVER_LIMIT, message: /^AbpProtocolError: message from the app is over the size limit of 1048576 bytes$/ },
 ];

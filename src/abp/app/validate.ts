@@ -10,7 +10,6 @@ import {
   type InitializeParams,
   LIMITS,
   MESSAGE_TYPES,
-  type MessageType,
   messageSize,
   messageValue,
   NOT_JSON,
@@ -26,9 +25,8 @@ export type AgentMessage =
   | (Envelope<CancelRequest> & { type: "capabilities/cancel"; id: string })
   | (Envelope<ShutdownPayload> & { type: "shutdown" });
 
-export type Checked =
-  | { ok: true; message: AgentMessage }
-  | { ok: false; code: string; message: string; id?: string };
+type Refusal = { ok: false; code: string; message: string; id?: string };
+export type Checked = { ok: true; message: AgentMessage } | Refusal;
 
 type Fields = Record<string, unknown>;
 
@@ -49,6 +47,16 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
   }
   const value = messageValue(data);
   if (value === NOT_JSON) return fail(ERROR_CODES.invalidMessage, "message is not valid JSON");
+  const checked = checkEnvelope(value);
+  if (!checked.ok) return checked;
+  const { envelope } = checked;
+  const problem = checkPayload(envelope.type, envelope.payload, envelope.id);
+  if (problem !== undefined) return fail(ERROR_CODES.invalidMessage, problem, envelope.id);
+  return { ok: true, message: envelope as unknown as AgentMessage };
+}
+
+/** An envelope's own fields (what its payload holds is checked per type), alike on both sides. */
+export function checkEnvelope(value: unknown): { ok: true; envelope: Envelope<Fields> } | Refusal {
   if (!isObject(value)) return fail(ERROR_CODES.invalidMessage, "envelope must be an object");
   const id = isId(value.id) ? value.id : undefined;
   if (value.id !== undefined && id === undefined) {
@@ -62,12 +70,10 @@ export function checkAgentMessage(data: unknown, maxBytes: number = LIMITS.maxMe
     return fail(ERROR_CODES.invalidMessage, "envelope timestamp must be a number", id);
   }
   if (!isObject(value.payload)) return fail(ERROR_CODES.invalidMessage, "envelope payload must be an object", id);
-  const problem = checkPayload(value.type as MessageType, value.payload, id);
-  if (problem !== undefined) return fail(ERROR_CODES.invalidMessage, problem, id);
-  return { ok: true, message: value as unknown as AgentMessage };
+  return { ok: true, envelope: value as unknown as Envelope<Fields> };
 }
 
-function checkPayload(type: MessageType, p: Fields, id: string | undefined): string | undefined {
+function checkPayload(type: Envelope["type"], p: Fields, id: string | undefined): string | undefined {
   if (type in RESULT_TYPE && id === undefined) return `${type} needs an envelope id`;
   switch (type) {
     case "initialize": {
@@ -153,6 +159,6 @@ export function envelopeIdOf(data: unknown): string | undefined {
   return isId(id) ? id : undefined;
 }
 
-function fail(code: string, message: string, id?: string): Checked {
+function fail(code: string, message: string, id?: string): Refusal {
   return id === undefined ? { ok: false, code, message } : { ok: false, code, message, id };
 }
