@@ -69,11 +69,11 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     // The tool cell's user allows the tool when asked: it must really run before Stop.
     run.wire.allowDialogs = scenario.when === "tool";
     const promptAt = performance.now();
-    let promptId = run.wire.request("session/prompt", {
+    let prompt: { id: number } = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: model.script(scenario.script) }],
-    }).id;
-    const answered = () => ends(promptId).length > 0;
+    });
+    const answered = () => ends(prompt.id).length > 0;
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
       "at-once": () => true,
@@ -83,7 +83,7 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
       "tool": () => run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0")),
     };
     await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
-    const early = ends(promptId)[0];
+    const early = ends(prompt.id)[0];
     const { name, accepted } = scenario;
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
     if (early !== undefined) return judge({ ...base, endedBeforeStop: early.outcome, answers: [], leftRunning: [] });
@@ -91,24 +91,25 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
       return notReached(scenario, placement, limits.underWayMs);
     }
     let stopAt = performance.now();
-    promptId = scenario.stop(run, session.sessionId, promptId) ?? promptId;
+    const judged = scenario.stop(run, session.sessionId, prompt.id);
+    if (judged !== undefined) prompt = { id: judged };
     if (scenario.judge === "exit") {
       await until(() => run.exit !== undefined, limits.stopMs);
-      await until(() => run.processes().length === 0, limits.settleMs);
+      await until(() => run.processes().length === 0 && model.openRequests() === 0, limits.settleMs);
       const leftRunning = run.processes().map(describeProcess);
       return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning, undone: await undone(model, stopAt) });
     }
     await until(ended, limits.stopMs);
     if (scenario.nextPrompt === true && answered()) {
       stopAt = performance.now();
-      promptId = run.wire.request("session/prompt", {
+      prompt = run.wire.request("session/prompt", {
         sessionId: session.sessionId,
         prompt: [{ type: "text", text: model.script("finish") }],
-      }).id;
+      });
       await until(ended, limits.stopMs);
     }
     if (answered()) await sleep(REPEAT_WINDOW_MS);
-    const answers = ends(promptId).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
+    const answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
     if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
     await until(() => !run.processes().some(isNew) && model.openRequests() === 0, limits.settleMs);
     return judge({
