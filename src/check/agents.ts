@@ -1,6 +1,6 @@
 /**
  * How to run each known agent offline against the scripted model: the environment (built from
- * scratch around a fresh HOME), the config files it reads, how it authenticates, the ACP version,
+ * scratch around a fresh HOME), the config files it reads, how it authenticates,
  * and what to send after `session/new` so that tools run (or ask) without a model-based judge.
  * Facts found running each one against the scripted model (docs/interop.md).
  */
@@ -28,8 +28,6 @@ export interface AgentRecipe {
   readonly files: readonly { path: string; content: string }[];
   /** Arguments the agent's command needs to speak ACP (e.g. `--acp`), when started by its plain bin. */
   readonly acpArgs: readonly string[];
-  /** The `protocolVersion` to ask for at `initialize`. */
-  readonly protocolVersion: 1 | 2;
   /** `authenticate` params to send before `session/new` (undefined: none needed). */
   readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
   /** Requests to send once a session exists, before the first prompt. */
@@ -80,7 +78,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       return {
         ...common,
         dialect: "anthropic",
-        protocolVersion: v2 ? 2 : 1,
         // Its default "auto" mode lets a model-based classifier approve tools; offline it blocks
         // them. "default" asks before Bash; the editor answers the dialog.
         sessionSetup: (sessionId) => [
@@ -98,7 +95,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       return {
         ...common,
         dialect: "openai-responses",
-        protocolVersion: 1,
         authenticate: { methodId: "api-key" },
         // Its default mode ("agent") has a reviewer model judge each escalation; offline there is none.
         // "workspace-write" asks the editor instead; "agent-full-access" never asks.
@@ -121,7 +117,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
         ...common,
         acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
         dialect: "gemini",
-        protocolVersion: 1,
         authenticate: { methodId: "gemini-api-key" },
         honoursCancelRequest: false,
       };
@@ -137,7 +132,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
         ...common,
         acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
         dialect: "openai-chat",
-        protocolVersion: 1,
         authenticate: { methodId: "openai" },
         honoursCancelRequest: false,
       };
@@ -145,7 +139,7 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" });
       common.files.push({ path: join(home, ".config", "opencode", "opencode.json"), content: opencodeConfig(modelUrl, ask) });
       // 1.18.33 does not answer $/cancel_request (docs/interop.md).
-      return { ...common, acpArgs: ["acp"], dialect: "openai-chat", protocolVersion: 1, honoursCancelRequest: false };
+      return { ...common, acpArgs: ["acp"], dialect: "openai-chat", honoursCancelRequest: false };
   }
 }
 
@@ -158,10 +152,10 @@ export function writeRecipeFiles(recipe: AgentRecipe): void {
   }
 }
 
-/** Which known agent a command line runs, from its words (undefined: not one we know). */
-export function recognizeAgent(command: readonly string[]): AgentName | undefined {
+/** Which known agent a command line runs, from its words, asked for ACP `protocol` (undefined: not one we know). */
+export function recognizeAgent(command: readonly string[], protocol: 1 | 2 = 1): AgentName | undefined {
   const words = command.join(" ");
-  if (/claude-agent-acp/.test(words)) return process.env.CLAUDE_AGENT_ACP_PROTOCOL === "v2" ? "claude-agent-acp-v2" : "claude-agent-acp";
+  if (/claude-agent-acp/.test(words)) return protocol === 2 ? "claude-agent-acp-v2" : "claude-agent-acp";
   if (/codex-acp/.test(words)) return "codex-acp";
   if (/gemini/.test(words)) return "gemini-cli";
   if (/qwen/.test(words)) return "qwen-code";

@@ -57,6 +57,7 @@ export class EditorWire {
       // The check offers no fs or terminal capability: anything else it is asked is unknown to it.
       this.send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
     } else if (!("method" in message)) this.waiters.get(message.id)?.(message);
+    else if (message.method === "$/cancel_request") this.answerCancelled((message.params as { requestId?: unknown } | undefined)?.requestId);
     if (isRequest && this.allowDialogs) this.allowDialog(message.id);
     this.onMessage(message);
   }
@@ -80,10 +81,13 @@ export class EditorWire {
   /** Answers every open dialog `cancelled`, as an editor does when its user presses Stop. */
   cancelDialogs(): void {
     this.allowDialogs = false;
-    for (const id of this.openDialogs.keys()) {
-      this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "cancelled" } } });
-    }
-    this.openDialogs.clear();
+    for (const id of [...this.openDialogs.keys()]) this.answerCancelled(id);
+  }
+
+  /** Answers one open dialog `cancelled` (Stop, or the agent withdrew it by `$/cancel_request`). */
+  private answerCancelled(id: unknown): void {
+    if (!this.openDialogs.delete(id)) return;
+    this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "cancelled" } } });
   }
 
   /** Answers one open dialog with its allow-once option (else another allow, else the first): the user allowed it. */
@@ -102,7 +106,21 @@ export class EditorWire {
   }
 
   /** `session/update`s read since `since` (performance.now()). */
-  updatesSince(since: number): Logged[] {
-    return this.log.filter((entry) => entry.dir === "in" && entry.at >= since && entry.message.method === "session/update");
+  private updatesSince(since: number): { at: number; update: Message }[] {
+    return this.log
+      .filter((entry) => entry.dir === "in" && entry.at >= since && entry.message.method === "session/update")
+      .map((entry) => ({ at: entry.at, update: ((entry.message.params as Message | undefined)?.update ?? {}) as Message }));
+  }
+
+  /** Whether the turn showed work since `since`: an update other than v2's state and echoed user message. */
+  progressSince(since: number): boolean {
+    return this.updatesSince(since).some(({ update }) => update.sessionUpdate !== "state_update" && update.sessionUpdate !== "user_message");
+  }
+
+  /** v2: the stop reasons of the idle `state_update`s read since `since`, with when. */
+  idlesSince(since: number): { at: number; outcome: string }[] {
+    return this.updatesSince(since)
+      .filter(({ update }) => update.sessionUpdate === "state_update" && update.state === "idle")
+      .map(({ at, update }) => ({ at, outcome: typeof update.stopReason === "string" ? update.stopReason : "idle without stopReason" }));
   }
 }

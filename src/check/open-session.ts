@@ -18,15 +18,18 @@ export class AgentUnusableError extends Error {
 export interface OpenedSession {
   readonly sessionId: string;
   readonly initialize: Message;
+  /** The version in force: the agent's answer to the one asked for. */
+  readonly protocol: 1 | 2;
 }
 
-export async function openSession(run: AgentRun, model: ModelSource, limitMs: number): Promise<OpenedSession> {
-  const init = await ask(run, "initialize", {
-    protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    clientInfo: { name: "acp-cancel-check", version: "1" },
-  }, limitMs);
-  if (model.authenticate !== undefined) await ask(run, "authenticate", model.authenticate, limitMs);
+const CLIENT = { name: "acp-cancel-check", version: "1" };
+
+/** Opens a session, asking for ACP `protocol` (the agent may answer an older one: that one is in force). */
+export async function openSession(run: AgentRun, model: ModelSource, limitMs: number, protocol: 1 | 2): Promise<OpenedSession> {
+  const v1 = { clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: CLIENT };
+  const init = await ask(run, "initialize", { protocolVersion: protocol, ...(protocol === 2 ? { info: CLIENT, capabilities: {} } : v1) }, limitMs);
+  // v2 renamed `authenticate` to `auth/login` (same params).
+  if (model.authenticate !== undefined) await ask(run, protocolOf(init) === 2 ? "auth/login" : "authenticate", model.authenticate, limitMs);
   const created = await ask(run, "session/new", { cwd: model.cwd, mcpServers: [] }, limitMs);
   const sessionId = created.sessionId;
   if (typeof sessionId !== "string") {
@@ -35,8 +38,10 @@ export async function openSession(run: AgentRun, model: ModelSource, limitMs: nu
   if (model.afterSession !== undefined) {
     await model.afterSession((method, params) => ask(run, method, params, limitMs), sessionId);
   }
-  return { sessionId, initialize: init };
+  return { sessionId, initialize: init, protocol: protocolOf(init) };
 }
+
+const protocolOf = (init: Message): 1 | 2 => (init.protocolVersion === 2 ? 2 : 1);
 
 /** Sends one request and returns its result, or throws AgentUnusableError saying why there is none. */
 async function ask(run: AgentRun, method: string, params: unknown, limitMs: number): Promise<Message> {

@@ -6,9 +6,10 @@ import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { ProcessEntry } from "../os/index.js";
 import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
+import type { EditorWire, Logged, Message } from "./editor-wire.js";
 import type { ModelSource } from "./model.js";
 import { openSession, type OpenedSession } from "./open-session.js";
-import type { Scenario } from "./scenarios.js";
+import { inForce, type Scenario, sessionCancel } from "./scenarios.js";
 import type { Cell, Placement } from "./scorecard.js";
 import { judge, type Observation, outcomeOf } from "./verdict.js";
 
@@ -28,6 +29,8 @@ export interface CellContext {
   readonly model: ModelSource;
   readonly limits: CellLimits;
   readonly bridgeArgs: readonly string[];
+  /** The ACP version to ask for at `initialize`. */
+  readonly protocol: 1 | 2;
   /** Sees the session each run opened (the first one names the agent in the scorecard). */
   readonly opened?: (session: OpenedSession) => void;
 }
@@ -50,45 +53,49 @@ async function until(check: () => boolean, limitMs: number): Promise<boolean> {
   }
 }
 
-export async function runCell(scenario: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
+export async function runCell(asked: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
   const { model, limits } = context;
+  let scenario = asked;
   const { agent, env } = model.runFor(scenario.script, context.agent);
   // Started where the user ran the check (a relative agent path works), its session in the model's folder.
   const run = new AgentRun(placement, agent, { env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
   try {
-    const session = await openSession(run, model, limits.startMs);
+    const session = await openSession(run, model, limits.startMs, context.protocol);
     context.opened?.(session);
+    scenario = inForce(asked, session.protocol);
+    const ends = (id: number) => turnEnds(run.wire, id, session.protocol);
     const baseline = run.processes();
     const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
     // The tool cell's user allows the tool when asked: it must really run before Stop.
     run.wire.allowDialogs = scenario.when === "tool";
     const promptAt = performance.now();
-    let prompt = run.wire.request("session/prompt", {
+    let prompt: { id: number } = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: model.script(scenario.script) }],
     });
-    const answered = () => run.wire.answersTo(prompt.id).length > 0;
+    const answered = () => ends(prompt.id).length > 0;
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
       "at-once": () => true,
-      "under-way": () => run.wire.updatesSince(promptAt).length > 0 || run.wire.openDialogs.size > 0,
+      "under-way": () => run.wire.progressSince(promptAt) || run.wire.openDialogs.size > 0,
       "dialog": () => run.wire.openDialogs.size > 0,
       // The tool: a new process running the scripted command (it names the file it would write).
       "tool": () => run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0")),
     };
     await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
-    const early = run.wire.answersTo(prompt.id)[0];
+    const early = ends(prompt.id)[0];
     const { name, accepted } = scenario;
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
-    if (early !== undefined) return judge({ ...base, endedBeforeStop: outcomeOf(early.message), answers: [], leftRunning: [] });
+    if (early !== undefined) return judge({ ...base, endedBeforeStop: early.outcome, answers: [], leftRunning: [] });
     if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
       return notReached(scenario, placement, limits.underWayMs);
     }
     let stopAt = performance.now();
-    scenario.stop(run, session.sessionId, prompt.id);
+    const judged = scenario.stop(run, session.sessionId, prompt.id);
+    if (judged !== undefined) prompt = { id: judged };
     if (scenario.judge === "exit") {
       await until(() => run.exit !== undefined, limits.stopMs);
-      await until(() => run.processes().length === 0, limits.settleMs);
+      await until(() => run.processes().length === 0 && model.openRequests() === 0, limits.settleMs);
       const leftRunning = run.processes().map(describeProcess);
       return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning, undone: await undone(model, stopAt) });
     }
@@ -102,17 +109,33 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
       await until(ended, limits.stopMs);
     }
     if (answered()) await sleep(REPEAT_WINDOW_MS);
+    const answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
+    if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
     await until(() => !run.processes().some(isNew) && model.openRequests() === 0, limits.settleMs);
     return judge({
       ...base,
       ...exitSeen(run, stopAt),
-      answers: run.wire.answersTo(prompt.id).map((entry) => ({ atMs: entry.at - stopAt, outcome: outcomeOf(entry.message) })),
+      answers,
       leftRunning: run.processes().filter(isNew).map(describeProcess),
       undone: await undone(model, stopAt),
     });
   } finally {
     await run.dispose();
   }
+}
+
+/**
+ * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges
+ * insertion, so a prompt inserted ends with each idle `state_update` after that; one withdrawn ends
+ * with its error.
+ */
+function turnEnds(wire: EditorWire, id: number, protocol: number): { at: number; outcome: string }[] {
+  const answers = wire.answersTo(id);
+  const inserted = protocol === 2 ? answers.find((entry) => typeof (entry.message.result as Message | undefined)?.messageId === "string") : undefined;
+  const idles = inserted === undefined ? [] : wire.idlesSince(inserted.at);
+  // A v2 result without a messageId (a v1 `{stopReason}`, say) is invalid there: it is not taken for a stop.
+  const told = (entry: Logged) => ({ at: entry.at, outcome: protocol === 2 && "result" in entry.message ? "answer without messageId" : outcomeOf(entry.message) });
+  return [...answers.filter((entry) => entry !== inserted).map(told), ...idles].sort((a, b) => a.at - b.at);
 }
 
 function exitSeen(run: AgentRun, stopAt: number): Pick<Observation, "exit"> {

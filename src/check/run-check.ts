@@ -18,6 +18,8 @@ export interface CheckOptions {
   /** Only the scenarios with these names (all when undefined). */
   readonly only?: readonly string[];
   readonly bridgeArgs?: readonly string[];
+  /** The ACP version to ask for (default 1); the agent's answer is the one in force. */
+  readonly protocol?: 1 | 2;
   /** This package's version, for the scorecard. */
   readonly version: string;
   /** Told of each cell as it is judged (the CLI prints progress). */
@@ -47,6 +49,7 @@ export async function runCheck(options: CheckOptions): Promise<Scorecard> {
         model,
         limits: options.limits,
         bridgeArgs: options.bridgeArgs ?? [],
+        protocol: options.protocol ?? 1,
         opened: (session) => {
           first ??= session;
         },
@@ -71,11 +74,12 @@ export async function runCheck(options: CheckOptions): Promise<Scorecard> {
 
 function agentInfo(session: OpenedSession | undefined): Partial<Scorecard["agent"]> {
   type Info = { name?: unknown; title?: unknown; version?: unknown };
-  const init = session?.initialize as { protocolVersion?: unknown; agentInfo?: Info } | undefined;
-  const name = init?.agentInfo?.name ?? init?.agentInfo?.title;
+  const init = session?.initialize as { protocolVersion?: unknown; agentInfo?: Info; info?: Info } | undefined;
+  const info = init?.agentInfo ?? init?.info; // v2 calls it info
+  const name = info?.name ?? info?.title;
   return {
     ...(typeof name === "string" ? { name } : {}),
-    ...(typeof init?.agentInfo?.version === "string" ? { agentVersion: init.agentInfo.version } : {}),
+    ...(typeof info?.version === "string" ? { agentVersion: info.version } : {}),
     ...(typeof init?.protocolVersion === "number" ? { protocolVersion: init.protocolVersion } : {}),
   };
 }

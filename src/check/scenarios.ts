@@ -19,14 +19,18 @@ export interface Scenario {
    * once a permission dialog is open; once a process the turn started runs (its tool).
    */
   readonly when: "at-once" | "under-way" | "dialog" | "tool";
-  /** Sends the Stop. */
-  stop(run: AgentRun, sessionId: string, promptId: number): void;
+  /** Sends the Stop; returns the id of the prompt to judge when it is not the stopped one. */
+  stop(run: AgentRun, sessionId: string, promptId: number): number | void;
   /** Judged on the session's next prompt (scripted to finish) instead of the stopped one. */
   readonly nextPrompt?: boolean;
+  /** Once judged, the running turn is stopped by `session/cancel` before the cell settles. */
+  readonly thenCancel?: boolean;
+  /** What differs when ACP v2 is in force (docs/check.md). */
+  readonly v2?: Partial<Pick<Scenario, "accepted" | "stop" | "thenCancel">>;
 }
 
 /** Stop as editors send it: `session/cancel`, and the open dialogs answered `cancelled`. */
-function sessionCancel(run: AgentRun, sessionId: string): void {
+export function sessionCancel(run: AgentRun, sessionId: string): void {
   run.wire.notify("session/cancel", { sessionId });
   run.wire.cancelDialogs();
 }
@@ -50,6 +54,17 @@ export const SCENARIOS: readonly Scenario[] = [
     script: "hold",
     when: "under-way",
     stop: (run, _sessionId, promptId) => run.wire.notify("$/cancel_request", { requestId: promptId }),
+    // In v2 a prompt's request ends once the prompt is inserted: what `$/cancel_request` can stop is
+    // a prompt still queued behind the running turn. It must be withdrawn, -32800.
+    v2: {
+      accepted: ["error -32800"],
+      stop: (run, sessionId) => {
+        const queued = run.wire.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "And then this." }] });
+        run.wire.notify("$/cancel_request", { requestId: queued.id });
+        return queued.id;
+      },
+      thenCancel: true,
+    },
   },
   {
     name: "cancel right after the prompt",
@@ -58,6 +73,8 @@ export const SCENARIOS: readonly Scenario[] = [
     script: "hold",
     when: "at-once",
     stop: (run, sessionId) => sessionCancel(run, sessionId),
+    // v2: a prompt the cancel reached before its insertion is withdrawn (-32800); no turn ran.
+    v2: { accepted: [...CANCELLED, "error -32800"] },
   },
   {
     name: "stdin closed mid-turn",
@@ -101,6 +118,11 @@ export const SCENARIOS: readonly Scenario[] = [
     nextPrompt: true,
   },
 ];
+
+/** The scenario as it runs under `protocol`. */
+export function inForce(scenario: Scenario, protocol: number): Scenario {
+  return protocol === 2 && scenario.v2 !== undefined ? { ...scenario, ...scenario.v2 } : scenario;
+}
 
 /** Scenarios that need turns scripted by the model server: their reason to be left out without one. */
 export function needsScriptedModel(scenario: Scenario): string | undefined {

@@ -18,19 +18,14 @@ const SIDE_EFFECT_DELAY_MS = 3000;
 /** The command names no agent that --model-server has a recipe for. */
 export class UnknownAgentError extends Error {}
 
-export async function scriptedModel(command: AgentCommand): Promise<ModelSource> {
-  const name = recognizeAgent([command.command, ...command.args]);
+export async function scriptedModel(command: AgentCommand, protocol: 1 | 2 = 1): Promise<ModelSource> {
+  const name = recognizeAgent([command.command, ...command.args], protocol);
   if (name === undefined) {
     throw new UnknownAgentError(`--model-server has recipes for ${AGENT_NAMES.join(", ")}; '${command.command}' is none of them`);
   }
   const root = mkdtempSync(join(tmpdir(), "acp-cancel-check-model-"));
   const server = await startModelServer();
   let recipe: AgentRecipe = recipeIn(name, server.url, root, "hold");
-  if (recipe.protocolVersion !== 1) {
-    await server.close();
-    rmSync(root, { recursive: true, force: true });
-    throw new UnknownAgentError(`${name} speaks ACP v${recipe.protocolVersion} here; check drives v1 (unset CLAUDE_AGENT_ACP_PROTOCOL)`);
-  }
   let sideEffect: ModelSource["sideEffect"];
   let files = 0;
   return {

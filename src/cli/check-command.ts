@@ -28,6 +28,7 @@ const OPTIONS = {
   "stop-limit-ms": { type: "string" },
   "start-limit-ms": { type: "string" },
   "bridge-arg": { type: "string", multiple: true },
+  "protocol": { type: "string" },
   "quiet": { type: "boolean" },
 } as const;
 
@@ -65,11 +66,15 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
     stopMs: milliseconds("--stop-limit-ms", values["stop-limit-ms"], DEFAULT_LIMITS.stopMs),
     startMs: milliseconds("--start-limit-ms", values["start-limit-ms"], DEFAULT_LIMITS.startMs),
   };
+  if (values.protocol !== undefined && values.protocol !== "v1" && values.protocol !== "v2") {
+    throw new UsageError(`--protocol is v1 or v2, got '${values.protocol}'`);
+  }
+  const protocol = values.protocol === "v2" ? 2 : 1;
   if (values.json !== undefined) checkWritable(values.json);
   const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
   let model: ModelSource;
   try {
-    model = values["model-server"] === true ? await scriptedModel({ command, args }) : ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
+    model = values["model-server"] === true ? await scriptedModel({ command, args }, protocol) : ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
   } catch (error) {
     rmSync(cwd, { recursive: true, force: true });
     if (error instanceof UnknownAgentError) throw new UsageError(error.message);
@@ -84,6 +89,7 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
       ...(placement === undefined ? {} : { placements: [placement as Placement] }),
       ...(values.only === undefined ? {} : { only: values.only }),
       bridgeArgs: values["bridge-arg"] ?? [],
+      protocol,
       onCell: (cell) => {
         if (values.quiet !== true) process.stderr.write(`${cell.scenario}, ${cell.placement}: ${cellText(cell)}\n`);
       },

@@ -117,6 +117,7 @@ Options:
   --stop-limit-ms N      how long to wait from Stop for the answer or exit (default ${DEFAULT_LIMITS.stopMs})
   --start-limit-ms N     how long to wait for each of initialize and session/new (default ${DEFAULT_LIMITS.startMs})
   --bridge-arg ARG       a flag for 'acp-cancel bridge' (repeatable), e.g. --bridge-arg=--grace-ms=500
+  --protocol v1|v2       the ACP version to ask for (default v1); the agent's answer is the one checked
   --quiet                no progress lines on stderr
   -h, --help             print this help and exit 0
 

@@ -3,7 +3,8 @@
  * (test/fixtures/check-agent.ts): one that honours both cancels, one that ignores
  * `$/cancel_request`, one that never ends its turn, one that crashes when told to stop, one that
  * leaves its tool running; and the bad input (no command, a command not found, an agent that
- * exits at once or prints junk). Each asserts the table, the JSON and the exit status.
+ * exits at once or prints junk). Each asserts the table, the JSON and the exit status. The same
+ * verdicts hold for their ACP v2 twins (test/fixtures/check-agent-v2.ts) under `--protocol v2`.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Cell, Scorecard } from "../../src/check/scorecard.js";
 import { readProcess } from "../../src/os/index.js";
+import { ConformanceTracker } from "../support/schema-validator.js";
 import { CLI } from "../support/bridge-harness.js";
 import { fixturePath } from "../support/spawn-peer.js";
 
@@ -109,6 +111,54 @@ describe("acp-cancel check against SDK agents whose Stop behaviour is known", fu
     assert.equal(readProcess(direct.leftRunning[0]?.pid ?? 0), undefined);
   });
 
+  describe("ACP v2 (--protocol v2): SDK 2.4.0 agents on the v2 draft API (test/fixtures/check-agent-v2.ts)", () => {
+    const agentV2 = (...args: string[]) => ["--protocol", "v2", "--", process.execPath, fixturePath("check-agent-v2"), ...args];
+
+    it("an agent that honours both cancels: every cell holds; every message check sends is valid v2", async function () {
+      this.timeout(180_000); // ten cells, each a tapped agent started twice over
+      // A passive tap in front of the agent records each run's wire (the bridge's side, for bridge cells).
+      const log = join(dir, "v2-wire.jsonl");
+      const tapped = ["--protocol", "v2", "--", process.execPath, fixturePath("wire-tap"), log, "--", process.execPath, fixturePath("check-agent-v2")];
+      const { ran, card, cell } = await check([...FAST, ...tapped]);
+      assert.equal(ran.status, 0, ran.stdout);
+      assert.deepEqual([card.agent.name, card.agent.protocolVersion], ["check-agent-v2-honour", 2]);
+      assert.equal(card.cells.length, 10);
+      for (const c of card.cells) assert.equal(c.verdict, "pass", `${c.scenario}, ${c.placement}: ${c.note}`);
+      // Stop ends the turn with an idle state_update; a queued prompt is withdrawn by $/cancel_request.
+      assert.equal(cell("session/cancel", "direct").outcome, "cancelled");
+      assert.equal(cell("$/cancel_request", "direct").outcome, "error -32800");
+      const wire = readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { dir: string; line: string });
+      const conformance = new ConformanceTracker("check's v2 wire");
+      for (const { dir: to, line } of wire) conformance.see(to === "to-agent" ? "a" : "b", JSON.parse(line), to === "to-agent");
+      assert.equal(conformance.firstProblem, undefined);
+      const sent = wire.filter((entry) => entry.dir === "to-agent").map((entry) => (JSON.parse(entry.line) as { method?: string }).method);
+      for (const method of ["initialize", "session/new", "session/prompt", "session/cancel", "$/cancel_request"]) assert.ok(sent.includes(method), method);
+    });
+
+    it("an agent that ignores $/cancel_request: the queued prompt is not withdrawn directly; the bridge withdraws it", async () => {
+      const { ran, cell } = await check([...FAST, "--only", "$/cancel_request", ...agentV2("--mode", "session-cancel-only")]);
+      assert.equal(ran.status, 1);
+      assert.deepEqual([cell("$/cancel_request", "direct").verdict, cell("$/cancel_request", "direct").outcome], ["fail", "none"]);
+      assert.deepEqual([cell("$/cancel_request", "bridge").verdict, cell("$/cancel_request", "bridge").outcome], ["pass", "error -32800"]);
+    });
+
+    it("an agent that never ends its turn: ✘ directly; through the bridge the idle state_update comes after its grace", async () => {
+      const { ran, cell } = await check([...FAST, "--only", "session/cancel", ...agentV2("--mode", "never-ends")]);
+      assert.equal(ran.status, 1);
+      assert.equal(cell("session/cancel", "direct").verdict, "fail");
+      const bridged = cell("session/cancel", "bridge");
+      assert.deepEqual([bridged.verdict, bridged.outcome], ["pass", "cancelled"]);
+      assert.ok((bridged.stopToAnswerMs ?? 0) >= 500, `answered after the 500 ms grace: ${bridged.stopToAnswerMs}`);
+    });
+
+    it("an agent that crashes when told to stop: ✘ in both placements", async () => {
+      const { ran, cell } = await check([...FAST, "--only", "session/cancel", ...agentV2("--mode", "crash")]);
+      assert.equal(ran.status, 1);
+      assert.equal(cell("session/cancel", "direct").note, "no answer; the agent ended (exit 3)");
+      assert.equal(cell("session/cancel", "bridge").verdict, "fail");
+    });
+  });
+
   describe("bad input: one clear line and a documented exit status", () => {
     const assertClear = (ran: Ran, status: number, what: RegExp) => {
       assert.equal(ran.status, status, ran.stderr);
@@ -125,6 +175,7 @@ describe("acp-cancel check against SDK agents whose Stop behaviour is known", fu
 
     it("an unknown scenario, or --model-server for an agent it has no recipe for: 2", async () => {
       assertClear(await cli(["check", "--only", "nope", "--", "x"]), 2, /--only: no scenario 'nope' \(one of: session\/cancel,/);
+      assertClear(await cli(["check", "--protocol", "3", "--", "x"]), 2, /--protocol is v1 or v2, got '3'/);
       const unknown = await cli(["check", "--model-server", "--", "my-agent"]);
       assertClear(unknown, 2, /--model-server has recipes for .*'my-agent' is none of them/);
     });
