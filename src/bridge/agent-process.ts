@@ -20,33 +20,22 @@ export interface AgentProcess {
 
 /** A spawn failure with a message for people and the exit status to report it with. */
 export class AgentSpawnError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number,
-  ) {
+  constructor(message: string, readonly exitCode: number) {
     super(message);
   }
 }
 
 /** Starts the agent as a process group leader, so stopping it stops what it started: no orphans. */
-export function spawnAgent(
-  command: string,
-  args: readonly string[],
-  warn: (text: string) => void,
-): Promise<AgentProcess> {
+export function spawnAgent(command: string, args: readonly string[], warn: (text: string) => void): Promise<AgentProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-    const exited = new Promise<AgentExit>((done) =>
-      child.once("exit", (code, signal) => done({ code, signal })),
-    );
+    const exited = new Promise<AgentExit>((done) => child.once("exit", (code, signal) => done({ code, signal })));
     child.once("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT")
-        reject(new AgentSpawnError(`agent command not found: ${command}`, ExitCode.notFound));
+      if (error.code === "ENOENT") reject(new AgentSpawnError(`agent command not found: ${command}`, ExitCode.notFound));
       else if (error.code === "EACCES") {
         const what = isDirectory(command) ? "is a directory" : "is not executable";
         reject(new AgentSpawnError(`agent command ${what}: ${command}`, ExitCode.notExecutable));
-      } else
-        reject(new AgentSpawnError(`cannot start agent ${command}: ${error.message}`, ExitCode.internal));
+      } else reject(new AgentSpawnError(`cannot start agent ${command}: ${error.message}`, ExitCode.internal));
     });
     child.once("spawn", () => {
       const watchdogFailed = (error: Error) => warn(`the agent's watchdog did not start: ${error.message}`);
@@ -78,9 +67,7 @@ function isDirectory(path: string): boolean {
 
 /** "exited with code 3", "was killed by SIGKILL". */
 export function describeExit(exit: AgentExit): string {
-  return exit.signal !== null
-    ? `agent was killed by ${exit.signal}`
-    : `agent exited with code ${exit.code ?? 0}`;
+  return exit.signal !== null ? `agent was killed by ${exit.signal}` : `agent exited with code ${exit.code ?? 0}`;
 }
 
 /** The bridge's own exit status for an agent exit: its code, or 128 + signal number. */

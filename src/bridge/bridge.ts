@@ -18,7 +18,7 @@ import { idAtLineStart } from "./line-head-id.js";
 import { Logger } from "./logger.js";
 import { missingPackagesMessage, OTEL_PACKAGES } from "./optional-packages.js";
 import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
-import { RefusedFileError } from "./private-file.js";
+import { cannotWrite } from "./private-file.js";
 import { TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import { TraceWriter } from "./trace-writer.js";
@@ -384,10 +384,4 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
   logger.debug(`started agent ${options.command} (pid ${agent.child.pid})`);
   const session = new BridgeSession(settings, logger, trace, agent, hooks);
   return finish(await session.run());
-}
-
-/** "--trace: cannot write 'FILE': refused: it is a symbolic link", or the system's reason. */
-function cannotWrite(flag: string, file: string | undefined, error: unknown): string {
-  const why = error instanceof RefusedFileError ? `refused: ${error.message}` : error instanceof Error ? error.message : String(error);
-  return `${flag}: cannot write '${file}': ${why}`;
 }

@@ -50,16 +50,12 @@ export class Logger {
 
   private readonly repeats = new Map<string, number>();
 
-  /** One line per kind of repeated warning that was cut short. */
-  private sumUpRepeats(): void {
+  /** Sums up each kind of repeated warning that was cut short, then closes the file. */
+  close(): Promise<void> {
     for (const [kind, seen] of this.repeats) {
       if (seen > REPEATS_SHOWN) this.warn(`${seen - REPEATS_SHOWN} more warnings like "${kind}" were not printed (${seen} in all)`);
     }
     this.repeats.clear();
-  }
-
-  close(): Promise<void> {
-    this.sumUpRepeats();
     if (this.sink === process.stderr) return Promise.resolve();
     return new Promise((resolve) => this.sink.end(resolve));
   }

@@ -34,3 +34,23 @@ function refusalFor(stat: { isFile(): boolean; uid: number; nlink: number }): st
   if (stat.nlink > 1) return "it has other hard links";
   return undefined;
 }
+
+const FILE_ERRORS: ReadonlyMap<string, string> = new Map([
+  ["ENOENT", "no such file or directory"],
+  ["EISDIR", "is a directory"],
+  ["ENOTDIR", "a part of the path is not a directory"],
+  ["EACCES", "permission denied"],
+  ["EPERM", "permission denied"],
+]);
+
+/** "no such file", "is a directory", ... for the file errors people actually meet. */
+export function describeFileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return FILE_ERRORS.get(code ?? "") ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** "--trace: cannot write 'FILE': refused: it is a symbolic link", or why the system said no. */
+export function cannotWrite(flag: string, file: string | undefined, error: unknown): string {
+  const why = error instanceof RefusedFileError ? `refused: ${error.message}` : describeFileError(error);
+  return `${flag}: cannot write '${file}': ${why}`;
+}

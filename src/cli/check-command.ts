@@ -14,7 +14,8 @@ import { cellText, renderMarkdown, renderTable } from "../check/render.js";
 import { DEFAULT_LIMITS, runCheck, SCENARIO_NAMES } from "../check/run-check.js";
 import { allHold, PLACEMENTS, type Placement } from "../check/scorecard.js";
 import { escapeControl } from "../wire/index.js";
-import { CliInputError, describeFileError } from "./cli-error.js";
+import { cannotWrite } from "../bridge/private-file.js";
+import { CliInputError } from "./cli-error.js";
 import { packageVersion } from "./help.js";
 import { UsageError } from "./parse-bridge-args.js";
 
@@ -44,7 +45,7 @@ function checkWritable(file: string): void {
   try {
     closeSync(openSync(file, "w"));
   } catch (error) {
-    throw new CliInputError(`--json: cannot write '${file}': ${describeFileError(error)}`, ExitCode.cannotCreate);
+    throw new CliInputError(cannotWrite("--json", file, error), ExitCode.cannotCreate);
   }
 }
 

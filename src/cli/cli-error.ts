@@ -1,26 +1,12 @@
 import { closeSync, readFileSync } from "node:fs";
 import { ExitCode } from "../bridge/exit-codes.js";
-import { openPrivateFile, RefusedFileError } from "../bridge/private-file.js";
+import { cannotWrite, describeFileError, openPrivateFile } from "../bridge/private-file.js";
 
 /** A mistake in what the user gave the CLI, reported as one line and a documented exit status. */
 export class CliInputError extends Error {
   constructor(message: string, readonly exitCode: number) {
     super(message);
   }
-}
-
-const FILE_ERRORS: ReadonlyMap<string, string> = new Map([
-  ["ENOENT", "no such file or directory"],
-  ["EISDIR", "is a directory"],
-  ["ENOTDIR", "a part of the path is not a directory"],
-  ["EACCES", "permission denied"],
-  ["EPERM", "permission denied"],
-]);
-
-/** "no such file", "is a directory", ... for the file errors people actually meet. */
-export function describeFileError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return FILE_ERRORS.get(code ?? "") ?? (error instanceof Error ? error.message : String(error));
 }
 
 /** Reads a file the user named, or fails with exit status 66 naming the file and why. */
@@ -37,7 +23,6 @@ export function checkPrivateFile(flag: "--trace" | "--log-file", file: string): 
   try {
     closeSync(openPrivateFile(file, flag === "--log-file" ? "append" : "replace"));
   } catch (error) {
-    const why = error instanceof RefusedFileError ? `refused: ${error.message}` : describeFileError(error);
-    throw new CliInputError(`${flag}: cannot write '${file}': ${why}`, ExitCode.cannotCreate);
+    throw new CliInputError(cannotWrite(flag, file, error), ExitCode.cannotCreate);
   }
 }

@@ -109,15 +109,17 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   const set = <K extends keyof BridgeOptions>(key: K, value: BridgeOptions[K] | undefined) => {
     if (value !== undefined) options[key] = value;
   };
-  const ms = (flag: string, text: string | undefined) => (text === undefined ? undefined : durationMs(`--${flag}`, text));
-  set("graceMs", ms("grace-ms", values["grace-ms"]));
+  const durations = [
+    ["grace-ms", "graceMs"], ["exit-grace-ms", "exitGraceMs"], ["kill-grace-ms", "killGraceMs"], ["turn-end-window-ms", "turnEndWindowMs"],
+  ] as const;
+  for (const [flag, key] of durations) {
+    const text = values[flag];
+    if (text !== undefined) options[key] = durationMs(`--${flag}`, text);
+  }
   const lineBytes = values["max-line-bytes"];
   const maxLineBytes = lineBytes === undefined ? undefined : nonNegativeInteger("--max-line-bytes", lineBytes, "bytes");
   if (maxLineBytes === 0) throw new UsageError("--max-line-bytes takes a positive number of bytes, got '0'");
   set("maxLineBytes", maxLineBytes);
-  set("exitGraceMs", ms("exit-grace-ms", values["exit-grace-ms"]));
-  set("killGraceMs", ms("kill-grace-ms", values["kill-grace-ms"]));
-  set("turnEndWindowMs", ms("turn-end-window-ms", values["turn-end-window-ms"]));
   const cleanupMethods = values["cleanup-method"] ?? [];
   for (const method of cleanupMethods) {
     if (method === "" || method.startsWith("$/") || /\s/.test(method))

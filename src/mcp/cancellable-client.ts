@@ -4,7 +4,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type Call, type CallLinks, Calls, doomedBy } from "../core/call.js";
 import { JobCancelledError, traceCarrier } from "../core/index.js";
 import { guarded, reportErrors } from "../core/report-errors.js";
-import { ANY_RESULT } from "./any-result.js";
 import type { McpEvent, McpOutcome } from "./events.js";
 import { type McpRequester, TaskFollower } from "./task-follow.js";
 import { readTaskAnswer } from "./task-shapes.js";
@@ -47,10 +46,8 @@ export interface CancellableMcpClient<C extends McpClientLike = Client> {
   readonly inFlight: number;
 }
 
-/** What the binding keeps per request in flight (a class, so a visitor can tell it apart); `label` names the peer. */
-export class McpCall {
-  constructor(readonly method: string, readonly label: string | undefined) {}
-}
+/** What the binding keeps per request in flight; `label` names the peer. */
+type McpCall = { readonly method: string; readonly label: string | undefined };
 
 /**
  * Makes an MCP SDK client's requests children of the job tree, on the core call lifecycle. A cancel
@@ -90,7 +87,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
     // A task-augmented request is not cancelled with notifications/cancelled (the spec wants tasks/cancel): a cancel
     // waits for its answer, the task handle, within the grace; only the grace's end stops waiting.
     const taskRequest = task === undefined ? undefined : new AbortController();
-    const mcpCall = calls.start(new McpCall(method, label), links, {
+    const mcpCall = calls.start({ method, label }, links, {
       // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
       sendCancel: (c) => {
         // A task-augmented request in flight is not cancelled on the wire; its task will be.
@@ -181,6 +178,15 @@ export function cancellableMcpClient<C extends McpClientLike>(
     },
   };
 }
+
+/**
+ * A result schema that accepts any answer, in the two forms the SDK lines take: `safeParse` (1.x, as a
+ * zod 3 schema) and Standard Schema (2.x). The task calls check the answers themselves (task-shapes.ts).
+ */
+const ANY_RESULT = {
+  "safeParse": (data: unknown) => ({ success: true as const, data }),
+  "~standard": { version: 1 as const, vendor: "acp-cancel", validate: (value: unknown) => ({ value }) },
+};
 
 /** `callTool` of a 2.x `Client`: (params, options). */
 type SecondLineCallTool = (params: unknown, options: unknown) => Promise<CallToolResult>;

@@ -1,10 +1,10 @@
 /** MCP task shapes (spec 2025-11-25, `tasks`), checked by hand: this binding loads nothing of the SDK. */
 
 /** Every status the spec allows; the last three are terminal. */
-export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
+const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
 export type McpTaskStatus = (typeof TASK_STATUSES)[number];
 
-export function isTaskStatus(value: unknown): value is McpTaskStatus {
+function isTaskStatus(value: unknown): value is McpTaskStatus {
   return typeof value === "string" && (TASK_STATUSES as readonly string[]).includes(value);
 }
 
@@ -13,22 +13,19 @@ export function isTerminalStatus(status: McpTaskStatus): boolean {
 }
 
 /** What a `tools/call` answer is: a plain result, a task handle, or a task field that is not one. */
-export type TaskAnswer =
-  | { kind: "result" }
-  | { kind: "task"; taskId: string; status: McpTaskStatus; pollInterval: number | undefined }
-  | { kind: "bad"; problem: string };
+type TaskAnswer = { kind: "result" } | { kind: "task"; taskId: string } | { kind: "bad"; problem: string };
 
 /** Reads a request's answer: `{ task: { taskId, status, ... } }` is a task (CreateTaskResult). */
 export function readTaskAnswer(answer: unknown): TaskAnswer {
   if (typeof answer !== "object" || answer === null || !("task" in answer)) return { kind: "result" };
   const task = (answer as { task: unknown }).task;
   if (typeof task !== "object" || task === null) return { kind: "bad", problem: "the answer's task is not an object" };
-  const { taskId, status, pollInterval } = task as Record<string, unknown>;
+  const { taskId, status } = task as Record<string, unknown>;
   if (typeof taskId !== "string" || taskId.length === 0 || taskId.length > 512) {
     return { kind: "bad", problem: "the answer's task has no valid taskId (a non-empty string)" };
   }
   if (!isTaskStatus(status)) return { kind: "bad", problem: `task ${taskId} has status ${JSON.stringify(status)}, outside the spec's set` };
-  return { kind: "task", taskId, status, pollInterval: typeof pollInterval === "number" ? pollInterval : undefined };
+  return { kind: "task", taskId };
 }
 
 /** The status in a `tasks/get` or `tasks/cancel` answer; undefined (with why) when it is not one of the spec's. */

@@ -3,16 +3,6 @@
  * when each started, and stopping a set of processes without ever signalling a reused pid.
  * The bottom layer for whatever supervises processes (bridge, rap); imports nothing of ours.
  */
-export {
-  descendantsOf,
-  hasProcTable,
-  type ProcessEntry,
-  processesWithEnv,
-  readProcess,
-  readProcesses,
-  stillRunning,
-  TICKS_PER_SECOND,
-  uptimeTicks,
-} from "./process-table.js";
-export { KILL_WAIT_MS, terminate, type Terminated, type TerminateOptions } from "./terminate.js";
-export { armWatchdog, type WatchdogOptions } from "./watchdog.js";
+export * from "./process-table.js";
+export * from "./terminate.js";
+export * from "./watchdog.js";

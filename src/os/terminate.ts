@@ -12,8 +12,6 @@ export interface Terminated {
 export interface TerminateOptions {
   /** Time between SIGTERM and SIGKILL (ms). */
   readonly graceMs: number;
-  /** How long to wait for the SIGKILLed to go before giving up (ms). Default {@link KILL_WAIT_MS}. */
-  readonly killWaitMs?: number;
 }
 
 /** After SIGKILL the kernel needs only moments; this bounds the wait if something is stuck in D state. */
@@ -34,7 +32,7 @@ export async function terminate(targets: readonly ProcessEntry[], options: Termi
   while (alive().length > 0 && Date.now() < killAt) await sleep(POLL_MS);
   const survivors = alive();
   for (const survivor of survivors) signal(survivor.pid, "SIGKILL");
-  const giveUpAt = Date.now() + (options.killWaitMs ?? KILL_WAIT_MS);
+  const giveUpAt = Date.now() + KILL_WAIT_MS;
   while (survivors.some(stillRunning) && Date.now() < giveUpAt) await sleep(POLL_MS);
   return {
     terminated: terminated.map((t) => t.pid),

@@ -1,4 +1,4 @@
-import { diag, ProxyTracerProvider, trace, type Tracer, type TracerProvider } from "@opentelemetry/api";
+import { diag, ProxyTracerProvider, trace, type Tracer } from "@opentelemetry/api";
 import { type AnyJob, jobObserver, setJobObserver } from "../core/index.js";
 import { SpanObserver } from "./span-observer.js";
 
@@ -27,7 +27,7 @@ export interface TraceJobsOptions {
  */
 export function traceJobs(options: TraceJobsOptions = {}): () => void {
   const { tracer, tracerFor } = options;
-  const current = tracer === undefined ? registeredTracer() : () => tracer;
+  const current = tracer === undefined ? registeredTracer : () => tracer;
   // Without an SDK there is nothing to record: the seam stays unset and costs nothing.
   if (current() === undefined && tracerFor === undefined) {
     diag.warn("acp-cancel: no OpenTelemetry SDK is registered; call traceJobs() after registering one");
@@ -55,23 +55,10 @@ export function traceContext(job: AnyJob | undefined): Record<string, string> {
 }
 
 /**
- * The registered SDK's tracer, or undefined while none is registered, asked per job: the
- * API's global proxy answers with its delegate (a no-op until an SDK registers). Looked up
- * again whenever the proxy or its delegate changes (`trace.disable()` makes a new proxy).
+ * The registered SDK's tracer, or undefined while none is registered, asked per job: the API's
+ * global proxy answers with its delegate (none until an SDK registers; `trace.disable()` drops it).
  */
-function registeredTracer(): () => Tracer | undefined {
-  let seenProvider: TracerProvider | undefined = undefined;
-  let seenDelegate: TracerProvider | undefined = undefined;
-  let tracer: Tracer | undefined = undefined;
-  return () => {
-    const provider = trace.getTracerProvider();
-    const proxy = provider instanceof ProxyTracerProvider;
-    const delegate = proxy ? provider.getDelegate() : provider;
-    if (provider !== seenProvider || delegate !== seenDelegate) {
-      seenProvider = provider;
-      seenDelegate = delegate;
-      tracer = proxy ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);
-    }
-    return tracer;
-  };
+function registeredTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);
 }

@@ -8,21 +8,21 @@ export interface OtlpTracing {
 /**
  * Registers a Node tracer provider (W3C propagators, async context) exporting over OTLP/HTTP,
  * and turns jobs into spans. The exporter reads the standard `OTEL_EXPORTER_OTLP_*` variables,
- * the resource `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`. Rejects with an Error naming
- * the missing package when the OpenTelemetry SDK or exporter is not installed.
+ * the resource `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`. Rejects with Node's own error
+ * (naming the package) when the OpenTelemetry SDK or exporter is not installed.
  */
-export async function startOtlpTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): Promise<OtlpTracing> {
+export async function startOtlpTracing(serviceName: string): Promise<OtlpTracing> {
   const [node, otlp, resources] = await Promise.all([
-    importNamed("@opentelemetry/sdk-trace-node", () => import("@opentelemetry/sdk-trace-node")),
-    importNamed("@opentelemetry/exporter-trace-otlp-http", () => import("@opentelemetry/exporter-trace-otlp-http")),
-    importNamed("@opentelemetry/resources", () => import("@opentelemetry/resources")),
+    import("@opentelemetry/sdk-trace-node"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
   ]);
   const resource = resources
     .resourceFromAttributes({ "service.name": serviceName })
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const provider = new node.NodeTracerProvider({
     resource,
-    spanProcessors: [new node.BatchSpanProcessor(new otlp.OTLPTraceExporter({ timeoutMillis: exportTimeoutMs(env) }))],
+    spanProcessors: [new node.BatchSpanProcessor(new otlp.OTLPTraceExporter({ timeoutMillis: exportTimeoutMs(process.env) }))],
   });
   provider.register();
   const untrace = traceJobs({ tracer: provider.getTracer(TRACER_NAME) });
@@ -34,9 +34,6 @@ export async function startOtlpTracing(serviceName: string, env: NodeJS.ProcessE
   };
 }
 
-/** What this process waits for one export, its retries and the last flush at exit included (docs/tracing.md). */
-export const DEFAULT_EXPORT_TIMEOUT_MS = 1000;
-
 /**
  * The exporter's own variables, `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` then `OTEL_EXPORTER_OTLP_TIMEOUT`
  * (milliseconds), else 1 s rather than the specification's 10 s: a collector that refuses or never
@@ -47,13 +44,5 @@ export function exportTimeoutMs(env: NodeJS.ProcessEnv): number {
     const value = Number(env[name]?.trim() || Number.NaN);
     if (Number.isFinite(value) && value > 0) return value;
   }
-  return DEFAULT_EXPORT_TIMEOUT_MS;
-}
-
-async function importNamed<M>(name: string, load: () => Promise<M>): Promise<M> {
-  try {
-    return await load();
-  } catch (error) {
-    throw new Error(`${name} is not installed (npm install ${name})`, { cause: error });
-  }
+  return 1000;
 }

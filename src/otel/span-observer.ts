@@ -37,11 +37,6 @@ export class SpanObserver implements JobObserver {
     private readonly route?: (info: JobInfo) => Tracer | undefined,
   ) {}
 
-  /** The span of `job`, if it has one (spans stay known after they end, for late events). */
-  spanOf(job: AnyJob): Span | undefined {
-    return this.spans.get(job);
-  }
-
   onStart(job: AnyJob, info: JobInfo): void {
     const chosen = this.route?.(info);
     const tracer = chosen ?? this.tracer();

@@ -127,7 +127,7 @@ async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
     const found = [...group, ...descendantsOf(run.pid, all), ...processesWithEnv(RUN_MARKER, run.marker, all)];
     const members = [...new Map(found.filter((p) => p.startTicks >= run.startTicks).map((p) => [p.pid, p])).values()];
     if (members.length === 0) return;
-    await terminate(members, { graceMs: round === 0 ? graceMs : 0, killWaitMs: KILL_WAIT_MS });
+    await terminate(members, { graceMs: round === 0 ? graceMs : 0 });
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
 
-/** Writes JSON values as lines, reporting backpressure (`needsDrain`, `drained()`) so a relay can pause. */
+/** Writes JSON values as lines, reporting backpressure (`write`'s false, `drained()`) so a relay can pause. */
 export class NdjsonWriter {
   private closed = false;
   private draining: Promise<void> | undefined = undefined;
@@ -15,10 +15,6 @@ export class NdjsonWriter {
   write(value: unknown): boolean {
     if (this.closed || this.stream.destroyed || this.stream.writableEnded) return false;
     return this.stream.write(`${JSON.stringify(value)}\n`);
-  }
-
-  get needsDrain(): boolean {
-    return this.stream.writableNeedDrain;
   }
 
   /** Resolves when the stream drains, ends or fails; every waiter shares one promise. */

@@ -131,37 +131,37 @@ describe("NdjsonWriter", () => {
     const { stream } = sinkStream();
     const writer = new NdjsonWriter(stream);
     assert.equal(writer.write({ a: 1 }), true);
-    assert.equal(writer.needsDrain, false);
+    assert.equal(stream.writableNeedDrain, false);
     assert.equal(await isSettled(writer.drained()), true);
   });
 
   describe("backpressure", () => {
-    it("write returns false and needsDrain is true past the highWaterMark", () => {
+    it("write returns false and the stream needs a drain past the highWaterMark", () => {
       const { stream } = slowStream(4);
       const writer = new NdjsonWriter(stream);
-      assert.equal(writer.needsDrain, false);
+      assert.equal(stream.writableNeedDrain, false);
       assert.equal(writer.write({ abc: 1 }), false);
-      assert.equal(writer.needsDrain, true);
+      assert.equal(stream.writableNeedDrain, true);
     });
 
     it("a write under the highWaterMark returns true", () => {
       const { stream } = slowStream(64);
       const writer = new NdjsonWriter(stream);
       assert.equal(writer.write(1), true);
-      assert.equal(writer.needsDrain, false);
+      assert.equal(stream.writableNeedDrain, false);
     });
 
-    it("drained() waits for 'drain', then needsDrain is false", async () => {
+    it("drained() waits for 'drain', then the stream needs none", async () => {
       const { stream, written, release } = slowStream(4);
       const writer = new NdjsonWriter(stream);
       writer.write({ first: 1 });
       writer.write({ second: 2 });
-      assert.equal(writer.needsDrain, true);
+      assert.equal(stream.writableNeedDrain, true);
       const drained = writer.drained();
       assert.equal(await isSettled(drained), false, "resolved while writes were still held");
       await release();
       assert.equal(await isSettled(drained), true);
-      assert.equal(writer.needsDrain, false);
+      assert.equal(stream.writableNeedDrain, false);
       assert.deepEqual(written, ['{"first":1}\n', '{"second":2}\n']);
       assert.equal(await isSettled(writer.drained()), true, "resolves at once when not needed");
     });
@@ -189,7 +189,7 @@ describe("NdjsonWriter", () => {
       stream.destroy(new Error("gone"));
       assert.equal(await isSettled(drained), true);
       assert.equal(writer.write(1), false);
-      assert.equal(writer.needsDrain, false);
+      assert.equal(stream.writableNeedDrain, false);
     });
 
     it("drained() still resolves if the writer is ended while waiting", async () => {
@@ -199,7 +199,7 @@ describe("NdjsonWriter", () => {
       const drained = writer.drained();
       const closed = new Promise((resolve) => stream.on("close", resolve));
       writer.end();
-      assert.equal(writer.needsDrain, false);
+      assert.equal(stream.writableNeedDrain, false);
       await release();
       await closed; // an ending stream emits no 'drain'; the waiter resolves on 'close'
       assert.equal(await isSettled(drained), true);
@@ -223,7 +223,7 @@ describe("NdjsonWriter", () => {
       writer.end();
       for (const complete of pending.splice(0)) complete();
       await finished;
-      assert.equal(writer.needsDrain, false);
+      assert.equal(stream.writableNeedDrain, false);
       assert.equal(await isSettled(drained), true);
     });
 
@@ -245,7 +245,7 @@ describe("NdjsonWriter", () => {
         assert.equal(await isSettled(drained), false);
         await clock.tickAsync(1);
         assert.equal(await isSettled(drained), true);
-        assert.equal(writer.needsDrain, false);
+        assert.equal(stream.writableNeedDrain, false);
         assert.deepEqual(written, ['"abc"\n']);
       } finally {
         clock.restore();
