@@ -5,6 +5,7 @@
 import type { Task } from "@a2a-js/sdk";
 import type { RequestContext, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { z } from "zod";
+import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import { escapeControl } from "../wire/index.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
@@ -136,8 +137,8 @@ export function sweepOrphanedTasks(
   keyPrefix: string,
   report: (event: SweepEvent) => void = () => undefined,
 ): void {
-  if (!Number.isInteger(everyMs) || everyMs < 10 || everyMs > 2_147_483_647) {
-    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of ms from 10 to 2147483647, got ${String(everyMs)}`);
+  if (!Number.isInteger(everyMs) || everyMs < 10 || everyMs > MAX_TIMER_MS) {
+    throw new RangeError(`routeCancelsToOwner: sweepMs must be an integer number of ms from 10 to ${MAX_TIMER_MS}, got ${String(everyMs)}`);
   }
   if (typeof bus.sweepOrphans !== "function") {
     throw new TypeError("routeCancelsToOwner: sweepMs needs a `replicas` bus with sweepOrphans (acp-cancel/replicas' CancelBus)");

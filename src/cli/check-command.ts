@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ExitCode } from "../bridge/exit-codes.js";
+import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import { DEFAULT_PROMPT, type ModelSource, ownModel } from "../check/model.js";
 import { AgentUnusableError } from "../check/open-session.js";
 import { scriptedModel, UnknownAgentError } from "../check/scripted-model.js";
@@ -36,7 +37,8 @@ const OPTIONS = {
 function milliseconds(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const ms = Number(value);
-  if (!Number.isInteger(ms) || ms <= 0) throw new UsageError(`${flag} needs a positive whole number of ms, got '${value}'`);
+  if (!Number.isInteger(ms) || ms <= 0 || ms > MAX_TIMER_MS)
+    throw new UsageError(`${flag} needs a whole number of ms from 1 to ${MAX_TIMER_MS}, got '${value}'`);
   return ms;
 }
 

@@ -2,10 +2,9 @@
  * The periodic sweep for claims whose owner died: one timer, never two sweeps at once, never
  * keeping the process alive, every failure reported and none thrown.
  */
+import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import type { OrphanedClaim, OrphanSweepOptions } from "./cancel-bus.js";
 
-/** The longest delay a Node timer can wait; a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 const MIN_SWEEP_MS = 10;
 
 export class OrphanSweep {
