@@ -37,6 +37,8 @@ const POLL_MS = 20;
 const REPEAT_WINDOW_MS = 200;
 /** After a tool's delay, how long its file is given to appear before it counts as never written. */
 const SIDE_EFFECT_MARGIN_MS = 500;
+/** How long the tool runs before Stop: long enough for an agent to hand its first output to the model (codex-acp). */
+const TOOL_RUNNING_MS = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,6 +64,8 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
     const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
     // The tool cell's user allows the tool when asked: it must really run before Stop.
     run.wire.allowDialogs = scenario.when === "tool";
+    let toolSeenAt: number | undefined;
+    let streamingAt: number | undefined;
     const promptAt = performance.now();
     let prompt = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
@@ -71,10 +75,18 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
       "at-once": () => true,
-      "under-way": () => run.wire.updatesSince(promptAt).length > 0 || run.wire.openDialogs.size > 0,
+      // With the scripted model: an update once the model streams (an earlier one can precede the model's first byte).
+      "under-way": () => {
+        if (model.scripted && model.openRequests() > 0) streamingAt ??= performance.now();
+        const since = model.scripted ? (streamingAt ?? Infinity) : promptAt;
+        return run.wire.updatesSince(since).length > 0 || run.wire.openDialogs.size > 0;
+      },
       "dialog": () => run.wire.openDialogs.size > 0,
-      // The tool: a new process running the scripted command (it names the file it would write).
-      "tool": () => run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0")),
+      // The tool: a new process running the scripted command (it names the file it would write), for a while.
+      "tool": () => {
+        if (run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0"))) toolSeenAt ??= performance.now();
+        return toolSeenAt !== undefined && performance.now() - toolSeenAt >= TOOL_RUNNING_MS;
+      },
     };
     await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
     const early = run.wire.answersTo(prompt.id)[0];
