@@ -1,13 +1,53 @@
-// docs/interop.md's Stop matrix from `acp-cancel check --json` scorecards: one column per agent,
-// one row per scenario, each cell "D ✔ 12 ms · B ✔ 3 ms" (the same renderer as `check --markdown`).
+// docs/interop.md's Stop matrix, made from `acp-cancel check --model-server --json` scorecards of
+// today's agents (one column per agent, the same renderer as `check --markdown`), so the page
+// shows what the product itself measures. The scorecards live in docs/interop/scorecards/.
 //
-//   acp-cancel check --model-server --json codex.json -- codex-acp      (one per agent)
-//   npm run build:test && node build/scripts/interop-matrix.js codex.json claude.json … > matrix.md
-import { readFileSync } from "node:fs";
+//   npm run interop:matrix                     check every peer again (minutes each), then re-render
+//   npm run interop:matrix -- codex-acp        check only these peers again, then re-render
+//   npm run interop:matrix -- --from-json      only re-render docs/interop.md from the stored JSON
+//
+// test/packaging/interop-matrix.test.ts fails when the page and the stored JSON disagree.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { renderMarkdown } from "../src/check/render.js";
 import type { Scorecard } from "../src/check/scorecard.js";
+import { repositoryRoot } from "./count-exports.js";
 
-function read(file: string): Scorecard {
+export const SCORECARD_DIR = "docs/interop/scorecards";
+export const MATRIX_PAGE = "docs/interop.md";
+const BEGIN = "<!-- matrix:begin (npm run interop:matrix writes this table; do not edit it by hand) -->";
+const END = "<!-- matrix:end -->";
+
+/**
+ * The interop suite's limits (test/interop/real-agents.test.ts): these agents take 10 s and more to
+ * start on a busy machine, and a whole next turn must fit in the stop limit.
+ */
+const LIMITS = ["--start-limit-ms", "120000", "--stop-limit-ms", "15000"];
+
+export interface Peer {
+  /** The scorecard's file name, without `.json`. */
+  readonly file: string;
+  /** The package pinned in test/interop/peers/package.json, whose version the scorecard must show. */
+  readonly pkg: string;
+  /** The command, from test/interop/peers/node_modules/.bin. */
+  readonly command: readonly string[];
+  readonly env?: Record<string, string>;
+}
+
+/** Today's agents, in the matrix's column order. */
+export const PEERS: readonly Peer[] = [
+  { file: "codex-acp", pkg: "@agentclientprotocol/codex-acp", command: ["codex-acp"] },
+  { file: "claude-agent-acp", pkg: "@agentclientprotocol/claude-agent-acp", command: ["claude-agent-acp"], env: { CLAUDE_AGENT_ACP_PROTOCOL: "v1" } },
+  // A column once check drives ACP v2: until then check refuses it (exit 2) and it has no scorecard.
+  { file: "claude-agent-acp-v2", pkg: "@agentclientprotocol/claude-agent-acp", command: ["claude-agent-acp"], env: { CLAUDE_AGENT_ACP_PROTOCOL: "v2" } },
+  { file: "gemini-cli", pkg: "@google/gemini-cli", command: ["gemini"] },
+  { file: "qwen-code", pkg: "@qwen-code/qwen-code", command: ["qwen"] },
+  { file: "opencode", pkg: "opencode-ai", command: ["opencode"] },
+];
+
+function readScorecard(file: string): Scorecard {
   const card = JSON.parse(readFileSync(file, "utf8")) as Partial<Scorecard>;
   if (card.tool !== "acp-cancel check" || !Array.isArray(card.cells)) {
     throw new Error(`${file} is not a scorecard written by 'acp-cancel check --json'`);
@@ -15,9 +55,55 @@ function read(file: string): Scorecard {
   return card as Scorecard;
 }
 
-const files = process.argv.slice(2);
-if (files.length === 0) {
-  process.stderr.write("usage: node build/scripts/interop-matrix.js SCORECARD.json...\n");
-  process.exit(2);
+/** The stored scorecards, in PEERS order; a peer without one (the v2 slot) has no column. */
+export function storedScorecards(root: string): { peer: Peer; card: Scorecard }[] {
+  return PEERS.map((peer) => ({ peer, path: join(root, SCORECARD_DIR, `${peer.file}.json`) }))
+    .filter(({ path }) => existsSync(path))
+    .map(({ peer, path }) => ({ peer, card: readScorecard(path) }));
 }
-process.stdout.write(renderMarkdown(files.map(read)));
+
+/** The block between the markers: the matrix of the stored scorecards. */
+export function renderMatrix(cards: readonly Scorecard[]): string {
+  return `${BEGIN}\n\n${renderMarkdown(cards)}\n${END}`;
+}
+
+/** The block between the markers (markers included) as the page has it. */
+export function matrixOnPage(page: string): string {
+  const begin = page.indexOf(BEGIN);
+  const end = page.indexOf(END);
+  if (begin < 0 || end < begin) throw new Error(`${MATRIX_PAGE} has no '${BEGIN}' … '${END}' block`);
+  return page.slice(begin, end + END.length);
+}
+
+function checkAgain(root: string, peer: Peer): void {
+  const bin = join(root, "test/interop/peers/node_modules/.bin");
+  if (!existsSync(bin)) throw new Error("the peers are not installed: npm run interop:install");
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}`, ...peer.env };
+  const json = join(root, SCORECARD_DIR, `${peer.file}.json`);
+  mkdirSync(join(root, SCORECARD_DIR), { recursive: true });
+  process.stderr.write(`acp-cancel check --model-server -- ${peer.command.join(" ")} (${peer.file})\n`);
+  const args = [join(root, "dist/cli/main.js"), "check", "--model-server", ...LIMITS, "--json", `${json}.partial`, "--", ...peer.command];
+  const run = spawnSync(process.execPath, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
+  // 0: every cell holds, 1: some cell is ✘ (the matrix shows it); 2: check cannot drive it (yet).
+  if (run.status === 0 || run.status === 1) renameSync(`${json}.partial`, json);
+  else rmSync(`${json}.partial`, { force: true });
+  if (run.status === 2) process.stderr.write(`  ${peer.file}: check refused it (exit 2), no column\n`);
+  else if (run.status !== 0 && run.status !== 1) throw new Error(`check of ${peer.file} failed: exit ${run.status ?? run.signal}`);
+}
+
+function main(): void {
+  const root = repositoryRoot();
+  const args = process.argv.slice(2);
+  const fromJson = args.includes("--from-json");
+  const named = args.filter((arg) => arg !== "--from-json");
+  const unknown = named.filter((name) => !PEERS.some((peer) => peer.file === name));
+  if (unknown.length > 0) throw new Error(`unknown peer ${unknown.join(", ")}; the peers: ${PEERS.map((peer) => peer.file).join(", ")}`);
+  if (!fromJson) for (const peer of PEERS.filter((p) => named.length === 0 || named.includes(p.file))) checkAgain(root, peer);
+  const pagePath = join(root, MATRIX_PAGE);
+  const page = readFileSync(pagePath, "utf8");
+  const matrix = renderMatrix(storedScorecards(root).map(({ card }) => card));
+  writeFileSync(pagePath, page.replace(matrixOnPage(page), () => matrix));
+  process.stderr.write(`${MATRIX_PAGE}: matrix of ${storedScorecards(root).length} scorecards written\n`);
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -40,6 +40,8 @@ const POLL_MS = 20;
 const REPEAT_WINDOW_MS = 200;
 /** After a tool's delay, how long its file is given to appear before it counts as never written. */
 const SIDE_EFFECT_MARGIN_MS = 500;
+/** How long the tool runs before Stop: long enough for an agent to hand its first output to the model (codex-acp). */
+const TOOL_RUNNING_MS = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -68,6 +70,8 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
     // The tool cell's user allows the tool when asked: it must really run before Stop.
     run.wire.allowDialogs = scenario.when === "tool";
+    let toolSeenAt: number | undefined;
+    let streamingAt: number | undefined;
     const promptAt = performance.now();
     let prompt: { id: number } = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
@@ -77,10 +81,17 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
       "at-once": () => true,
-      "under-way": () => run.wire.progressSince(promptAt) || run.wire.openDialogs.size > 0,
+      // With the scripted model: progress once the model streams (an earlier update can precede the model's first byte).
+      "under-way": () => {
+        if (model.scripted && model.openRequests() > 0) streamingAt ??= performance.now();
+        return run.wire.progressSince(model.scripted ? (streamingAt ?? Infinity) : promptAt) || run.wire.openDialogs.size > 0;
+      },
       "dialog": () => run.wire.openDialogs.size > 0,
-      // The tool: a new process running the scripted command (it names the file it would write).
-      "tool": () => run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0")),
+      // The tool: a new process running the scripted command (it names the file it would write), for a while.
+      "tool": () => {
+        if (run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0"))) toolSeenAt ??= performance.now();
+        return toolSeenAt !== undefined && performance.now() - toolSeenAt >= TOOL_RUNNING_MS;
+      },
     };
     await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
     const early = ends(prompt.id)[0];

@@ -16,7 +16,7 @@ export interface Scenario {
   readonly script: ModelScript;
   /**
    * When Stop goes out: right after the prompt; once the turn is under way (its first update);
-   * once a permission dialog is open; once a process the turn started runs (its tool).
+   * once a permission dialog is open; once a process the turn started has run 1 s (its tool).
    */
   readonly when: "at-once" | "under-way" | "dialog" | "tool";
   /** Sends the Stop; returns the id of the prompt to judge when it is not the stopped one. */

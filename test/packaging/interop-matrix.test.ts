@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { repositoryRoot } from "../../scripts/count-exports.js";
+import { MATRIX_PAGE, matrixOnPage, PEERS, renderMatrix, storedScorecards } from "../../scripts/interop-matrix.js";
+
+// Issue 33 item 5: docs/interop.md's Stop matrix is `acp-cancel check`'s own output, never edited by hand.
+const root = repositoryRoot();
+const pinned = (JSON.parse(readFileSync(join(root, "test/interop/peers/package.json"), "utf8")) as { dependencies: Record<string, string> })
+  .dependencies;
+
+describe("docs/interop.md's Stop matrix", () => {
+  const stored = storedScorecards(root);
+
+  it("is what the stored scorecards render (re-render: npm run interop:matrix -- --from-json)", () => {
+    const page = readFileSync(join(root, MATRIX_PAGE), "utf8");
+    assert.equal(matrixOnPage(page), renderMatrix(stored.map(({ card }) => card)));
+  });
+
+  it("has a scorecard, made with the scripted model, of each v1 peer at the version pinned in test/interop/peers", () => {
+    const v1 = PEERS.filter((peer) => peer.env?.CLAUDE_AGENT_ACP_PROTOCOL !== "v2").map((peer) => peer.file);
+    assert.deepEqual(
+      stored.map(({ peer }) => peer.file).filter((file) => v1.includes(file)),
+      v1,
+    );
+    for (const { peer, card } of stored) {
+      assert.equal(card.modelServer, true, `${peer.file}: made with --model-server`);
+      assert.equal(card.agent.agentVersion, pinned[peer.pkg], `${peer.file}: the pinned version of ${peer.pkg}`);
+      assert.ok(card.cells.length > 0, `${peer.file}: has cells`);
+    }
+  });
+});
