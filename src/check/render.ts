@@ -15,10 +15,11 @@ export function cellText(cell: Cell): string {
   return escapeControl(`${MARK[cell.verdict]}${ms}${outcome}${note}`);
 }
 
-/** The agent as the scorecard names it: `name version`, else its command. */
+/** The agent as the scorecard names it: `name version`, else its command; ` (ACP v2)` when checked in v2. */
 export function agentTitle(card: Scorecard): string {
-  const { name, agentVersion, command } = card.agent;
-  return escapeControl(name === undefined ? command.join(" ") : [name, agentVersion].filter(Boolean).join(" "));
+  const { name, agentVersion, command, protocolVersion } = card.agent;
+  const title = name === undefined ? command.join(" ") : [name, agentVersion].filter(Boolean).join(" ");
+  return escapeControl(protocolVersion === 2 ? `${title} (ACP v2)` : title);
 }
 
 function scenariosOf(card: Scorecard): string[] {
