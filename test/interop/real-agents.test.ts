@@ -229,8 +229,13 @@ for (const agent of REAL_AGENTS) {
         cellIt(`${placement}: $/cancel_request right after the prompt, before the model's first byte, ${dropsEarly ? "gets no answer and the turn runs on (the agent's defect, claude-agent-acp #442)" : "is answered cancelled once, promptly, and the next prompt shows the model's text (claude-agent-acp #442)"}`, async () => {
           const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
           try {
+            // Both lines in one write, so that the agent reads them together, as it mostly reads an
+            // editor's two writes of one tick (sent apart, claude-agent-acp honoured 1 of 20).
+            const stdin = cell.driver.child.stdin;
+            stdin.cork();
             const turn = cell.driver.startPrompt(cell.sessionId, "think first");
             turn.cancelRequest();
+            setImmediate(() => stdin.uncork());
             if (dropsEarly) {
               // The turn reached the model: the cancel is lost, not late. Then a later request is
               // answered while the prompt is not (by order, not by time).
