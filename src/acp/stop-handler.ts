@@ -28,11 +28,12 @@ export function stopMessages(
   const agentInProcess = ports.agent.inProcess === true;
   // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
   const agentEndsTurns = !agentInProcess && negotiation.capabilities.agent?.sessionCancel === true;
-  // A remote v1 agent was sent the editor's `session/cancel`, which v1 requires it to honour: a
-  // second cancel of the same turn can hurt (codex-acp 2.6 lets the next prompt join a turn it
-  // answered cancelled: docs/interop.md).
-  const sessionCancelSuffices = !agentInProcess && (agentEndsTurns || negotiation.rules.promptIsTurn);
-  const sendsCancelRequest = speaksCancel && !(reason === "session" && sessionCancelSuffices);
+  // Any other remote v1 agent is stopped by `session/cancel` alone, which v1 requires it to honour.
+  // A second cancel of the same turn hurts: codex-acp 2.6 lets the next prompt join a turn it
+  // answered cancelled, and claude-agent-acp 0.101 drops a `$/cancel_request` sent with its prompt
+  // (docs/interop.md).
+  const onlySessionCancel = !agentInProcess && !agentEndsTurns && negotiation.rules.promptIsTurn;
+  const sendsCancelRequest = speaksCancel && !onlySessionCancel && !(reason === "session" && agentEndsTurns);
   const messages = sendsCancelRequest ? [cancelRequest()] : [];
   // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
   const agentHeard = agentEndsTurns && sendsCancelRequest;

@@ -76,21 +76,17 @@ describe("bridge emulation, with real legacy and modern SDK peers", () => {
     });
   });
 
-  it("with support unknown (auto), the agent also gets $/cancel_request, which a legacy agent ignores", async () => {
+  it("with support unknown (auto), a v1 agent's prompt is stopped by session/cancel alone (a second cancel of the turn can hurt: docs/interop.md)", async () => {
     const bridge = spawnBridge([], "legacy-agent");
     await withSdkEditor(bridge, acp.client({ name: "editor" }), async (agent) => {
       const { sessionId, stop, prompt } = await promptAtAgent(bridge, agent, "work");
       stop.abort();
       assert.deepEqual(await prompt, { stopReason: "cancelled" });
-      const promptId = bridge.hop("bridge->agent").find((m) => m.method === "session/prompt")?.id;
       assert.deepEqual(
         afterSetup(bridge.hop("bridge->agent"))
           .slice(1)
           .map((m) => [m.method, m.params]),
-        [
-          ["$/cancel_request", { requestId: promptId }],
-          ["session/cancel", { sessionId }],
-        ],
+        [["session/cancel", { sessionId }]],
       );
     });
   });

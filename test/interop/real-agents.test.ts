@@ -21,10 +21,14 @@ type Defect =
   | "ignores $/cancel_request"
   | "loses an early cancel"
   | "cannot load its sessions"
-  | "an early $/cancel_request's turn takes the next prompt";
+  | "an early $/cancel_request's turn takes the next prompt"
+  | "drops a $/cancel_request sent with its prompt";
 const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   // codex keeps an interrupted exec_command alive on purpose (openai/codex #42717, #7985, #26382).
   "codex-acp": ["tool survives the cancel", "an early $/cancel_request's turn takes the next prompt"],
+  // claude-agent-acp 0.101.0 (v1): its prompt handler listens for the abort of a signal that the SDK
+  // already aborted when both lines arrive together (docs/interop.md, note 15).
+  "claude-agent-acp": ["drops a $/cancel_request sent with its prompt"],
   // gemini-cli 0.61 often answers session/load "No previous sessions found for this project" (note 12).
   "gemini-cli": ["ignores $/cancel_request", "cannot load its sessions"],
   "qwen-code": ["ignores $/cancel_request"],
@@ -217,6 +221,45 @@ for (const agent of REAL_AGENTS) {
           await closeCell(cell);
         }
       });
+
+      // The same race with `$/cancel_request`, for the agents that honour it mid-stream (the others
+      // are covered above: the bridge and the engine send them `session/cancel`).
+      const dropsEarly = placement === "direct" && defect(agent, "drops a $/cancel_request sent with its prompt");
+      if (!defect(agent, "ignores $/cancel_request")) {
+        cellIt(`${placement}: $/cancel_request right after the prompt, before the model's first byte, ${dropsEarly ? "gets no answer and the turn runs on (the agent's defect, claude-agent-acp #442)" : "is answered cancelled once, promptly, and the next prompt shows the model's text (claude-agent-acp #442)"}`, async () => {
+          const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
+          try {
+            // Both lines in one write, so that the agent reads them together, as it mostly reads an
+            // editor's two writes of one tick (sent apart, claude-agent-acp honoured 1 of 20).
+            const stdin = cell.driver.child.stdin;
+            stdin.cork();
+            const turn = cell.driver.startPrompt(cell.sessionId, "think first");
+            turn.cancelRequest();
+            setImmediate(() => stdin.uncork());
+            if (dropsEarly) {
+              // The turn reached the model: the cancel is lost, not late. Then a later request is
+              // answered while the prompt is not (by order, not by time).
+              await until(() => (cell.model.streaming.length > 0 ? true : undefined), "the model request of the cancelled turn", 60_000);
+              await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
+              assert.equal(await within(turn.answer, 2000), undefined, "no answer to the early-cancelled prompt");
+              return;
+            }
+            assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
+            await until(() => (cell.model.streaming.length === 0 ? true : undefined), "no model request left open");
+            const wire = wireOf(cell.driver);
+            if (placement === "bridge" && wire !== undefined) {
+              // v1: the editor's `$/cancel_request` reaches the agent as the one `session/cancel` (both at
+              // once: codex-acp 2.6 lets the next prompt join the cancelled turn).
+              const stops = agentSide(wire, "bridge->agent").filter((m) => m.method === "$/cancel_request" || m.method === "session/cancel");
+              assert.deepEqual(stops.map((m) => m.method), ["session/cancel"]);
+            }
+            await nextTurnShowsText(cell);
+            assertClean(cell);
+          } finally {
+            await closeCell(cell);
+          }
+        });
+      }
 
       if (placement === "direct" && defect(agent, "an early $/cancel_request's turn takes the next prompt")) {
         // codex-acp answers a prompt cancelled by $/cancel_request at once, even while its turn/start

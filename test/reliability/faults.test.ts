@@ -186,7 +186,8 @@ describe("reliability: faults with real processes", function () {
       // Every request of the agent is answered exactly once (by the editor, or for it at EOF).
       for (const [id, count] of answeredPerRequest(trace, "agent->bridge", "bridge->agent"))
         assert.equal(count, 1, `${where}: agent request ${String(id)} answered ${count} times`);
-      // Every editor request still unanswered at EOF got a $/cancel_request toward the agent.
+      // Every editor request still unanswered at EOF was cancelled toward the agent: $/cancel_request,
+      // or for a prompt (v1) session/cancel for its session (decisions.md, "Capability").
       const editorAnswered = new Set(
         trace
           .slice(0, shutdownAt)
@@ -198,11 +199,18 @@ describe("reliability: faults with real processes", function () {
           .filter((e) => e.hop === "bridge->agent" && (e.message as Message).method === "$/cancel_request")
           .map((e) => ((e.message as Message).params as { requestId: unknown }).requestId),
       );
+      const sessionsCancelled = new Set(
+        trace
+          .filter((e) => e.hop === "bridge->agent" && (e.message as Message).method === "session/cancel")
+          .map((e) => ((e.message as Message).params as { sessionId: unknown }).sessionId),
+      );
       for (const entry of trace.slice(0, shutdownAt)) {
         const message = entry.message as Message | undefined;
         if (entry.hop !== "editor->bridge" || message === undefined || !isRequest(message)) continue;
         if (editorAnswered.has(message.id)) continue;
-        assert.ok(cancelsToAgent.has(message.id), `${where}: ${String(message.id)} was not cancelled at EOF`);
+        const promptOf = message.method === "session/prompt" ? (message.params as { sessionId: unknown }).sessionId : undefined;
+        const told = cancelsToAgent.has(message.id) || (promptOf !== undefined && sessionsCancelled.has(promptOf));
+        assert.ok(told, `${where}: ${String(message.id)} was not cancelled at EOF`);
         assert.equal(late.filter((m) => m.id === message.id).length, 1, `${where}: ${String(message.id)} answered after EOF`);
         cancelled++;
       }

@@ -151,4 +151,5 @@ async function readBody(request: IncomingMessage): Promise<Body | "too large" | 
   }
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// Unref'd: a slow script's wait must not keep the process alive once the server is closed.
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
