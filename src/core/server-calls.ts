@@ -111,7 +111,7 @@ export class ServerCalls<K, P, A = unknown> {
   start(key: K | undefined, payload: P, links: ServerCallLinks = {}, protocol: ServerCallProtocol<P, A> = {}) {
     if (key !== undefined && this.table.has(key)) return undefined;
     const call = new ServerCall<P, A>(payload, links.parent, links.owner ?? "", key, protocol, this);
-    this.table.insert(key ?? call, call);
+    this.table.insert(key === undefined ? call : key, call);
     if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call, protocol.describe(call));
     const memory = key === undefined ? undefined : this.memoryOf(call.owner, false);
     memory?.finished.forget(key as K);
@@ -201,7 +201,7 @@ export class ServerCalls<K, P, A = unknown> {
   settle(call: ServerCall<P, A>, failure: JobFailure | undefined, orphans: boolean): void {
     if (call.isSettled) return;
     this.grace?.stop(call);
-    this.table.delete(call.key ?? call);
+    this.table.delete(call.key === undefined ? call : call.key);
     if (call.key !== undefined && (call.protocol.forPeer?.(call) ?? true)) {
       this.memoryOf(call.owner, true)?.finished.remember(call.key as K, call);
     }

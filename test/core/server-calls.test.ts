@@ -98,6 +98,15 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
     assert.equal(calls.cancel("b", "external", "b"), "unknown");
   });
 
+  it("null is a key like any other (a JSON-RPC id may be null)", () => {
+    const calls = new ServerCalls<number | null, string>();
+    const call = calls.start(null, "null") as ServerCall<string>;
+    assert.equal(calls.get(null), call);
+    assert.equal(calls.start(null, "again"), undefined);
+    call.done();
+    assert.equal(calls.size, 0);
+  });
+
   it("unkeyed calls are each their own entry; cancelAll cancels those in flight, each once", () => {
     const calls = new ServerCalls<never, string>();
     const one = calls.start(undefined, "one");
