@@ -214,9 +214,9 @@ export class ServerCalls<K, P, A = unknown> {
 
   /** `owner`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
   private memoryOf(owner: string, create: boolean): Memory<K> | undefined {
-    const { rememberMax = 0, rememberMs, rememberOwners = 1 } = this.options;
     const memory = this.memories.get(owner);
     if (memory !== undefined && this.memories.size === 1) return memory;
+    const { rememberMax = 0, rememberMs, rememberOwners = 1 } = this.options;
     if (memory === undefined && !(create && rememberMax > 0)) return undefined;
     const made = memory ?? {
       finished: new LateReplies<K>(rememberMax, rememberMs),
