@@ -1,6 +1,7 @@
-import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, uptimeTicks } from "../os/index.js";
+import { bornIn, descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, toolSpanFrom, uptimeTicks } from "../os/index.js";
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
 import type { JsonRpcResponse } from "../wire/index.js";
+import { isToolCallUpdate, sessionIdOf } from "../wire/acp-shapes.js";
 import type { Logger } from "./logger.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -9,7 +10,10 @@ export const TURN_PROCESS_SETTLE_MS = 500;
 
 /** One prompt turn, in /proc ticks since boot. */
 interface TurnSpan {
+  readonly sessionId: string | undefined;
   readonly began: number;
+  /** Its tool time's first tick: its first `tool_call`'s, less the announce lag. None, no processes of its own. */
+  toolsFrom: number | undefined;
   /** The agent's descendants when the prompt went out (pid:startTicks): never the turn's. */
   readonly before: ReadonlySet<string>;
   ended: number | undefined;
@@ -21,17 +25,18 @@ interface TurnSpan {
   outliving: boolean;
 }
 
-const openTurn = (began: number, before: ReadonlySet<string>): TurnSpan =>
-  ({ began, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
+const openTurn = (sessionId: string | undefined, began: number, before: ReadonlySet<string>): TurnSpan =>
+  ({ sessionId, began, toolsFrom: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
 /** What the plug-in reads of a request's job. */
-type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer"> };
+type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer" | "sessionId"> };
 
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
- * descendants born during the turn, and during no other turn not cancelled, that still run
+ * descendants born from its first tool call (less the announce lag) to its answer, and during no
+ * other turn not cancelled (never the agent's own probe before any tool: claude-agent-acp's), that still run
  * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's;
  * at shutdown, those of the turns in flight. What ran when the prompt went out is never the turn's.
  * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
@@ -53,8 +58,20 @@ export class TurnProcesses implements TurnPlugin {
 
   /** A prompt goes to the agent: its turn begins. */
   promptSent(job: PromptJob): void {
-    // Start times are rounded down to the tick: a tool born in the prompt's own tick counts, what ran before it never.
-    if (this.stopsCancelledTurns) this.turns.set(JSON.stringify(job.payload.id), openTurn(this.now(), this.running()));
+    // What ran before it is never the turn's (a server born in the same tick included).
+    const { id, sessionId } = job.payload;
+    if (this.stopsCancelledTurns) this.turns.set(JSON.stringify(id), openTurn(sessionId, this.now(), this.running()));
+  }
+
+  /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
+  dropUpdate(params: unknown): boolean {
+    if (this.turns.size === 0 || !isToolCallUpdate(params)) return false;
+    const sessionId = sessionIdOf(params);
+    for (const turn of this.turns.values()) {
+      const open = turn.ended === undefined || turn.outliving;
+      if (turn.sessionId === sessionId && open) turn.toolsFrom ??= toolSpanFrom(this.now()).from;
+    }
+    return false;
   }
 
   /** The editor got its answer to `job`: a prompt's turn ended, cancelled or not. */
@@ -118,7 +135,8 @@ export class TurnProcesses implements TurnPlugin {
     const known = this.turns.get(JSON.stringify(promptId));
     // Start times are in ticks: one born in the turn's first tick counts.
     const began = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
-    const turn = known ?? { ...openTurn(began, new Set()), cancelled: true, outliving: true };
+    // Its updates were not followed: its tool time is taken to be all of it.
+    const turn = known ?? { ...openTurn(undefined, began, new Set()), toolsFrom: began, cancelled: true, outliving: true };
     // The stuck turn still runs: what it starts after its answer is its own too.
     const stuck: TurnSpan = { ...turn, ended: undefined };
     await this.stopAll(this.descendants().filter((entry) => this.bornIn(entry, stuck, turn)), "kill-tools");
@@ -156,11 +174,16 @@ export class TurnProcesses implements TurnPlugin {
     this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
-  /** Born during `turn` (not running when it began), and during no other turn unless that one was cancelled too. */
+  /**
+   * Born in `turn`'s tool time (from its first tool call, less the announce lag, to its end; not
+   * running when the prompt went out), and during no other turn unless that one was cancelled too.
+   */
   private bornIn(entry: ProcessEntry, turn: TurnSpan, self: TurnSpan = turn): boolean {
-    const during = (span: TurnSpan) => entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
-    if (!during(turn) || turn.before.has(identity(entry))) return false;
-    for (const other of this.turns.values()) if (other !== self && !other.cancelled && during(other)) return false;
+    if (turn.toolsFrom === undefined || turn.before.has(identity(entry))) return false;
+    if (!bornIn(entry, { from: turn.toolsFrom, to: turn.ended })) return false;
+    for (const other of this.turns.values()) {
+      if (other !== self && !other.cancelled && bornIn(entry, { from: other.began, to: other.ended })) return false;
+    }
     return true;
   }
 

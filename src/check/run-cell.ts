@@ -4,7 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import type { ProcessEntry } from "../os/index.js";
+import { bornIn, type ProcessEntry, toolSpanFrom, uptimeTicks } from "../os/index.js";
+import { isToolCallUpdate } from "../wire/acp-shapes.js";
 import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
 import type { ModelSource } from "./model.js";
 import { openSession, type OpenedSession } from "./open-session.js";
@@ -67,6 +68,15 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: model.script(scenario.script) }],
     });
+    // The turn's own processes, by the bridge's rule: born from its first tool call to its answer.
+    let toolCallTick: number | undefined;
+    let answerTick: number | undefined;
+    run.wire.onMessage = (message) => {
+      if (toolCallTick === undefined && message.method === "session/update" && isToolCallUpdate(message.params)) toolCallTick = uptimeTicks();
+      if (!("method" in message) && message.id === prompt.id) answerTick = uptimeTicks();
+    };
+    const turnsOwn = (entry: ProcessEntry) =>
+      isNew(entry) && toolCallTick !== undefined && bornIn(entry, toolSpanFrom(toolCallTick, answerTick));
     const answered = () => run.wire.answersTo(prompt.id).length > 0;
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
@@ -102,12 +112,12 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
       await until(ended, limits.stopMs);
     }
     if (answered()) await sleep(REPEAT_WINDOW_MS);
-    await until(() => !run.processes().some(isNew) && model.openRequests() === 0, limits.settleMs);
+    await until(() => !run.processes().some(turnsOwn) && model.openRequests() === 0, limits.settleMs);
     return judge({
       ...base,
       ...exitSeen(run, stopAt),
       answers: run.wire.answersTo(prompt.id).map((entry) => ({ atMs: entry.at - stopAt, outcome: outcomeOf(entry.message) })),
-      leftRunning: run.processes().filter(isNew).map(describeProcess),
+      leftRunning: run.processes().filter(turnsOwn).map(describeProcess),
       undone: await undone(model, stopAt),
     });
   } finally {
