@@ -1,4 +1,4 @@
-import { bornIn, descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, toolSpanFrom, uptimeTicks } from "../os/index.js";
+import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, turnsWork, uptimeTicks } from "../os/index.js";
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
 import type { JsonRpcResponse } from "../wire/index.js";
 import { isToolCallUpdate, sessionIdOf } from "../wire/acp-shapes.js";
@@ -12,8 +12,8 @@ export const TURN_PROCESS_SETTLE_MS = 500;
 interface TurnSpan {
   readonly sessionId: string | undefined;
   readonly began: number;
-  /** Its tool time's first tick: its first `tool_call`'s, less the announce lag. None, no processes of its own. */
-  toolsFrom: number | undefined;
+  /** When its first `tool_call` was read: what the agent itself started before is its housekeeping. */
+  toolCall: number | undefined;
   /** The agent's descendants when the prompt went out (pid:startTicks): never the turn's. */
   readonly before: ReadonlySet<string>;
   ended: number | undefined;
@@ -26,7 +26,7 @@ interface TurnSpan {
 }
 
 const openTurn = (sessionId: string | undefined, began: number, before: ReadonlySet<string>): TurnSpan =>
-  ({ sessionId, began, toolsFrom: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
+  ({ sessionId, began, toolCall: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
@@ -69,7 +69,7 @@ export class TurnProcesses implements TurnPlugin {
     const sessionId = sessionIdOf(params);
     for (const turn of this.turns.values()) {
       const open = turn.ended === undefined || turn.outliving;
-      if (turn.sessionId === sessionId && open) turn.toolsFrom ??= toolSpanFrom(this.now()).from;
+      if (turn.sessionId === sessionId && open) turn.toolCall ??= this.now();
     }
     return false;
   }
@@ -114,7 +114,7 @@ export class TurnProcesses implements TurnPlugin {
   }
 
   private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
-    const targets = this.descendants().filter((entry) => this.bornIn(entry, turn));
+    const targets = this.work(this.descendants(), turn);
     turn.stopping = false;
     this.prune();
     if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
@@ -136,10 +136,10 @@ export class TurnProcesses implements TurnPlugin {
     // Start times are in ticks: one born in the turn's first tick counts.
     const began = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
     // Its updates were not followed: its tool time is taken to be all of it.
-    const turn = known ?? { ...openTurn(undefined, began, new Set()), toolsFrom: began, cancelled: true, outliving: true };
+    const turn = known ?? { ...openTurn(undefined, began, new Set()), toolCall: began, cancelled: true, outliving: true };
     // The stuck turn still runs: what it starts after its answer is its own too.
     const stuck: TurnSpan = { ...turn, ended: undefined };
-    await this.stopAll(this.descendants().filter((entry) => this.bornIn(entry, stuck, turn)), "kill-tools");
+    await this.stopAll(this.work(this.descendants(), stuck, turn), "kill-tools");
   }
 
   /**
@@ -155,7 +155,8 @@ export class TurnProcesses implements TurnPlugin {
       turn.cancelled = true;
       turn.ended = undefined;
     }
-    const targets = this.descendants().filter((entry) => inFlight.some((turn) => this.bornIn(entry, turn)));
+    const descendants = this.descendants();
+    const targets = [...new Set(inFlight.flatMap((turn) => this.work(descendants, turn)))];
     if (targets.length === 0) return;
     // The bridge's own timers are unref'd: this keeps it running until they are stopped.
     const holdOpen = setInterval(() => {}, 60_000);
@@ -175,16 +176,18 @@ export class TurnProcesses implements TurnPlugin {
   }
 
   /**
-   * Born in `turn`'s tool time (from its first tool call, less the announce lag, to its end; not
-   * running when the prompt went out), and during no other turn unless that one was cancelled too.
+   * `turn`'s work among the agent's `descendants` (see turnsWork: born during it, not the agent's
+   * housekeeping; not running when the prompt went out), but none born during another turn not cancelled.
    */
-  private bornIn(entry: ProcessEntry, turn: TurnSpan, self: TurnSpan = turn): boolean {
-    if (turn.toolsFrom === undefined || turn.before.has(identity(entry))) return false;
-    if (!bornIn(entry, { from: turn.toolsFrom, to: turn.ended })) return false;
-    for (const other of this.turns.values()) {
-      if (other !== self && !other.cancelled && bornIn(entry, { from: other.began, to: other.ended })) return false;
-    }
-    return true;
+  private work(descendants: ProcessEntry[], turn: TurnSpan, self: TurnSpan = turn): ProcessEntry[] {
+    const agent = this.agentPid();
+    if (agent === undefined) return [];
+    const own = turnsWork(descendants, agent, { from: turn.began, to: turn.ended, toolCall: turn.toolCall });
+    const during = (entry: ProcessEntry, span: TurnSpan) =>
+      entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
+    const others = [...this.turns.values()].filter((other) => other !== self && !other.cancelled);
+    return descendants.filter((entry) =>
+      own(entry) && !turn.before.has(identity(entry)) && !others.some((other) => during(entry, other)));
   }
 
   /** Forgets ended turns, but those open, waiting to be stopped, still followed, or overlapping one that is. */

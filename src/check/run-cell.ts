@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { bornIn, type ProcessEntry, toolSpanFrom, uptimeTicks } from "../os/index.js";
+import { type ProcessEntry, turnsWork, uptimeTicks } from "../os/index.js";
 import { isToolCallUpdate } from "../wire/acp-shapes.js";
 import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
 import type { ModelSource } from "./model.js";
@@ -64,19 +64,26 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
     // The tool cell's user allows the tool when asked: it must really run before Stop.
     run.wire.allowDialogs = scenario.when === "tool";
     const promptAt = performance.now();
+    const promptTick = uptimeTicks();
     let prompt = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: model.script(scenario.script) }],
     });
-    // The turn's own processes, by the bridge's rule: born from its first tool call to its answer.
+    // What the turn left running, by the bridge's rule: its work, not the agent's housekeeping.
     let toolCallTick: number | undefined;
     let answerTick: number | undefined;
     run.wire.onMessage = (message) => {
       if (toolCallTick === undefined && message.method === "session/update" && isToolCallUpdate(message.params)) toolCallTick = uptimeTicks();
       if (!("method" in message) && message.id === prompt.id) answerTick = uptimeTicks();
     };
-    const turnsOwn = (entry: ProcessEntry) =>
-      isNew(entry) && toolCallTick !== undefined && bornIn(entry, toolSpanFrom(toolCallTick, answerTick));
+    const leftByTurn = () => {
+      const all = run.processes();
+      const root = run.child.pid ?? 0;
+      // Behind the bridge, the agent is the bridge's child.
+      const agent = placement === "direct" ? root : (all.find((entry) => entry.ppid === root)?.pid ?? 0);
+      const work = turnsWork(all, agent, { from: promptTick, to: answerTick, toolCall: toolCallTick });
+      return all.filter((entry) => isNew(entry) && work(entry));
+    };
     const answered = () => run.wire.answersTo(prompt.id).length > 0;
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
@@ -112,12 +119,12 @@ export async function runCell(scenario: Scenario, placement: Placement, context:
       await until(ended, limits.stopMs);
     }
     if (answered()) await sleep(REPEAT_WINDOW_MS);
-    await until(() => !run.processes().some(turnsOwn) && model.openRequests() === 0, limits.settleMs);
+    await until(() => leftByTurn().length === 0 && model.openRequests() === 0, limits.settleMs);
     return judge({
       ...base,
       ...exitSeen(run, stopAt),
       answers: run.wire.answersTo(prompt.id).map((entry) => ({ atMs: entry.at - stopAt, outcome: outcomeOf(entry.message) })),
-      leftRunning: run.processes().filter(turnsOwn).map(describeProcess),
+      leftRunning: leftByTurn().map(describeProcess),
       undone: await undone(model, stopAt),
     });
   } finally {

@@ -14,6 +14,6 @@ export {
   TICKS_PER_SECOND,
   uptimeTicks,
 } from "./process-table.js";
-export { bornIn, TOOL_ANNOUNCE_LAG_MS, type ToolSpan, toolSpanFrom } from "./tool-span.js";
+export { TOOL_ANNOUNCE_LAG_MS, type TurnTicks, turnsWork } from "./tool-span.js";
 export { KILL_WAIT_MS, terminate, type Terminated, type TerminateOptions } from "./terminate.js";
 export { armWatchdog, type WatchdogOptions } from "./watchdog.js";
