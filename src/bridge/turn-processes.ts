@@ -35,8 +35,8 @@ type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer"
 
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
- * descendants born from its first tool call (less the announce lag) to its answer, and during no
- * other turn not cancelled (never the agent's own probe before any tool: claude-agent-acp's), that still run
+ * descendants born during the turn, and during no other turn not cancelled, but not the agent's
+ * housekeeping before its first tool call (claude-agent-acp's auth probe), that still run
  * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's;
  * at shutdown, those of the turns in flight. What ran when the prompt went out is never the turn's.
  * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
