@@ -252,7 +252,9 @@ export class CancelEngine extends EngineCore {
       const change = this.negotiation.rules.workChange(message.params);
       // Ended before the plug-ins hear of it: a prompt they held may open the next work (v2).
       if (change === "end") this.turns.workChange(sessionIdOf(message.params), change);
-      if (this.plugins.some((plugin) => plugin.dropUpdate?.(message.params) === true)) return;
+      let drop = false;
+      for (const plugin of this.plugins) drop = plugin.dropUpdate?.(message.params) === true || drop;
+      if (drop) return;
       this.send("client", message);
       if (change === "start") this.turns.workChange(sessionIdOf(message.params), change, message.params);
       return;

@@ -19,7 +19,7 @@ export interface TurnPlugin {
   promptSent?(job: RequestJob): void;
   /** A cancel reached a request never delivered: true when the plug-in held it (the engine answers it now). */
   release?(job: RequestJob): boolean;
-  /** A `session/update` from the agent: true drops it. */
+  /** A `session/update` from the agent (every plug-in hears it): true drops it. */
   dropUpdate?(params: unknown): boolean;
   /** A reply from the agent to no request in flight (every plug-in hears it): true when expected. */
   expectedReply?(id: JsonRpcId): boolean;

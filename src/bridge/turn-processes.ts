@@ -1,6 +1,7 @@
-import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, uptimeTicks } from "../os/index.js";
+import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, turnsWork, uptimeTicks } from "../os/index.js";
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
 import type { JsonRpcResponse } from "../wire/index.js";
+import { isToolCallUpdate, sessionIdOf } from "../wire/acp-shapes.js";
 import type { Logger } from "./logger.js";
 import type { TraceWriter } from "./trace-writer.js";
 
@@ -9,7 +10,10 @@ export const TURN_PROCESS_SETTLE_MS = 500;
 
 /** One prompt turn, in /proc ticks since boot. */
 interface TurnSpan {
+  readonly sessionId: string | undefined;
   readonly began: number;
+  /** When its first `tool_call` was read: what the agent itself started before is its housekeeping. */
+  toolCall: number | undefined;
   /** The agent's descendants when the prompt went out (pid:startTicks): never the turn's. */
   readonly before: ReadonlySet<string>;
   ended: number | undefined;
@@ -21,17 +25,18 @@ interface TurnSpan {
   outliving: boolean;
 }
 
-const openTurn = (began: number, before: ReadonlySet<string>): TurnSpan =>
-  ({ began, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
+const openTurn = (sessionId: string | undefined, began: number, before: ReadonlySet<string>): TurnSpan =>
+  ({ sessionId, began, toolCall: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
 /** What the plug-in reads of a request's job. */
-type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer"> };
+type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer" | "sessionId"> };
 
 /**
  * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
- * descendants born during the turn, and during no other turn not cancelled, that still run
+ * descendants born during the turn, and during no other turn not cancelled, but not the agent's
+ * housekeeping before its first tool call (claude-agent-acp's auth probe), that still run
  * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's;
  * at shutdown, those of the turns in flight. What ran when the prompt went out is never the turn's.
  * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
@@ -53,8 +58,20 @@ export class TurnProcesses implements TurnPlugin {
 
   /** A prompt goes to the agent: its turn begins. */
   promptSent(job: PromptJob): void {
-    // Start times are rounded down to the tick: a tool born in the prompt's own tick counts, what ran before it never.
-    if (this.stopsCancelledTurns) this.turns.set(JSON.stringify(job.payload.id), openTurn(this.now(), this.running()));
+    // What ran before it is never the turn's (a server born in the same tick included).
+    const { id, sessionId } = job.payload;
+    if (this.stopsCancelledTurns) this.turns.set(JSON.stringify(id), openTurn(sessionId, this.now(), this.running()));
+  }
+
+  /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
+  dropUpdate(params: unknown): boolean {
+    if (this.turns.size === 0 || !isToolCallUpdate(params)) return false;
+    const sessionId = sessionIdOf(params);
+    for (const turn of this.turns.values()) {
+      const open = turn.ended === undefined || turn.outliving;
+      if (turn.sessionId === sessionId && open) turn.toolCall ??= this.now();
+    }
+    return false;
   }
 
   /** The editor got its answer to `job`: a prompt's turn ended, cancelled or not. */
@@ -97,7 +114,7 @@ export class TurnProcesses implements TurnPlugin {
   }
 
   private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
-    const targets = this.descendants().filter((entry) => this.bornIn(entry, turn));
+    const targets = this.work(this.descendants(), turn);
     turn.stopping = false;
     this.prune();
     if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
@@ -118,10 +135,11 @@ export class TurnProcesses implements TurnPlugin {
     const known = this.turns.get(JSON.stringify(promptId));
     // Start times are in ticks: one born in the turn's first tick counts.
     const began = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
-    const turn = known ?? { ...openTurn(began, new Set()), cancelled: true, outliving: true };
+    // Its updates were not followed: its tool time is taken to be all of it.
+    const turn = known ?? { ...openTurn(undefined, began, new Set()), toolCall: began, cancelled: true, outliving: true };
     // The stuck turn still runs: what it starts after its answer is its own too.
     const stuck: TurnSpan = { ...turn, ended: undefined };
-    await this.stopAll(this.descendants().filter((entry) => this.bornIn(entry, stuck, turn)), "kill-tools");
+    await this.stopAll(this.work(this.descendants(), stuck, turn), "kill-tools");
   }
 
   /**
@@ -137,7 +155,8 @@ export class TurnProcesses implements TurnPlugin {
       turn.cancelled = true;
       turn.ended = undefined;
     }
-    const targets = this.descendants().filter((entry) => inFlight.some((turn) => this.bornIn(entry, turn)));
+    const descendants = this.descendants();
+    const targets = [...new Set(inFlight.flatMap((turn) => this.work(descendants, turn)))];
     if (targets.length === 0) return;
     // The bridge's own timers are unref'd: this keeps it running until they are stopped.
     const holdOpen = setInterval(() => {}, 60_000);
@@ -156,12 +175,19 @@ export class TurnProcesses implements TurnPlugin {
     this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
-  /** Born during `turn` (not running when it began), and during no other turn unless that one was cancelled too. */
-  private bornIn(entry: ProcessEntry, turn: TurnSpan, self: TurnSpan = turn): boolean {
-    const during = (span: TurnSpan) => entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
-    if (!during(turn) || turn.before.has(identity(entry))) return false;
-    for (const other of this.turns.values()) if (other !== self && !other.cancelled && during(other)) return false;
-    return true;
+  /**
+   * `turn`'s work among the agent's `descendants` (see turnsWork: born during it, not the agent's
+   * housekeeping; not running when the prompt went out), but none born during another turn not cancelled.
+   */
+  private work(descendants: ProcessEntry[], turn: TurnSpan, self: TurnSpan = turn): ProcessEntry[] {
+    const agent = this.agentPid();
+    if (agent === undefined) return [];
+    const own = turnsWork(descendants, agent, { from: turn.began, to: turn.ended, toolCall: turn.toolCall });
+    const during = (entry: ProcessEntry, span: TurnSpan) =>
+      entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
+    const others = [...this.turns.values()].filter((other) => other !== self && !other.cancelled);
+    return descendants.filter((entry) =>
+      own(entry) && !turn.before.has(identity(entry)) && !others.some((other) => during(entry, other)));
   }
 
   /** Forgets ended turns, but those open, waiting to be stopped, still followed, or overlapping one that is. */

@@ -4,7 +4,8 @@
  */
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import type { ProcessEntry } from "../os/index.js";
+import { type ProcessEntry, turnsWork, uptimeTicks } from "../os/index.js";
+import { isToolCallUpdate } from "../wire/acp-shapes.js";
 import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
 import type { EditorWire, Logged, Message } from "./editor-wire.js";
 import type { ModelSource } from "./model.js";
@@ -73,11 +74,27 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     let toolSeenAt: number | undefined;
     let streamingAt: number | undefined;
     const promptAt = performance.now();
+    const promptTick = uptimeTicks();
     let prompt: { id: number } = run.wire.request("session/prompt", {
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: model.script(scenario.script) }],
     });
     const answered = () => ends(prompt.id).length > 0;
+    // What the turn left running, by the bridge's rule: its work, not the agent's housekeeping.
+    let toolCallTick: number | undefined;
+    let endTick: number | undefined;
+    run.wire.onMessage = (message) => {
+      if (toolCallTick === undefined && message.method === "session/update" && isToolCallUpdate(message.params)) toolCallTick = uptimeTicks();
+      if (endTick === undefined && answered()) endTick = uptimeTicks();
+    };
+    const leftByTurn = () => {
+      const all = run.processes();
+      const root = run.child.pid ?? 0;
+      // Behind the bridge, the agent is the bridge's child.
+      const agent = placement === "direct" ? root : (all.find((entry) => entry.ppid === root)?.pid ?? 0);
+      const work = turnsWork(all, agent, { from: promptTick, to: endTick, toolCall: toolCallTick });
+      return all.filter((entry) => isNew(entry) && work(entry));
+    };
     const ended = () => answered() || run.exit !== undefined;
     const underWay: Record<Scenario["when"], () => boolean> = {
       "at-once": () => true,
@@ -122,12 +139,12 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     if (answered()) await sleep(REPEAT_WINDOW_MS);
     const answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
     if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
-    await until(() => !run.processes().some(isNew) && model.openRequests() === 0, limits.settleMs);
+    await until(() => leftByTurn().length === 0 && model.openRequests() === 0, limits.settleMs);
     return judge({
       ...base,
       ...exitSeen(run, stopAt),
       answers,
-      leftRunning: run.processes().filter(isNew).map(describeProcess),
+      leftRunning: leftByTurn().map(describeProcess),
       undone: await undone(model, stopAt),
     });
   } finally {

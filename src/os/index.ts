@@ -5,4 +5,5 @@
  */
 export * from "./process-table.js";
 export * from "./terminate.js";
+export * from "./tool-span.js";
 export * from "./watchdog.js";

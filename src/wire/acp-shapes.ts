@@ -9,6 +9,11 @@ export function sessionIdOf(params: unknown): string | undefined {
   return typeof sessionId === "string" ? sessionId : undefined;
 }
 
+/** Whether `session/update` params announce a tool call (its first update, `tool_call`). */
+export function isToolCallUpdate(params: unknown): boolean {
+  return (params as { update?: { sessionUpdate?: unknown } } | undefined)?.update?.sessionUpdate === "tool_call";
+}
+
 /** The result ACP requires for a permission request pending when its session is cancelled. */
 export const PERMISSION_CANCELLED = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" as const }) });
 

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Logger } from "../../src/bridge/logger.js";
 import { TraceWriter } from "../../src/bridge/trace-writer.js";
 import { TurnProcesses } from "../../src/bridge/turn-processes.js";
-import { uptimeTicks } from "../../src/os/index.js";
+import { TICKS_PER_SECOND, TOOL_ANNOUNCE_LAG_MS, uptimeTicks } from "../../src/os/index.js";
 import type { JsonRpcResponse } from "../../src/wire/index.js";
 import { isAlive } from "../support/bridge-harness.js";
 import { eventually } from "../support/wire-assertions.js";
@@ -38,8 +38,10 @@ class ShellAgent {
   }
 }
 
-/** The editor's prompt `id`, as the engine's turn plug-ins see its job. */
-const prompt = (id: string) => ({ payload: { id, issuer: "client" as const } });
+/** The editor's prompt `id` in session `sessionId`, as the engine's turn plug-ins see its job. */
+const prompt = (id: string, sessionId = "s") => ({ payload: { id, issuer: "client" as const, sessionId } });
+/** The agent's update announcing a tool in `sessionId`. */
+const toolCall = (sessionId = "s") => ({ sessionId, update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "sleep" } });
 const answer = (id: string, stopReason: string): JsonRpcResponse => ({ jsonrpc: "2.0", id, result: { stopReason } });
 /** Resolves once /proc's clock has moved past the current tick. */
 const nextTick = (from = uptimeTicks()) => eventually(() => (uptimeTicks() > from ? true : undefined), "the next tick");
@@ -73,6 +75,7 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
   it("a child started just before the prompt went out (during session/new) is never the turn's; one started during it is", async () => {
     const server = await agent.start("server");
     turns.promptSent(prompt("p1")); // the prompt goes out within the same tick or the next
+    assert.equal(turns.dropUpdate(toolCall()), false, "an update is heard, never dropped");
     const tool = await agent.start("tool");
     turns.answered(prompt("p1"), answer("p1", "cancelled"));
     assert.match(await note("turn-processes:"), new RegExp(`prompt "p1" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
@@ -80,15 +83,46 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
     assert.ok(isAlive(server), "the server started before the prompt lives on");
   });
 
+  it("the agent's own probe, started with the prompt before any tool call, is not the turn's; a tool started just before its announcement is", async () => {
+    turns.promptSent(prompt("p1"));
+    const probe = await agent.start("probe"); // claude-agent-acp's `claude auth status` at each prompt
+    const lagTicks = (TOOL_ANNOUNCE_LAG_MS * TICKS_PER_SECOND) / 1000;
+    await nextTick(uptimeTicks() + lagTicks + 1); // the model answers with a tool call, later
+    const tool = await agent.start("tool"); // codex-acp announces `exec_command` once it runs
+    turns.dropUpdate(toolCall());
+    turns.answered(prompt("p1"), answer("p1", "cancelled"));
+    assert.match(await note("turn-processes:"), new RegExp(`prompt "p1" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
+    await gone(tool, "the turn's tool");
+    assert.ok(isAlive(probe), "the probe from before the first tool call lives on");
+  });
+
+  it("a cancelled turn that announced no tool call has no processes of its own", async () => {
+    turns.promptSent(prompt("p1"));
+    const probe = await agent.start("probe");
+    turns.dropUpdate({ sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } });
+    turns.dropUpdate(toolCall("another session"));
+    turns.answered(prompt("p1"), answer("p1", "cancelled"));
+    // The next turn's clean-up comes after p1's (both 0.5 s after their answers).
+    turns.promptSent(prompt("p2"));
+    turns.dropUpdate(toolCall());
+    await agent.start("tool");
+    turns.answered(prompt("p2"), answer("p2", "cancelled"));
+    assert.match(await note("turn-processes:"), /prompt "p2" ended cancelled/);
+    assert.equal(notes().filter((n) => n.startsWith("turn-processes:")).length, 1, JSON.stringify(notes()));
+    assert.ok(isAlive(probe), "p1 announced no tool: its probe lives on");
+  });
+
   it("--on-stuck kill-tools stops only the stuck turn's processes, never another session's turn's", async () => {
-    turns.promptSent(prompt("a"));
-    turns.answered(prompt("a"), answer("a", "cancelled")); // answered for the agent; its turn goes on
-    turns.event({ type: "turn-outlives-answer", sessionId: "s", id: "a", windowMs: 1000 });
-    turns.promptSent(prompt("b"));
+    turns.promptSent(prompt("a", "sa"));
+    turns.answered(prompt("a", "sa"), answer("a", "cancelled")); // answered for the agent; its turn goes on
+    turns.event({ type: "turn-outlives-answer", sessionId: "sa", id: "a", windowMs: 1000 });
+    turns.promptSent(prompt("b", "sb"));
+    turns.dropUpdate(toolCall("sb"));
     const serverOfB = await agent.start("server-b");
-    turns.answered(prompt("b"), answer("b", "end_turn"));
+    turns.answered(prompt("b", "sb"), answer("b", "end_turn"));
     await nextTick(); // start times have a tick's resolution: tool-a is clearly born after b ended
-    const toolOfA = await agent.start("tool-a"); // the stuck turn keeps working
+    turns.dropUpdate(toolCall("sa")); // the stuck turn keeps working
+    const toolOfA = await agent.start("tool-a");
     await turns.stopStuck("a", 10_000);
     const killed = await note("kill-tools:");
     assert.ok(!killed.includes(String(serverOfB)), killed);
@@ -99,6 +133,7 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
   it("shutdown with a turn in flight: its processes are stopped like a cancelled turn's; what ran before it lives", async () => {
     const helper = await agent.start("helper");
     turns.promptSent(prompt("p1"));
+    turns.dropUpdate(toolCall());
     const tool = await agent.start("tool");
     await turns.stopInFlight(new Promise(() => {}), 0);
     await gone(tool, "the in-flight turn's tool");
