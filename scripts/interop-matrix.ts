@@ -33,15 +33,15 @@ export interface Peer {
   readonly pkg: string;
   /** The command, from test/interop/peers/node_modules/.bin. */
   readonly command: readonly string[];
-  readonly env?: Record<string, string>;
+  /** check's own flags for it (`--protocol v2`). */
+  readonly checkArgs?: readonly string[];
 }
 
 /** Today's agents, in the matrix's column order. */
 export const PEERS: readonly Peer[] = [
   { file: "codex-acp", pkg: "@agentclientprotocol/codex-acp", command: ["codex-acp"] },
-  { file: "claude-agent-acp", pkg: "@agentclientprotocol/claude-agent-acp", command: ["claude-agent-acp"], env: { CLAUDE_AGENT_ACP_PROTOCOL: "v1" } },
-  // A column once check drives ACP v2: until then check refuses it (exit 2) and it has no scorecard.
-  { file: "claude-agent-acp-v2", pkg: "@agentclientprotocol/claude-agent-acp", command: ["claude-agent-acp"], env: { CLAUDE_AGENT_ACP_PROTOCOL: "v2" } },
+  { file: "claude-agent-acp", pkg: "@agentclientprotocol/claude-agent-acp", command: ["claude-agent-acp"] },
+  { file: "claude-agent-acp-v2", pkg: "@agentclientprotocol/claude-agent-acp", command: ["claude-agent-acp"], checkArgs: ["--protocol", "v2"] },
   { file: "gemini-cli", pkg: "@google/gemini-cli", command: ["gemini"] },
   { file: "qwen-code", pkg: "@qwen-code/qwen-code", command: ["qwen"] },
   { file: "opencode", pkg: "opencode-ai", command: ["opencode"] },
@@ -78,11 +78,11 @@ export function matrixOnPage(page: string): string {
 function checkAgain(root: string, peer: Peer): void {
   const bin = join(root, "test/interop/peers/node_modules/.bin");
   if (!existsSync(bin)) throw new Error("the peers are not installed: npm run interop:install");
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}`, ...peer.env };
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` };
   const json = join(root, SCORECARD_DIR, `${peer.file}.json`);
   mkdirSync(join(root, SCORECARD_DIR), { recursive: true });
   process.stderr.write(`acp-cancel check --model-server -- ${peer.command.join(" ")} (${peer.file})\n`);
-  const args = [join(root, "dist/cli/main.js"), "check", "--model-server", ...LIMITS, "--json", `${json}.partial`, "--", ...peer.command];
+  const args = [join(root, "dist/cli/main.js"), "check", "--model-server", ...LIMITS, ...(peer.checkArgs ?? []), "--json", `${json}.partial`, "--", ...peer.command];
   const run = spawnSync(process.execPath, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
   // 0: every cell holds, 1: some cell is ✘ (the matrix shows it); 2: check cannot drive it (yet).
   if (run.status === 0 || run.status === 1) renameSync(`${json}.partial`, json);

@@ -15,11 +15,11 @@ export function cellText(cell: Cell): string {
   return escapeControl(`${MARK[cell.verdict]}${ms}${outcome}${note}`);
 }
 
-/** The agent as the scorecard names it: `name version`, else its command; ` (ACP v2)` when checked in v2. */
+/** The agent as the scorecard names it: `name version`, else its command; then the ACP version when known. */
 export function agentTitle(card: Scorecard): string {
   const { name, agentVersion, command, protocolVersion } = card.agent;
   const title = name === undefined ? command.join(" ") : [name, agentVersion].filter(Boolean).join(" ");
-  return escapeControl(protocolVersion === 2 ? `${title} (ACP v2)` : title);
+  return escapeControl(protocolVersion === undefined ? title : `${title} (ACP v${protocolVersion})`);
 }
 
 function scenariosOf(card: Scorecard): string[] {
@@ -48,7 +48,7 @@ export function renderTable(card: Scorecard): string {
   }
   const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]?.length ?? 0)));
   const lines = [
-    `acp-cancel check: ${agentTitle(card)}${card.agent.protocolVersion === undefined ? "" : ` (ACP v${card.agent.protocolVersion})`}`,
+    `acp-cancel check: ${agentTitle(card)}`,
     `model: ${card.modelServer ? "the scripted model server" : "the agent's own"}`,
     "",
     ...rows.map((row) => row.map((text, column) => text.padEnd(widths[column] ?? 0)).join("  ").trimEnd()),

@@ -146,11 +146,11 @@ describe("acp-cancel check, in process: verdicts and renderings", () => {
       const other = card([judge(stop({ placement: "bridge" }))], { agent: { command: ["b|c"] }, leftOut: [] });
       const markdown = renderMarkdown([card(cells), other]);
       const lines = markdown.split("\n");
-      assert.equal(lines[0], "| scenario | my-agent 1.2.3 | b\\|c |");
+      assert.equal(lines[0], "| scenario | my-agent 1.2.3 (ACP v1) | b\\|c |");
       assert.equal(lines[1], "| --- | --- | --- |");
       assert.equal(lines[2], "| session/cancel | D ✔ 12 ms · B ✔ 14 ms | B ✔ 12 ms |");
       assert.match(lines[3] ?? "", /^\| \$\/cancel_request \| D ✘ none: .* · B ✔ 3 ms \| not run \|$/);
-      assert.match(markdown, /^- my-agent 1\.2\.3: session\/cancel while a tool runs not run: needs --model-server$/m);
+      assert.match(markdown, /^- my-agent 1\.2\.3 \(ACP v1\): session\/cancel while a tool runs not run: needs --model-server$/m);
     });
 
     it("round-trips through JSON as the scorecard it is (what --json writes and the matrix script reads)", () => {

@@ -17,16 +17,16 @@ describe("docs/interop.md's Stop matrix", () => {
     assert.equal(matrixOnPage(page), renderMatrix(stored.map(({ card }) => card)));
   });
 
-  it("has a scorecard, made with the scripted model, of each v1 peer at the version pinned in test/interop/peers", () => {
-    const v1 = PEERS.filter((peer) => peer.env?.CLAUDE_AGENT_ACP_PROTOCOL !== "v2").map((peer) => peer.file);
+  it("has a scorecard, made with the scripted model, of each peer at the version pinned in test/interop/peers", () => {
     assert.deepEqual(
-      stored.map(({ peer }) => peer.file).filter((file) => v1.includes(file)),
-      v1,
+      stored.map(({ peer }) => peer.file),
+      PEERS.map((peer) => peer.file),
     );
     for (const { peer, card } of stored) {
       assert.equal(card.modelServer, true, `${peer.file}: made with --model-server`);
       assert.equal(card.agent.agentVersion, pinned[peer.pkg], `${peer.file}: the pinned version of ${peer.pkg}`);
       assert.ok(card.cells.length > 0, `${peer.file}: has cells`);
+      assert.equal(card.agent.protocolVersion, peer.checkArgs?.includes("v2") === true ? 2 : 1, `${peer.file}: its ACP version`);
     }
   });
 });
