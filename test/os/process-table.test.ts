@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
-import { descendantsOf, readProcess, readProcesses, stillRunning, terminate } from "../../src/os/index.js";
+import { descendantsOf, readProcess, readProcesses, stillRunning, terminate, uptimeTicks } from "../../src/os/index.js";
 
 /** Polls until `check` yields a value (the mocha timeout bounds it). */
 const until = async <T>(check: () => T | undefined): Promise<T> => {
@@ -28,6 +28,17 @@ describe("os: the /proc process table", () => {
     await until(() => (readProcess(sleeper)?.session === sleeper ? true : undefined));
     return { shell, sleeper };
   }
+
+  it("uptimeTicks is never a tick behind a process's start time: a process started before the read was born by then", () => {
+    // Floating point made "12345.67" * 100 round down a tick in about one read in thirteen.
+    for (let i = 0; i < 40; i++) {
+      const child = spawn("sleep", ["30"], { stdio: "ignore" });
+      started.push(child);
+      const born = readProcess(child.pid ?? 0)?.startTicks;
+      const now = uptimeTicks();
+      assert.ok(born !== undefined && born <= now, `started at tick ${born}, now is ${now}`);
+    }
+  });
 
   it("descendantsOf follows parent pids into a grandchild's own session; never the root", async () => {
     const { shell, sleeper } = await shellWithSetsidChild();
