@@ -55,11 +55,11 @@ interface Running {
  * published a final state); work still out after the grace is answered `canceled` for.
  */
 export class CancellableExecutor implements AgentExecutor {
-  private readonly tasks: ServerCalls<string, ServedTaskPayload, AgentExecutionEvent>;
+  private readonly tasks: ServerCalls<string, ServedTaskPayload>;
   private readonly replicas: TaskOwnership | undefined;
 
   constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
-    this.tasks = new ServerCalls({ grace: options.graceMs ?? 5000, rememberMax: RETURNED_MEMORY });
+    this.tasks = new ServerCalls({ graceMs: options.graceMs ?? 5000, rememberMax: RETURNED_MEMORY });
     this.replicas = options.replicas;
   }
 
@@ -77,12 +77,11 @@ export class CancellableExecutor implements AgentExecutor {
     const { taskId, contextId } = context;
     let end!: () => void;
     const running: Running = { ended: new Promise<void>((resolve) => (end = resolve)) };
+    const canceled = (task: ServerCall<ServedTaskPayload>) => {
+      if (task.answer()) running.finalState = publishCanceled(eventBus, taskId, contextId);
+    };
     const task = this.tasks.start(taskId, { kind: "a2a-served-task", taskId }, {}, {
-      graceAnswer: () => canceledEvent(taskId, contextId),
-      send: (_, event) => {
-        running.finalState = stateOf(event);
-        eventBus.publish(event);
-      },
+      graceEnded: canceled,
       settled: () => end(),
       // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
       describe: () => ({ protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata }),
@@ -92,12 +91,12 @@ export class CancellableExecutor implements AgentExecutor {
     bindHandlerJob(signal, task.job);
     const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(taskId, running), { record: claimRecord(context) });
     try {
-      await this.work(context, watchFinal(eventBus, task), signal);
+      await this.work(context, watchFinal(eventBus, task, running), signal);
     } catch (error) {
       // Work that throws because it was aborted has stopped: that is the cancel, not a failure.
       if (!signal.aborted) throw error;
     } finally {
-      if (signal.aborted) task.answer(canceledEvent(taskId, contextId));
+      if (signal.aborted) canceled(task);
       task.done();
       claim?.release();
     }
@@ -111,7 +110,7 @@ export class CancellableExecutor implements AgentExecutor {
       throw new Error(`task ${taskId} does not run in this process: CancellableExecutor cannot cancel work it cannot see`);
     }
     // Its work ran here and returned (in an interrupted state): nothing runs, answer at once.
-    if (effect === "already-finished") eventBus.publish(canceledEvent(taskId, ""));
+    if (effect === "already-finished") publishCanceled(eventBus, taskId, "");
   };
 
   /** A cancel from another replica: abort, then report the final state once the task is answered. */
@@ -122,20 +121,25 @@ export class CancellableExecutor implements AgentExecutor {
   }
 }
 
-function canceledEvent(taskId: string, contextId: string): AgentExecutionEvent {
-  const status = { state: TASK_STATE.canceled, message: undefined, timestamp: new Date().toISOString() };
-  return { kind: "statusUpdate", data: { taskId, contextId, status, metadata: {} } };
+function publishCanceled(eventBus: ExecutionEventBus, taskId: string, contextId: string): TaskState {
+  eventBus.publish({
+    kind: "statusUpdate",
+    data: {
+      taskId,
+      contextId,
+      status: { state: TASK_STATE.canceled, message: undefined, timestamp: new Date().toISOString() },
+      metadata: {},
+    },
+  });
+  return TASK_STATE.canceled;
 }
 
-function stateOf(event: AgentExecutionEvent): TaskState | undefined {
-  return event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
-}
-
-/** The work's bus: a final state the work publishes is the task's answer; what it publishes after that is dropped. */
-function watchFinal(eventBus: ExecutionEventBus, task: ServerCall<ServedTaskPayload, AgentExecutionEvent>): ExecutionEventBus {
+/** The work's bus: notes a final state the work publishes, drops what it publishes after the task was answered. */
+function watchFinal(eventBus: ExecutionEventBus, task: ServerCall<ServedTaskPayload>, running: Running): ExecutionEventBus {
   return overriding(eventBus, "publish", (event: AgentExecutionEvent) => {
     if (task.answered) return;
-    if (isFinalState(stateOf(event))) task.answer(event);
-    else eventBus.publish(event);
+    const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
+    if (isFinalState(state) && task.answer()) running.finalState = state;
+    eventBus.publish(event);
   });
 }

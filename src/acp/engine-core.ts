@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, type ServerCallProtocol, ServerCalls, sharedGrace } from "../core/index.js";
+import { type AnyJob, type CancelReason, OwedAnswers, sharedGrace } from "../core/index.js";
 import {
   type JsonRpcId,
   type JsonRpcMessage,
@@ -30,15 +30,7 @@ const LATE_REPLY_MEMORY = 4096;
  */
 export abstract class EngineCore {
   /** Per issuer, the requests it is owed an answer for. */
-  protected readonly tables: Record<Side, ServerCalls<JsonRpcId, RequestRecord, JsonRpcResponse>>;
-  /** ACP's part of serving a request: one for both tables. */
-  protected readonly protocol: ServerCallProtocol<RequestRecord, JsonRpcResponse> = {
-    cancelled: (job, origin) => this.onJobCancelled(job, origin !== "parent"),
-    graceAnswer: (job) => this.negotiation.rules.cancelledAnswer(job),
-    forPeer: (job) => job.payload.delivered && !job.payload.handlerAnswered,
-    send: (job, response, forPeer) => this.answered(job, response, forPeer),
-    failureOf,
-  };
+  protected readonly tables: Record<Side, OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse>>;
   protected readonly turns: SessionTurns;
   protected readonly negotiation = new Negotiation((event) => this.emit(event));
   protected readonly ports: Record<Side, PortOptions>;
@@ -65,9 +57,8 @@ export abstract class EngineCore {
     options: EngineOptions = {},
   ) {
     const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    // One grace timer for both tables; a key is remembered only when answered for its peer.
-    const owed = { grace: sharedGrace(graceMs), answerEnds: true, rememberMax: LATE_REPLY_MEMORY };
-    this.tables = { client: new ServerCalls(owed), agent: new ServerCalls(owed) };
+    const grace = sharedGrace(graceMs);
+    this.tables = { client: this.owedTable(grace), agent: this.owedTable(grace) };
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
     this.onEvent = options.onEvent;
@@ -78,16 +69,29 @@ export abstract class EngineCore {
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
       isCleanup: (method) => this.cleanup.has(method),
-      running: (side, test) => this.tables[side].select(test),
+      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
       cancel: (job, reason) => this.cancelJob(job, reason),
       forward: (job, request) => this.forwardHeldPrompt(job, request),
-      answer: (job, response) => job.answer(response),
+      answer: (job, response) => this.answer(job, response),
       notify: (side, message) => this.send(side, message),
     };
     const { turnEnd } = options;
     const aftermath = turnEnd === undefined ? [] : [new TurnAftermath(host, turnEnd, graceMs)];
     this.plugins = [...aftermath, ...(options.plugins ?? []).map((make) => make(host, graceMs))];
     this.turns = new SessionTurns(host, this.plugins);
+  }
+
+  /** One issuer's requests on core's lifecycle: the engine supplies ACP's part. */
+  protected owedTable(grace: ReturnType<typeof sharedGrace>): OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse> {
+    const protocol = {
+      keyOf: (job: RequestJob) => job.payload.id,
+      cancelled: (job: RequestJob, origin: string) => this.onJobCancelled(job, origin !== "parent"),
+      graceAnswer: (job: RequestJob) => this.negotiation.rules.cancelledAnswer(job),
+      forPeer: (job: RequestJob) => job.payload.delivered && !job.payload.handlerAnswered,
+      send: (job: RequestJob, response: JsonRpcResponse, forPeer: boolean) => this.answered(job, response, forPeer),
+      failureOf,
+    };
+    return new OwedAnswers(protocol, grace, LATE_REPLY_MEMORY);
   }
 
   /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
@@ -199,6 +203,11 @@ export abstract class EngineCore {
   }
 
   // ---- answering --------------------------------------------------------------------
+
+  /** Gives `job` its one answer (core's lifecycle keeps it to one). */
+  protected answer(job: RequestJob, response: JsonRpcResponse): void {
+    this.tables[job.payload.issuer].answer(job, response);
+  }
 
   /** The answer is settled and goes to the issuer now. */
   protected answered(job: RequestJob, response: JsonRpcResponse, answeredForPeer: boolean): void {

@@ -81,9 +81,9 @@ export class CancelEngine extends EngineCore {
     for (const job of [...this.tables[survivor].values()]) {
       this.cancelQuietly(job, "shutdown");
       // An answer already given (held for nested requests) stands; otherwise name the loss.
-      job.answer(job.held ?? abandonedAnswer(job.payload.id, detail));
+      this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
     }
-    for (const job of [...this.tables[side].values()]) job.answer(this.negotiation.rules.cancelledAnswer(job, detail));
+    for (const job of [...this.tables[side].values()]) this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
     this.turns.clear();
     for (const plugin of this.plugins) plugin.closed?.();
   }
@@ -101,7 +101,7 @@ export class CancelEngine extends EngineCore {
       for (const job of [...this.tables[issuer].values()]) {
         if (job.isRunning && !this.cleanup.has(job.payload.method)) this.cancelJob(job, "shutdown");
       }
-      for (const job of [...this.tables[issuer].values()]) job.answer(job.held ?? abandonedAnswer(job.payload.id, detail));
+      for (const job of [...this.tables[issuer].values()]) this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
     } finally {
       this.leaving = undefined;
     }
@@ -136,7 +136,7 @@ export class CancelEngine extends EngineCore {
     const refusal = from === "agent" && sessionId !== undefined ? this.refusal(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
-    const job = table.start(id, new RequestRecord(id, method, sessionId, from), { parent }, this.protocol) as RequestJob;
+    const job = table.start(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
     if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (refusal !== undefined) {
       this.refuse(job, "session", refusal);
@@ -192,14 +192,14 @@ export class CancelEngine extends EngineCore {
   /** A request that never reaches its handler: cancelled as it arrives, and answered so at once. */
   private refuse(job: RequestJob, reason: CancelReason, detail: string): void {
     this.cancelQuietly(job, reason);
-    job.answer(this.negotiation.rules.cancelledAnswer(job, detail));
+    this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
   }
 
   /** A held prompt goes to the agent now: the turn before it really ended. */
   protected forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
     const gone = this.closed.agent;
     if (gone !== undefined) {
-      job.answer(abandonedAnswer(job.payload.id, gone));
+      this.answer(job, abandonedAnswer(job.payload.id, gone));
       return;
     }
     job.payload.delivered = true;
@@ -236,7 +236,7 @@ export class CancelEngine extends EngineCore {
     job.payload.handlerAnswered = true;
     const { method, sessionId } = job.payload;
     if (method === Method.prompt && sessionId !== undefined && "error" in response) this.turns.promptRefused(sessionId, job);
-    if (job.isRunning) job.answer(response);
+    if (job.isRunning) this.answer(job, response);
     else this.tables[job.payload.issuer].answerAfterChildren(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
 

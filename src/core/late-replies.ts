@@ -3,23 +3,16 @@ import { jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
 
 /**
- * The one memory of settled keys (bounded, oldest forgotten first, optionally for a window), so
- * that a peer's reply to a key already answered is dropped as late, not taken for a reply to an
- * unknown one. The jobs behind the keys are kept only while an observer is installed, to tell it of the drop.
+ * The one memory of settled keys (bounded, oldest forgotten first), so that a peer's reply to a
+ * key already answered is dropped as late, not taken for a reply to an unknown one. The jobs
+ * behind the keys are kept only while an observer is installed, to tell it of the drop.
  */
 export class LateReplies<K> {
   private readonly keys: RecentKeys<K>;
   private readonly traced = new Map<K, AnyJob>();
 
-  constructor(
-    private readonly capacity: number,
-    windowMs?: number,
-  ) {
-    this.keys = new RecentKeys(capacity, windowMs);
-  }
-
-  get size(): number {
-    return this.keys.size;
+  constructor(private readonly capacity: number) {
+    this.keys = new RecentKeys(capacity);
   }
 
   remember(key: K, job?: AnyJob): void {

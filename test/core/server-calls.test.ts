@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import { type ServerCall, ServerCalls, sharedGrace } from "../../src/core/server-calls.js";
+import { type ServerCall, ServerCalls } from "../../src/core/server-calls.js";
 import { Job } from "../../src/core/index.js";
 import { settle } from "../support/jobs.js";
 
@@ -37,18 +37,17 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   it("answers once: of racing answers (work, cancel, grace) only the first is sent; done settles once", () => {
     const sent: string[] = [];
     const settled: string[] = [];
-    const calls = new ServerCalls<string, string, string>({ grace: 100 });
+    const calls = new ServerCalls<string, string>({ graceMs: 100 });
     const call = calls.start("a", "a", {}, {
-      graceAnswer: () => "grace",
-      send: (_, answer) => sent.push(answer),
+      graceEnded: (served) => served.answer() && sent.push("grace"),
       settled: (served) => settled.push(served.job.payload),
-    }) as ServerCall<string, string>;
+    }) as ServerCall<string>;
     assert.equal(calls.cancel("a", "external"), "cancelled");
     assert.equal(calls.cancel("a", "external"), "duplicate");
     clock.tick(100);
     assert.deepEqual(sent, ["grace"]);
     // The work's own answer and done arrive after the grace answered for it: dropped, no second settle.
-    assert.equal(call.answer("work"), false);
+    assert.equal(call.answer(), false);
     call.done();
     call.done();
     assert.deepEqual(settled, ["a"]);
@@ -57,11 +56,11 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   });
 
   it("work that answers within the grace stops it: no grace answer, no timer left", () => {
-    const calls = new ServerCalls<string, string, string>({ grace: 100 });
+    const calls = new ServerCalls<string, string>({ graceMs: 100 });
     let graceAnswers = 0;
-    const call = calls.start("a", "a", {}, { graceAnswer: () => String(graceAnswers++) }) as ServerCall<string, string>;
+    const call = calls.start("a", "a", {}, { graceEnded: () => graceAnswers++ }) as ServerCall<string>;
     call.job.cancel("external");
-    assert.equal(call.answer("work"), true);
+    assert.equal(call.answer(), true);
     call.done();
     assert.equal(clock.countTimers(), 0);
     clock.tick(200);
@@ -98,15 +97,6 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
     assert.equal(calls.cancel("b", "external", "b"), "unknown");
   });
 
-  it("null is a key like any other (a JSON-RPC id may be null)", () => {
-    const calls = new ServerCalls<number | null, string>();
-    const call = calls.start(null, "null") as ServerCall<string>;
-    assert.equal(calls.get(null), call);
-    assert.equal(calls.start(null, "again"), undefined);
-    call.done();
-    assert.equal(calls.size, 0);
-  });
-
   it("unkeyed calls are each their own entry; cancelAll cancels those in flight, each once", () => {
     const calls = new ServerCalls<never, string>();
     const one = calls.start(undefined, "one");
@@ -119,30 +109,5 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
     one.done();
     two.done();
     assert.equal(calls.size, 0);
-  });
-
-  it("answerEnds (ACP): an answer held for the children goes after theirs; only keys answered for the peer are remembered", () => {
-    const sent: string[] = [];
-    const protocol = {
-      graceAnswer: () => "grace",
-      forPeer: (call: ServerCall<string, string>) => call.payload !== "peer answered",
-      send: (call: ServerCall<string, string>, answer: string) => sent.push(`${call.payload}: ${answer}`),
-    };
-    const options = { grace: sharedGrace(100), answerEnds: true, rememberMax: 8 };
-    const requests = new ServerCalls<number, string, string>(options);
-    const nested = new ServerCalls<number, string, string>(options);
-    const parent = requests.start(1, "parent", {}, protocol) as ServerCall<string, string>;
-    const child = nested.start(1, "child", { parent }, protocol) as ServerCall<string, string>;
-    requests.answerAfterChildren(parent, "cancelled");
-    assert.equal(parent.isSettled, false, "held while its child is in flight");
-    nested.startGrace(child);
-    clock.tick(100);
-    assert.deepEqual(sent, ["child: grace", "parent: cancelled"], "the child's answer first, then the one held for it");
-    assert.equal(child.isSettled, true);
-    assert.equal(requests.dropLate(1), true, "answered for its peer: its late reply is dropped, once");
-    assert.equal(requests.dropLate(1), false);
-    (requests.start(2, "peer answered", {}, protocol) as ServerCall<string, string>).answer("ok");
-    assert.equal(requests.dropLate(2), false, "a second reply to a request its peer answered is not a late one");
-    assert.equal(requests.size + nested.size, 0);
   });
 });
