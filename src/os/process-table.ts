@@ -153,8 +153,8 @@ export function stillRunning(entry: ProcessEntry): boolean {
 
 /** Now, in /proc start-time ticks since boot. */
 export function uptimeTicks(): number {
-  // Hundredths, read as an integer: "12345.67" * 100 is 1234566.99… in floating point, a tick early
-  // about one read in thirteen, and a process born in the turn's last tick looked born after it.
-  const [whole = "0", hundredths = "0"] = readFileSync("/proc/uptime", "utf8").split(" ")[0]?.split(".") ?? [];
-  return Math.floor(((Number(whole) * 100 + Number(hundredths.padEnd(2, "0").slice(0, 2))) * TICKS_PER_SECOND) / 100);
+  // /proc/uptime has hundredths: round them, as "12345.67" * 100 is 1234566.99… in floating point
+  // (a tick early in about one read of 13: a process born in a turn's last tick looked born after it).
+  const hundredths = Math.round(Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 100);
+  return Math.floor((hundredths * TICKS_PER_SECOND) / 100);
 }

@@ -60,7 +60,7 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
   const note = (prefix: string) => eventually(() => notes().find((n) => n.startsWith(prefix)), `the note "${prefix}"`);
 
   beforeEach(async function () {
-    if (process.platform !== "linux") this.skip();
+    if (process.platform !== "linux") this.skip(); // the rule reads Linux /proc; elsewhere the bridge warns and stops nothing
     agent = new ShellAgent();
     dir = await mkdtemp(join(tmpdir(), "acp-cancel-turn-spans-"));
     trace = new TraceWriter(join(dir, "trace.jsonl"));
