@@ -109,19 +109,17 @@ const a2aClient = {
 /** An ABP transport at its boundary: a call waits until its cancel arrives. */
 function abpTransport(): AbpTransport {
   const pending = new Map<string, () => void>();
+  const request = (type: string, payload: { callId?: string }) => {
+    const callId = payload.callId ?? "";
+    if (type === "capabilities/call") return new Promise((resolve) => pending.set(callId, () => resolve({ success: false, cancelled: true })));
+    watch.sent();
+    pending.get(callId)?.();
+    return Promise.resolve({ callId, cancelled: true });
+  };
   return {
-    initialize: () => Promise.reject(new Error("not used")),
-    call: (request) =>
-      new Promise((resolve) => {
-        pending.set(request.callId, () => resolve({ success: false, cancelled: true }));
-      }),
-    cancel: (request) => {
-      watch.sent();
-      pending.get(request.callId)?.();
-      return Promise.resolve({ callId: request.callId, cancelled: true });
-    },
+    closedWith: undefined,
+    request: request as AbpTransport["request"],
     shutdown: () => Promise.resolve(),
-    closed: new Promise(() => {}),
     close: () => Promise.resolve(),
   };
 }

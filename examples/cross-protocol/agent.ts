@@ -142,15 +142,11 @@ if (abpPage !== undefined) {
   await page.goto(abpPage);
   await page.waitForFunction(() => (globalThis as { demo?: { ready?: boolean } }).demo?.ready === true);
   const transport = playwrightTransport(page);
-  const call = transport.call.bind(transport);
-  transport.call = (request) => {
-    report(message("ABP", "agent", "browser-app", `call ${request.capability}`));
-    return call(request);
-  };
-  const cancel = transport.cancel.bind(transport);
-  transport.cancel = (request) => {
-    report(message("ABP", "agent", "browser-app", "capabilities/cancel"));
-    return cancel(request);
+  const request = transport.request.bind(transport);
+  transport.request = (type, payload, ...rest) => {
+    if ("capability" in payload) report(message("ABP", "agent", "browser-app", `call ${payload.capability}`));
+    else if (type === "capabilities/cancel") report(message("ABP", "agent", "browser-app", type));
+    return request(type, payload, ...rest);
   };
   abp = new AbpClient(transport);
   await abp.initialize();

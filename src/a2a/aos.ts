@@ -13,18 +13,6 @@ export const AosResultSchema = z.object({
 });
 export type AosResult = z.infer<typeof AosResultSchema>;
 
-const JsonRpcId = z.union([z.string(), z.number(), z.null()]);
-
-/** A guardian's answer: a JSON-RPC 2.0 response with an error or a result (checked per method). */
-export const GuardianResponseSchema = z.union([
-  z.object({
-    jsonrpc: z.literal("2.0"),
-    id: JsonRpcId,
-    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
-  }),
-  z.object({ jsonrpc: z.literal("2.0"), id: JsonRpcId, result: z.unknown() }),
-]);
-
 /** The answer to AOS `ping`. */
 export const PingResultSchema = z.object({ status: z.string(), version: z.string(), timestamp: z.string() });
 export type PingResult = z.infer<typeof PingResultSchema>;
@@ -66,24 +54,13 @@ export interface AosGuardRequest {
   params: AosGuardParams;
 }
 
-export type GuardianResponse = z.infer<typeof GuardianResponseSchema>;
-
-// On every guarded cancel's path, the usual answer is recognised by hand (the schemas' unions cost more than
-// the rest of its handling); anything else goes through the schema, which alone decides what is accepted.
+// On every guarded cancel's path, the usual result is recognised by hand (the schema costs more than the rest of
+// its handling); anything else goes through the schema, which alone decides what is accepted.
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
 const isCode = (value: unknown) => typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
-
-/** A JSON-RPC 2.0 answer as GuardianResponseSchema reads it, or undefined when it is not one. */
-export function guardianResponse(json: unknown): GuardianResponse | undefined {
-  if (isObject(json) && json.jsonrpc === "2.0" && typeof json.id === "string" && !("error" in json) && "result" in json) {
-    return { jsonrpc: "2.0", id: json.id, result: json.result };
-  }
-  const parsed = GuardianResponseSchema.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
-}
 
 /** An AOS decision as AosResultSchema reads it, or undefined when it is not one. */
 export function aosResult(value: unknown): AosResult | undefined {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
+import { classify } from "../wire/index.js";
 import {
   type A2aCancelMessage,
   type AosAgent,
@@ -9,7 +10,6 @@ import {
   type AosGuardRequest,
   aosResult,
   type AosResult,
-  guardianResponse,
   type PingResult,
   PingResultSchema,
 } from "./aos.js";
@@ -204,13 +204,13 @@ export class GuardianClient {
           } catch {
             return invalid(`HTTP ${res.statusCode}: not JSON`);
           }
-          const answer = guardianResponse(json);
-          if (answer === undefined) invalid("not a JSON-RPC 2.0 answer with an AOS result");
-          else if (answer.id !== request.id) invalid("the answer's id is not the request's");
-          else if ("error" in answer) {
-            const { code, message } = answer.error;
+          const answer = classify(json);
+          if (answer.kind !== "response") invalid("not a JSON-RPC 2.0 answer with an AOS result");
+          else if (answer.message.id !== request.id) invalid("the answer's id is not the request's");
+          else if ("error" in answer.message) {
+            const { code, message } = answer.message.error;
             finish(new GuardianFailure("rpc-error", `JSON-RPC error ${code}: ${message.slice(0, 200)}`));
-          } else finish(undefined, answer.result);
+          } else finish(undefined, answer.message.result);
         });
       });
       req.end(body);

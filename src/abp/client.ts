@@ -7,55 +7,10 @@
 import { type AnyJob, traceCarrier } from "../core/index.js";
 import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
 import { GraceTimers } from "../core/grace-timers.js";
-import {
-  type CallRequest,
-  type CallResult,
-  type CancelRequest,
-  type CancelResult,
-  type InitializeParams,
-  type InitializeResult,
-  PROTOCOL_VERSION,
-  type ProgressPayload,
-  type ShutdownPayload,
-} from "./app/protocol.js";
+import { type CallRequest, type InitializeParams, PROTOCOL_VERSION } from "./app/protocol.js";
 import { randomCallId } from "./call-id.js";
-
-/** The channel to the app is gone: the page closed or navigated, the socket closed, the client closed. */
-export class AbpClosedError extends Error {
-  override readonly name = "AbpClosedError";
-}
-
-/** The app sent something this side cannot accept, or refused what this side sent. */
-export class AbpProtocolError extends Error {
-  override readonly name = "AbpProtocolError";
-  constructor(readonly code: string, message: string) {
-    super(message);
-  }
-}
-
-/** Per request: aborting `signal` makes the transport forget the request and reject it with the signal's reason. */
-export interface TransportRequestOptions {
-  signal?: AbortSignal;
-}
-
-/**
- * One way of reaching an app (postMessage, WebSocket, Playwright): it only carries requests and answers.
- * Each promise settles once; when the channel goes away, each pending one rejects with an AbpClosedError.
- */
-export interface AbpTransport {
-  initialize(params: InitializeParams): Promise<InitializeResult>;
-  /** Sends a call; one over the size limit is refused at once (AbpProtocolError `MESSAGE_TOO_LARGE`), unsent. */
-  call(
-    request: CallRequest,
-    onProgress?: (progress: ProgressPayload) => void,
-    options?: TransportRequestOptions,
-  ): Promise<CallResult>;
-  cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult>;
-  shutdown(payload: ShutdownPayload): Promise<void>;
-  /** Resolves, with the reason, once the channel is gone for good. */
-  readonly closed: Promise<AbpClosedError>;
-  close(): Promise<void>;
-}
+import { AbpClosedError, AbpProtocolError, type AbpTransport } from "./envelope-channel.js";
+import type { CallResult, CancelResult, InitializeResult, ProgressPayload } from "./schemas.js";
 
 /** What ended a call early, as the agent side saw it (the app cannot tell them apart). */
 export type CancelCause = "abort" | "timeout" | "parent" | "cancel" | "shutdown";
@@ -111,7 +66,6 @@ export class AbpClient {
   readonly calls: Calls<AbpCall, AbpCallResult, string>;
   /** Cancels waiting for the app's acknowledgement, each given up (and forgotten) when the grace ends. */
   private readonly acks: GraceTimers<AbortController>;
-  private closedWith: AbpClosedError | undefined = undefined;
   private shuttingDown = false;
 
   constructor(
@@ -120,13 +74,10 @@ export class AbpClient {
   ) {
     this.calls = new Calls({ graceMs: options.graceMs });
     this.acks = new GraceTimers(this.calls.graceMs, (waiting) => waiting.abort(new AbpClosedError("no acknowledgement within the grace period")));
-    void transport.closed.then((error) => {
-      this.closedWith = error;
-    });
   }
 
   initialize(params: { requestedCapabilities?: string[]; features?: Record<string, unknown> } = {}): Promise<InitializeResult> {
-    return this.transport.initialize({
+    return this.transport.request("initialize", {
       agent: this.options.agent ?? { name: "acp-cancel", version: "0.1.0" },
       protocolVersion: PROTOCOL_VERSION,
       ...params,
@@ -134,7 +85,8 @@ export class AbpClient {
   }
 
   call(capability: string, params?: Record<string, unknown>, options: AbpCallOptions = {}): Promise<AbpCallResult> {
-    if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    const closed = this.transport.closedWith;
+    if (closed !== undefined) return Promise.reject(closed);
     const callId = options.callId ?? randomCallId();
     if (this.calls.get(callId) !== undefined) {
       return Promise.reject(new AbpProtocolError("DUPLICATE_CALL_ID", `a call with callId "${callId}" is already in flight`));
@@ -175,7 +127,7 @@ export class AbpClient {
     // (docs/decisions.md, "ABP: the trace context of a call").
     const meta = traceCarrier(call.job);
     if (meta !== undefined) request.options = { ...request.options, _meta: meta };
-    this.transport.call(request, options.onProgress, { signal: sent.signal }).then(
+    this.transport.request("capabilities/call", request, sent.signal, options.onProgress).then(
       (result) => {
         answered = true;
         call.resolve(withCause(result, payload));
@@ -195,7 +147,7 @@ export class AbpClient {
       call.payload.cause = "cancel";
       call.cancel("external");
     }
-    return this.transport.cancel(reason === undefined ? { callId } : { callId, reason });
+    return this.transport.request("capabilities/cancel", reason === undefined ? { callId } : { callId, reason });
   }
 
   /** Ends the session: pending calls settle at once as cancelled by "shutdown" (the app cancels its side); late answers drop. */
@@ -207,7 +159,7 @@ export class AbpClient {
         call.cancel("shutdown");
         call.endGrace();
       }
-      if (this.closedWith === undefined) await this.transport.shutdown(reason === undefined ? {} : { reason });
+      if (this.transport.closedWith === undefined) await this.transport.shutdown(reason === undefined ? {} : { reason });
     } finally {
       this.shuttingDown = false;
     }
@@ -215,7 +167,7 @@ export class AbpClient {
 
   /** Shuts down (if still open) and closes the transport; pending calls settle first. */
   async close(): Promise<void> {
-    if (this.closedWith === undefined) await this.shutdown("client closed").catch(() => {});
+    if (this.transport.closedWith === undefined) await this.shutdown("client closed").catch(() => {});
     await this.transport.close();
   }
 
@@ -226,7 +178,7 @@ export class AbpClient {
     this.acks.start(waiting);
     try {
       // No reason is sent: an abort, a timeout and a parent's cancel look the same to the app.
-      const ack = await this.transport.cancel({ callId: payload.callId }, { signal: waiting.signal });
+      const ack = await this.transport.request("capabilities/cancel", { callId: payload.callId }, waiting.signal);
       onAck?.(ack, cause);
     } catch (error) {
       // The call itself settles through its own answer, the channel closing, or the grace period.

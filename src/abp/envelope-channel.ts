@@ -4,35 +4,66 @@
  * is pending when the channel goes away. Its carriers (postMessage, WebSocket, Playwright) only
  * supply `send` and feed `receive` (or `answer` / `reject`) and `fail`.
  */
-import type { z } from "zod";
 import {
   type CallRequest,
-  type CallResult,
   type CancelRequest,
-  type CancelResult,
   type Envelope,
   type InitializeParams,
-  type InitializeResult,
   LIMITS,
   MESSAGE_TYPES,
   type MessageType,
   messageSize,
   messageValue,
   NOT_JSON,
-  type ProgressPayload,
   RESULT_TYPE,
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
 import { checkEnvelope } from "./app/validate.js";
-import { AbpClosedError, AbpProtocolError, type AbpTransport, type TransportRequestOptions } from "./client.js";
-import { describeIssue, isPlainCallResult, NotificationSchema, ProgressSchema, RESULT_SCHEMAS } from "./schemas.js";
+import {
+  type CallResult,
+  type CancelResult,
+  describeIssue,
+  type InitializeResult,
+  isPlainCallResult,
+  type NotificationPayload,
+  NotificationSchema,
+  type ProgressPayload,
+  ProgressSchema,
+  RESULT_SCHEMAS,
+} from "./schemas.js";
+
+/** The channel to the app is gone: the page closed or navigated, the socket closed, the client closed. */
+export class AbpClosedError extends Error {
+  override readonly name = "AbpClosedError";
+}
+
+/** The app sent something this side cannot accept, or refused what this side sent. */
+export class AbpProtocolError extends Error {
+  override readonly name = "AbpProtocolError";
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * One way of reaching an app (postMessage, WebSocket, Playwright): it only carries requests and answers.
+ * Each request settles once; when the channel goes away, each pending one rejects with an AbpClosedError.
+ */
+export type AbpTransport = Pick<EnvelopeChannel, "closedWith" | "request" | "shutdown" | "close">;
 
 export interface EnvelopeChannelOptions {
   maxMessageBytes?: number;
   /** Told of input that was refused and of notifications nobody waits for; the channel carries on. */
   onError?: (error: AbpProtocolError) => void;
-  onNotification?: (payload: z.infer<typeof NotificationSchema>) => void;
+  onNotification?: (payload: NotificationPayload) => void;
+}
+
+/** Each request type's payload and answer. */
+interface Exchange {
+  "initialize": [InitializeParams, InitializeResult];
+  "capabilities/call": [CallRequest, CallResult];
+  "capabilities/cancel": [CancelRequest, CancelResult];
 }
 
 interface Pending {
@@ -46,14 +77,13 @@ interface Pending {
 
 let channels = 0;
 
-export class EnvelopeChannel implements AbpTransport {
-  readonly closed: Promise<AbpClosedError>;
+export class EnvelopeChannel {
   private readonly pending = new Map<string, Pending>();
   private readonly progress = new Map<string | number, (progress: ProgressPayload) => void>();
   private readonly prefix = `c${++channels}-`;
   private nextId = 0;
-  private closedWith: AbpClosedError | undefined = undefined;
-  private markClosed!: (error: AbpClosedError) => void;
+  /** Set, with the reason, once the channel is gone for good. */
+  private gone: AbpClosedError | undefined = undefined;
 
   /**
    * `send` may return a promise for a one-way message (`shutdown`), which `shutdown` then awaits;
@@ -64,10 +94,11 @@ export class EnvelopeChannel implements AbpTransport {
     private readonly options: EnvelopeChannelOptions = {},
     private readonly onClose: () => void = () => {},
     private readonly peer = "the app",
-  ) {
-    this.closed = new Promise((resolve) => {
-      this.markClosed = resolve;
-    });
+  ) {}
+
+  /** Why the channel is gone, once it is. */
+  get closedWith(): AbpClosedError | undefined {
+    return this.gone;
   }
 
   /** Requests waiting for an answer (for tests and leak checks). */
@@ -75,27 +106,8 @@ export class EnvelopeChannel implements AbpTransport {
     return this.pending.size;
   }
 
-  initialize(params: InitializeParams): Promise<InitializeResult> {
-    return this.request("initialize", params) as Promise<InitializeResult>;
-  }
-
-  call(
-    request: CallRequest,
-    onProgress?: (progress: ProgressPayload) => void,
-    options?: TransportRequestOptions,
-  ): Promise<CallResult> {
-    const token = request.options?.progressToken;
-    const progress: [string | number, (p: ProgressPayload) => void] | undefined =
-      token !== undefined && onProgress ? [token, onProgress] : undefined;
-    return this.request("capabilities/call", request, progress, options?.signal) as Promise<CallResult>;
-  }
-
-  cancel(request: CancelRequest, options?: TransportRequestOptions): Promise<CancelResult> {
-    return this.request("capabilities/cancel", request, undefined, options?.signal) as Promise<CancelResult>;
-  }
-
   async shutdown(payload: ShutdownPayload): Promise<void> {
-    if (this.closedWith !== undefined) throw this.closedWith;
+    if (this.gone !== undefined) throw this.gone;
     await this.send({ type: "shutdown", timestamp: Date.now(), payload });
   }
 
@@ -106,7 +118,7 @@ export class EnvelopeChannel implements AbpTransport {
 
   /** The adapter hands over each message that arrived (a JSON string or a cloned object). */
   receive(data: unknown): void {
-    if (this.closedWith !== undefined) return;
+    if (this.gone !== undefined) return;
     const max = this.options.maxMessageBytes ?? LIMITS.maxMessageBytes;
     if (messageSize(data, max) > max) return this.refuse("MESSAGE_TOO_LARGE", `message from the app is over the size limit of ${max} bytes`);
     const value = messageValue(data);
@@ -122,7 +134,7 @@ export class EnvelopeChannel implements AbpTransport {
       case "progress": {
         const progress = ProgressSchema.safeParse(envelope.payload);
         if (!progress.success) return this.refuse("INVALID_MESSAGE", `invalid progress from the app: ${describeIssue(progress.error)}`);
-        this.progress.get(progress.data.progressToken)?.(progress.data as ProgressPayload);
+        this.progress.get(progress.data.progressToken)?.(progress.data);
         return;
       }
       case "notification": {
@@ -161,20 +173,23 @@ export class EnvelopeChannel implements AbpTransport {
 
   /** The adapter says the channel is gone; everything pending rejects with `reason`. */
   fail(reason: string): void {
-    if (this.closedWith !== undefined) return;
-    const error = new AbpClosedError(reason);
-    this.closedWith = error;
-    for (const id of [...this.pending.keys()]) this.take(id)?.reject(error);
-    this.markClosed(error);
+    if (this.gone !== undefined) return;
+    this.gone = new AbpClosedError(reason);
+    for (const id of [...this.pending.keys()]) this.take(id)?.reject(this.gone);
   }
 
-  private request(
-    type: RequestType,
-    payload: unknown,
-    progress?: [string | number, (p: ProgressPayload) => void],
+  /**
+   * Sends one request; one over the size limit is refused at once (AbpProtocolError `MESSAGE_TOO_LARGE`), unsent.
+   * Aborting `signal` forgets the request and rejects it with the signal's reason. `onProgress` hears the
+   * progress of a call that gave a progressToken.
+   */
+  request<T extends RequestType>(
+    type: T,
+    payload: Exchange[T][0],
     signal?: AbortSignal,
-  ): Promise<unknown> {
-    if (this.closedWith !== undefined) return Promise.reject(this.closedWith);
+    onProgress?: (progress: ProgressPayload) => void,
+  ): Promise<Exchange[T][1]> {
+    if (this.gone !== undefined) return Promise.reject(this.gone);
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     const id = `${this.prefix}${++this.nextId}`;
     const envelope: Envelope = { type, id, timestamp: Date.now(), payload };
@@ -184,10 +199,11 @@ export class EnvelopeChannel implements AbpTransport {
       return Promise.reject(new AbpProtocolError("MESSAGE_TOO_LARGE", `${type} is over the size limit of ${max} bytes; nothing was sent`));
     }
     return new Promise((resolve, reject) => {
-      const waiting: Pending = { type, resolve, reject };
-      if (progress !== undefined) {
-        waiting.progressToken = progress[0];
-        this.progress.set(progress[0], progress[1]);
+      const waiting: Pending = { type, resolve: resolve as (payload: unknown) => void, reject };
+      const token = "options" in payload ? payload.options?.progressToken : undefined;
+      if (onProgress !== undefined && token !== undefined) {
+        waiting.progressToken = token;
+        this.progress.set(token, onProgress);
       }
       if (signal !== undefined) {
         // Its caller gave up on it (a settled call's grace ended): nothing of it stays here.

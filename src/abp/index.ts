@@ -9,16 +9,8 @@
  * Browser-safe: nothing here imports Node (the Playwright transport only imports its types).
  * The page side is `acp-cancel/abp/app`. See docs/abp.md.
  */
-export type { CancelResult } from "./app/protocol.js";
-export {
-  type AbpCallOptions,
-  AbpClosedError,
-  AbpProtocolError,
-  type AbpCallResult,
-  AbpClient,
-  type AbpClientOptions,
-  type AbpTransport,
-  type CancelCause,
-} from "./client.js";
-export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";
+export type { CancelResult } from "./schemas.js";
+export { type AbpCallOptions, type AbpCallResult, AbpClient, type AbpClientOptions, type CancelCause } from "./client.js";
+export { AbpClosedError, AbpProtocolError, type AbpTransport } from "./envelope-channel.js";
 export { postMessageTransport, type PostMessageTransportOptions, type WebSocketLike, webSocketTransport } from "./envelope-channel.js";
+export { playwrightTransport, type PlaywrightTransportOptions } from "./playwright-transport.js";

@@ -5,8 +5,7 @@
  */
 import type { Page } from "playwright-core";
 import type { CallRequest, CancelRequest, Envelope } from "./app/protocol.js";
-import { AbpClosedError, AbpProtocolError } from "./client.js";
-import { EnvelopeChannel } from "./envelope-channel.js";
+import { AbpClosedError, AbpProtocolError, EnvelopeChannel } from "./envelope-channel.js";
 
 export interface PlaywrightTransportOptions {
   maxMessageBytes?: number;

@@ -1,6 +1,7 @@
 /**
  * zod schemas for what the agent side receives from an app inside an envelope: every field is
- * untrusted. (The envelope itself is checked by hand, as the page checks it: validate.ts.)
+ * untrusted. (The envelope itself is checked by hand, as the page checks it: validate.ts.) The
+ * types of these answers are read from the schemas, for both sides (type imports only on the page's).
  */
 import { z } from "zod";
 import { LIMITS, type RequestType } from "./app/protocol.js";
@@ -14,7 +15,9 @@ const AbpErrorSchema = z.looseObject({
   message: Text,
   retryable: z.boolean().optional(),
 });
+export type AbpError = z.infer<typeof AbpErrorSchema>;
 
+/** `capabilities/call-result` payload. A cancelled call carries no data. */
 export const CallResultSchema = z
   .object({
     success: z.boolean(),
@@ -26,23 +29,34 @@ export const CallResultSchema = z
   .refine((r) => !(r.cancelled === true && (r.success || r.data !== undefined)), {
     message: "a cancelled call must answer success:false with no data",
   });
+export type CallResult = z.infer<typeof CallResultSchema>;
+
+const InitializeResultSchema = z.object({
+  sessionId: Id,
+  protocolVersion: Text,
+  app: z.object({ id: Text, name: Text, version: Text }),
+  capabilities: z.array(z.object({ name: Id, available: z.boolean() })),
+  features: z.record(z.string(), z.unknown()),
+});
+export type InitializeResult = z.infer<typeof InitializeResultSchema>;
+
+/**
+ * `capabilities/cancel-result` payload. Without an active session it is
+ * `{callId, cancelled: false, error: {code: "NOT_INITIALIZED", …}}`.
+ */
+const CancelResultSchema = z.object({
+  callId: Id,
+  cancelled: z.boolean(),
+  reason: Text.optional(),
+  error: AbpErrorSchema.optional(),
+});
+export type CancelResult = z.infer<typeof CancelResultSchema>;
 
 /** The answer to each request type. */
 export const RESULT_SCHEMAS: Record<RequestType, z.ZodType> = {
-  "initialize": z.object({
-    sessionId: Id,
-    protocolVersion: Text,
-    app: z.object({ id: Text, name: Text, version: Text }),
-    capabilities: z.array(z.object({ name: Id, available: z.boolean() })),
-    features: z.record(z.string(), z.unknown()),
-  }),
+  "initialize": InitializeResultSchema,
   "capabilities/call": CallResultSchema,
-  "capabilities/cancel": z.object({
-    callId: Id,
-    cancelled: z.boolean(),
-    reason: Text.optional(),
-    error: AbpErrorSchema.optional(),
-  }),
+  "capabilities/cancel": CancelResultSchema,
 };
 
 export const ProgressSchema = z.object({
@@ -51,13 +65,20 @@ export const ProgressSchema = z.object({
   total: z.number().finite().optional(),
   message: Text.optional(),
 });
+export type ProgressPayload = z.infer<typeof ProgressSchema>;
 
+/**
+ * `notification` payload. Bad input is answered with `{event: "error", error, inReplyTo?}`
+ * (`inReplyTo` is the offending envelope's id when it could be read). `{event: "closing"}` tells a
+ * postMessage agent that the app's page is going away.
+ */
 export const NotificationSchema = z.object({
   event: Text,
   error: AbpErrorSchema.optional(),
   inReplyTo: Id.optional(),
   data: z.unknown().optional(),
 });
+export type NotificationPayload = z.infer<typeof NotificationSchema>;
 
 /**
  * The common case of `CallResultSchema` (`success`, and maybe `data` and `cancelled`), by hand:

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { AbpApp } from "../../src/abp/app/index.js";
-import type { CallResult } from "../../src/abp/app/protocol.js";
+import type { CallResult } from "../../src/abp/schemas.js";
 
 function newApp(maxConcurrent?: number) {
   const app = new AbpApp({

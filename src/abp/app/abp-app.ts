@@ -1,15 +1,14 @@
-/** The app side of ABP over an app's capability handlers, per the spec's edge-case table. Runs in the page: no imports. */
+/**
+ * The app side of ABP over an app's capability handlers, per the spec's edge-case table. Runs in the page: it imports
+ * types only beyond protocol.ts.
+ */
+import type { AbpError, CallResult, CancelResult, InitializeResult, ProgressPayload } from "../schemas.js";
 import {
-  type AbpError,
   CANCEL_REASONS_TEXT,
   type CallOptions,
-  type CallResult,
-  type CancelResult,
   ERROR_CODES,
   type InitializeParams,
-  type InitializeResult,
   PROTOCOL_VERSION,
-  type ProgressPayload,
   type ShutdownPayload,
   TRACE_KEYS,
 } from "./protocol.js";

@@ -4,7 +4,8 @@
  * inReplyTo?}`, nothing else.
  */
 import type { AbpApp } from "./abp-app.js";
-import { type AbpError, type Envelope, LIMITS, type MessageType, type NotificationPayload, type ProgressPayload } from "./protocol.js";
+import type { AbpError, NotificationPayload, ProgressPayload } from "../schemas.js";
+import { type Envelope, LIMITS, type MessageType } from "./protocol.js";
 import { checkAgentMessage } from "./validate.js";
 
 export type Rejection = Pick<AbpError, "code" | "message">;

@@ -9,7 +9,7 @@
  * See docs/abp.md.
  */
 import { AbpApp } from "./abp-app.js";
-import type { CallResult, CancelResult } from "./protocol.js";
+import type { CallResult, CancelResult } from "../schemas.js";
 import { checkAgentMessage } from "./validate.js";
 
 export {

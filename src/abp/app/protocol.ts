@@ -1,7 +1,7 @@
 /**
- * The ABP wire: envelope, message types, payload shapes and limits. Shared by the agent side
+ * The ABP wire: envelope, message types, request payloads and limits. Shared by the agent side
  * (Node or browser) and the app side (the page). Plain ESM with no imports, so the page can load
- * it as it is.
+ * it as it is. What the app answers is typed by the agent's schemas that check it (schemas.ts).
  */
 
 export const PROTOCOL_VERSION = "0.1";
@@ -70,14 +70,6 @@ export interface InitializeParams {
   features?: Record<string, unknown>;
 }
 
-export interface InitializeResult {
-  sessionId: string;
-  protocolVersion: string;
-  app: { id: string; name: string; version: string };
-  capabilities: { name: string; available: boolean }[];
-  features: Record<string, unknown>;
-}
-
 export interface CallOptions {
   /** Milliseconds; when it passes the call is cancelled exactly as by a cancel request. */
   timeout?: number;
@@ -94,55 +86,10 @@ export interface CallRequest {
   options?: CallOptions;
 }
 
-export interface AbpError {
-  code: string;
-  message: string;
-  retryable?: boolean;
-}
-
-/** `capabilities/call-result` payload. A cancelled call carries no data. */
-export interface CallResult {
-  success: boolean;
-  data?: unknown;
-  error?: AbpError;
-  metadata?: Record<string, unknown>;
-  cancelled?: boolean;
-}
-
 /** `capabilities/cancel` payload. */
 export interface CancelRequest {
   callId: string;
   reason?: string;
-}
-
-/**
- * `capabilities/cancel-result` payload. Without an active session it is
- * `{callId, cancelled: false, error: {code: "NOT_INITIALIZED", …}}`.
- */
-export interface CancelResult {
-  callId: string;
-  cancelled: boolean;
-  reason?: string;
-  error?: AbpError;
-}
-
-export interface ProgressPayload {
-  progressToken: string | number;
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-/**
- * `notification` payload. Bad input is answered with `{event: "error", error, inReplyTo?}`
- * (`inReplyTo` is the offending envelope's id when it could be read). `{event: "closing"}` tells a
- * postMessage agent that the app's page is going away.
- */
-export interface NotificationPayload {
-  event: string;
-  error?: AbpError;
-  inReplyTo?: string;
-  data?: unknown;
 }
 
 export interface ShutdownPayload {

@@ -3,7 +3,7 @@
  * realm the client lives in (Node, or an agent page reached through page.evaluate). Browser-safe.
  */
 import type { AbpCallResult, AbpClient, CancelCause, CancelResult } from "../../../src/abp/index.js";
-import type { InitializeResult } from "../../../src/abp/app/protocol.js";
+import type { InitializeResult } from "../../../src/abp/schemas.js";
 
 export interface StartOptions {
   timeout?: number;
