@@ -60,25 +60,21 @@ function write(request: IncomingMessage, response: ServerResponse, answer: Answe
 function readNodeBody(request: IncomingMessage, limit: number, timeoutMs: number, done: (read: BodyRead) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
+  let finished = false;
   const finish = (read: BodyRead) => {
+    if (finished) return;
+    finished = true;
     clearTimeout(timer);
-    request.off("data", onData);
-    request.off("end", onEnd);
-    request.off("error", onAbort);
-    request.off("close", onAbort);
     if (!read.ok) request.pause();
     done(read);
   };
-  const onData = (chunk: Buffer) => {
+  const timer = setTimeout(() => finish({ ok: false, problem: "timeout" }), timeoutMs);
+  request.on("data", (chunk: Buffer) => {
+    if (finished) return; // a rejected body drained before the socket is cut
     size += chunk.byteLength;
     if (size > limit) finish({ ok: false, problem: "too-large" });
     else chunks.push(chunk);
-  };
-  const onEnd = () => finish(decodeUtf8(chunks, size));
-  const onAbort = () => finish({ ok: false, problem: "aborted" });
-  const timer = setTimeout(() => finish({ ok: false, problem: "timeout" }), timeoutMs);
-  request.on("data", onData);
-  request.on("end", onEnd);
-  request.on("error", onAbort);
-  request.on("close", onAbort);
+  });
+  request.on("end", () => finish(decodeUtf8(chunks, size)));
+  for (const event of ["error", "close"]) request.on(event, () => finish({ ok: false, problem: "aborted" }));
 }
