@@ -2,7 +2,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { ErrorCode, errorResponse, type JsonRpcId, resultResponse } from "../wire/index.js";
+import { DRAIN_MS, drainThenCut, ErrorCode, errorResponse, type JsonRpcId, readNodeBody, resultResponse } from "../wire/index.js";
 import { AosGuardParamsSchema } from "./aos.js";
 import { type GuardianCaller, guardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
@@ -45,8 +45,6 @@ export interface ReferenceGuardianOptions {
 const GUARDIAN_VERSION = "0.1.0";
 /** A guardian question is one small packet: headers or a body still incomplete after 5 s are a slow client. */
 const DEFAULT_GUARDIAN_TIMEOUT_MS = 5_000;
-/** How long a refused request may keep draining its body before the socket is cut. */
-const DRAIN_MS = 1_000;
 
 /**
  * A small AOS guardian over node:http for `tasks/cancel` and `ping`, deciding by declarative rules
@@ -129,34 +127,17 @@ export class ReferenceGuardian {
   }
 
   private readBody(req: http.IncomingMessage, res: http.ServerResponse, caller: GuardianCaller, due: number): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      clearTimeout(timer);
-      req.off("data", onData);
-      req.off("end", onEnd);
-    };
-    const timer = setTimeout(() => {
-      stop();
-      refuse(req, res, 408, `body not received within ${this.bodyTimeoutMs} ms`);
-    }, Math.max(0, due - performance.now()));
-    // A chunked body names no length: it is refused the moment it passes the limit, not at its end.
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= this.maxBodyBytes) return void chunks.push(chunk);
-      stop();
-      refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
-    };
-    const onEnd = () => {
-      stop();
-      this.answer(Buffer.concat(chunks).toString("utf8"), caller).then(
-        (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)),
-        () => refuse(req, res, 500, "internal error"),
-      );
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("close", () => clearTimeout(timer));
+    // A body its client aborted gets no answer: nobody would read it.
+    readNodeBody(req, this.maxBodyBytes, Math.max(0, due - performance.now()), (read) => {
+      if (read.ok) {
+        this.answer(read.text, caller).then(
+          (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)),
+          () => refuse(req, res, 500, "internal error"),
+        );
+      } else if (read.problem === "too-large") refuse(req, res, 413, `the body is longer than ${this.maxBodyBytes} bytes`);
+      else if (read.problem === "timeout") refuse(req, res, 408, `body not received within ${this.bodyTimeoutMs} ms`);
+      else if (read.problem === "not-utf8") refuse(req, res, 400, "the body is not UTF-8");
+    });
   }
 
   /** Headers too slow (Node's headersTimeout) get a 408 naming the limit; a malformed request a 400. */
@@ -226,12 +207,7 @@ function refuse(
   if (res.headersSent) return;
   res.writeHead(status, { ...headers, "content-type": "text/plain; charset=utf-8", "connection": "close" });
   res.end(`${message}\n`);
-  if (req.readableEnded) return;
-  // Let the client finish sending so it reads the status, but not for long.
-  req.resume();
-  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS).unref();
-  req.once("end", () => clearTimeout(cut));
-  req.once("close", () => clearTimeout(cut));
+  drainThenCut(req);
 }
 
 function positive(value: number, name: string): number {

@@ -1,4 +1,5 @@
-import { answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, decodeUtf8 } from "./endpoint-core.js";
+import { type BodyRead, decodeUtf8 } from "../wire/index.js";
+import { answerHeaders, CancelEndpointCore, type CancelEndpointOptions } from "./endpoint-core.js";
 
 /** `info`: what a Web-standard server can tell the handler besides the Request. */
 export type CancelHandler = (request: Request, info?: { readonly remoteAddress?: string | undefined }) => Promise<Response>;

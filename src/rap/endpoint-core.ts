@@ -1,4 +1,5 @@
 import { isThenable } from "../core/is-thenable.js";
+import type { BodyRead } from "../wire/index.js";
 import { ANONYMOUS, type CallRegistry, type NoticeEffect, type Principal } from "./call-registry.js";
 import { cancelNoticeSchema, firstProblem } from "./messages.js";
 import { DEFAULT_FLOOD_LIMIT, DEFAULT_RATE_LIMIT, type RateLimit, RateLimiter } from "./rate-limiter.js";
@@ -46,21 +47,6 @@ export interface CancelEndpointOptions {
 const DEFAULT_BODY_LIMIT = 4096;
 /** A notice is one small packet; a body still incomplete after 5 s is a slow-body attack or a broken client. */
 const DEFAULT_BODY_TIMEOUT_MS = 5_000;
-
-export type BodyRead =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly problem: "too-large" | "timeout" | "not-utf8" | "aborted" };
-
-/** Strict UTF-8: a body with invalid bytes is rejected, not repaired into other ids. One decoder serves every request. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-export function decodeUtf8(chunks: readonly Uint8Array[], size: number): BodyRead {
-  try {
-    return { ok: true, text: UTF8.decode(Buffer.concat(chunks, size)) };
-  } catch {
-    return { ok: false, problem: "not-utf8" };
-  }
-}
 
 /** The answer, for an adapter to write. `close`: the connection must not be reused (unread body). */
 export interface Answer {

@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Answer, answerHeaders, type BodyRead, CancelEndpointCore, type CancelEndpointOptions, decodeUtf8, type NoticeRequest } from "./endpoint-core.js";
+import { drainThenCut, readNodeBody } from "../wire/index.js";
+import { type Answer, answerHeaders, CancelEndpointCore, type CancelEndpointOptions, type NoticeRequest } from "./endpoint-core.js";
 
 export type NodeCancelHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** How long a rejected body may keep draining before the socket is cut. */
-const DRAIN_MS = 1_000;
 const OK_HEADERS = ["cache-control", "no-store", "content-length", "0"];
 
 /**
@@ -47,38 +46,5 @@ function write(request: IncomingMessage, response: ServerResponse, answer: Answe
   const body = Buffer.from(answer.message);
   response.writeHead(answer.status, { ...answerHeaders(answer), "content-length": String(body.byteLength) });
   response.end(body);
-  if (answer.close && !request.readableEnded) {
-    // Let the client finish sending so it reads the status, but not for long.
-    request.resume();
-    const cut = setTimeout(() => request.socket.destroy(), DRAIN_MS);
-    cut.unref();
-    request.once("end", () => clearTimeout(cut));
-    request.once("close", () => clearTimeout(cut));
-  }
-}
-
-function readNodeBody(request: IncomingMessage, limit: number, timeoutMs: number, done: (read: BodyRead) => void): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const finish = (read: BodyRead) => {
-    clearTimeout(timer);
-    request.off("data", onData);
-    request.off("end", onEnd);
-    request.off("error", onAbort);
-    request.off("close", onAbort);
-    if (!read.ok) request.pause();
-    done(read);
-  };
-  const onData = (chunk: Buffer) => {
-    size += chunk.byteLength;
-    if (size > limit) finish({ ok: false, problem: "too-large" });
-    else chunks.push(chunk);
-  };
-  const onEnd = () => finish(decodeUtf8(chunks, size));
-  const onAbort = () => finish({ ok: false, problem: "aborted" });
-  const timer = setTimeout(() => finish({ ok: false, problem: "timeout" }), timeoutMs);
-  request.on("data", onData);
-  request.on("end", onEnd);
-  request.on("error", onAbort);
-  request.on("close", onAbort);
+  if (answer.close) drainThenCut(request);
 }

@@ -2,6 +2,7 @@
  * The periodic sweep for claims whose owner died: one timer, never two sweeps at once, never
  * keeping the process alive, every failure reported and none thrown.
  */
+import { guarded } from "../core/report-errors.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import type { OrphanedClaim, OrphanSweepOptions } from "./cancel-bus.js";
 
@@ -61,10 +62,7 @@ export class OrphanSweep {
 
   private report(error: unknown, orphan?: OrphanedClaim): void {
     if (this.stopped) return;
-    try {
-      this.options.onError(error instanceof Error ? error : new Error(String(error)), orphan);
-    } catch {
-      // A throwing error callback must not end the sweeps (nor reach the event loop).
-    }
+    // A throwing error callback must not end the sweeps (nor reach the event loop).
+    guarded(() => this.options.onError(error instanceof Error ? error : new Error(String(error)), orphan), []);
   }
 }

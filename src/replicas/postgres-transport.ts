@@ -6,7 +6,8 @@
  */
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
-import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { OrphanedClaim } from "./cancel-bus.js";
+import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay } from "./transport.js";
 
 interface PostgresTransportOptions {
@@ -118,31 +119,32 @@ export class PostgresTransport implements BusTransport {
     await this.query("SELECT pg_notify($1, $2)", [this.options.namespace, JSON.stringify(message)]);
   }
 
-  async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
+  async rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void> {
     // One statement: the notifications are delivered at commit, when the early rows are visible.
     // A key twice in one batch is remembered once (ON CONFLICT cannot touch a row twice).
-    const early = new Map(cancels.map(({ key, remembered }) => [key, JSON.stringify(remembered)]));
+    const messages = cancels.map((cancel) => JSON.stringify(cancel));
+    const early = new Map(cancels.map(({ key }, i) => [key, messages[i] as string]));
     await this.query(
       `WITH early AS (
          INSERT INTO ${this.early} (key, value, expires_at)
          SELECT k, v, now() + $3 * interval '1 millisecond' FROM unnest($1::text[], $2::text[]) AS e(k, v)
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at
        ) SELECT pg_notify($4, m) FROM unnest($5::text[]) AS m`,
-      [[...early.keys()], [...early.values()], ms, this.options.namespace, cancels.map(({ message }) => JSON.stringify(message))],
+      [[...early.keys()], [...early.values()], ms, this.options.namespace, messages],
     );
     // Housekeeping, not part of the cancel: the cancel is out once the statement committed, so a
     // sweep cut short (the backend restarting just then) must not fail it.
     void this.sweep().catch(() => undefined);
   }
 
-  async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
-    const found = new Map<string, RememberedCancel>();
+  async remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>> {
+    const found = new Map<string, CancelMessage>();
     if (keys.length === 0) return found;
     const result = await this.query<{ key: string; value: string }>(
       `SELECT key, value FROM ${this.early} WHERE key = ANY($1::text[]) AND expires_at > now()`,
       [keys],
     );
-    for (const row of result.rows) found.set(row.key, JSON.parse(row.value) as RememberedCancel);
+    for (const row of result.rows) found.set(row.key, JSON.parse(row.value) as CancelMessage);
     return found;
   }
 
@@ -167,8 +169,8 @@ export class PostgresTransport implements BusTransport {
     );
   }
 
-  async orphans(prefix: string, limit: number): Promise<ClaimRecord[]> {
-    const result = await this.query<ClaimRecord>(
+  async orphans(prefix: string, limit: number): Promise<OrphanedClaim[]> {
+    const result = await this.query<OrphanedClaim>(
       `SELECT c.key, c.replica, c.record FROM ${this.claims} c WHERE starts_with(c.key, $1)
        AND NOT EXISTS (SELECT 1 FROM ${this.owners} o WHERE o.key = c.key AND o.expires_at > now()) LIMIT $2`,
       [prefix, limit],
@@ -176,7 +178,7 @@ export class PostgresTransport implements BusTransport {
     return result.rows.map(({ key, replica, record }) => ({ key, replica, record }));
   }
 
-  async forget(orphan: ClaimRecord): Promise<void> {
+  async forget(orphan: OrphanedClaim): Promise<void> {
     await this.query(
       `DELETE FROM ${this.claims} c WHERE c.key = $1 AND c.replica = $2
        AND NOT EXISTS (SELECT 1 FROM ${this.owners} o WHERE o.key = c.key AND o.expires_at > now())`,

@@ -93,8 +93,7 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     void forwarded.then((outcome) => options.onForwarded?.({ threadId, toolCallId, outcome }));
     return { effect, forwarded };
   };
-  const cancel = (threadId: string, toolCallId: string, reason: "external" = "external", principal = ""): string =>
-    cancelAndForward(threadId, toolCallId, reason, principal).effect;
+  const cancel = (...args: Parameters<typeof cancelAndForward>): string => cancelAndForward(...args).effect;
 
   return new Proxy(registry, {
     get(target, property, receiver) {

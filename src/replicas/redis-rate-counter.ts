@@ -7,10 +7,9 @@
  * file imports nothing of the A2A binding.
  */
 import { randomUUID } from "node:crypto";
-import type { RedisClientType } from "redis";
 import { BusUnavailableError } from "./cancel-bus.js";
-import { loadRedis } from "./redis-transport.js";
-import { bounded, closeWithin, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
+import { redisClient } from "./redis-transport.js";
+import { bounded, closeWithin, REPLICA_DEFAULTS } from "./transport.js";
 
 const HIT = `
 local t = redis.call('TIME')
@@ -39,15 +38,9 @@ export interface RedisRateCounter {
  * reconnecting, and each hit meanwhile rejects at once with `BusUnavailableError`.
  */
 export async function redisRateCounter(url: string, options: RedisRateCounterOptions = {}): Promise<RedisRateCounter> {
-  const createClient = await loadRedis();
   const namespace = options.namespace ?? "acp_cancel:rate";
   const operationMs = options.operationMs ?? REPLICA_DEFAULTS.operationMs;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: reconnectDelay, connectTimeout: operationMs },
-  }) as RedisClientType;
-  client.on("error", () => undefined); // the client reconnects; hits reject meanwhile
+  const client = await redisClient(url, operationMs); // it reconnects by itself; hits reject meanwhile
   await bounded(client.connect(), operationMs * 5, () => new BusUnavailableError("redis", "connect")).catch(() => undefined);
   const writer = randomUUID().slice(0, 8);
   let sequence = 0;

@@ -5,7 +5,8 @@
  * here only). The claim scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { BusMessage, BusTransport, ClaimRecord, KeyHolder, LeasedKey, OutgoingCancel, RememberedCancel } from "./transport.js";
+import type { OrphanedClaim } from "./cancel-bus.js";
+import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 /**
@@ -49,12 +50,21 @@ interface RedisTransportOptions {
   namespace: string;
 }
 
-export async function loadRedis(): Promise<typeof CreateClient> {
+/**
+ * A client with the settings the bus and the rate counter share. No offline queue: a command while
+ * disconnected fails at once instead of waiting for a reconnect. It reconnects quickly but not in a
+ * busy loop, and never gives up; its errors show as `isReady` false meanwhile.
+ */
+export async function redisClient(url: string, connectTimeout: number): Promise<RedisClientType> {
+  let createClient: typeof CreateClient;
   try {
-    return (await import("redis")).createClient;
+    createClient = (await import("redis")).createClient;
   } catch (error) {
     throw new Error("acp-cancel/replicas: the Redis bus needs the optional peer dependency `redis` (npm install redis)", { cause: error });
   }
+  const client = createClient({ url, disableOfflineQueue: true, socket: { reconnectStrategy: reconnectDelay, connectTimeout } });
+  client.on("error", () => undefined);
+  return client as RedisClientType;
 }
 
 export class RedisTransport implements BusTransport {
@@ -73,14 +83,7 @@ export class RedisTransport implements BusTransport {
   }
 
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
-    const createClient = await loadRedis();
-    // No offline queue: a command while disconnected fails at once instead of waiting for a reconnect.
-    const commands = createClient({
-      url: this.options.url,
-      disableOfflineQueue: true,
-      // Reconnect quickly but not in a busy loop; never give up (the bus answers errors meanwhile).
-      socket: { reconnectStrategy: reconnectDelay, connectTimeout: REPLICA_DEFAULTS.operationMs },
-    }) as RedisClientType;
+    const commands = await redisClient(this.options.url, REPLICA_DEFAULTS.operationMs);
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
@@ -121,21 +124,20 @@ export class RedisTransport implements BusTransport {
     await this.client().publish(this.channel, JSON.stringify(message));
   }
 
-  async rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void> {
+  async rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void> {
     const batch = this.client().multi();
-    for (const { key, remembered } of cancels) {
-      batch.set(this.earlyKey(key), JSON.stringify(remembered), { expiration: { type: "PX", value: ms } });
-    }
-    for (const { message } of cancels) batch.publish(this.channel, JSON.stringify(message));
+    const messages = cancels.map((cancel) => JSON.stringify(cancel));
+    cancels.forEach(({ key }, i) => batch.set(this.earlyKey(key), messages[i] as string, { expiration: { type: "PX", value: ms } }));
+    for (const message of messages) batch.publish(this.channel, message);
     await batch.exec();
   }
 
-  async remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>> {
-    const found = new Map<string, RememberedCancel>();
+  async remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>> {
+    const found = new Map<string, CancelMessage>();
     if (keys.length === 0) return found;
     const values = await this.client().mGet(keys.map((key) => this.earlyKey(key)));
     values.forEach((raw, i) => {
-      if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as RememberedCancel);
+      if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as CancelMessage);
     });
     return found;
   }
@@ -153,12 +155,12 @@ export class RedisTransport implements BusTransport {
     await this.client().eval(UNLEASE, { keys: [this.ownerKey(key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
   }
 
-  async orphans(prefix: string, limit: number): Promise<ClaimRecord[]> {
+  async orphans(prefix: string, limit: number): Promise<OrphanedClaim[]> {
     const flat = (await this.client().eval(ORPHANS, {
       keys: [this.claims],
       arguments: [prefix, this.ownerKey(""), String(limit)],
     })) as string[];
-    const found: ClaimRecord[] = [];
+    const found: OrphanedClaim[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const held = parseRecord(flat[i + 1] as string);
       if (held !== undefined) found.push({ key: flat[i] as string, ...held });
@@ -166,7 +168,7 @@ export class RedisTransport implements BusTransport {
     return found;
   }
 
-  async forget(orphan: ClaimRecord): Promise<void> {
+  async forget(orphan: OrphanedClaim): Promise<void> {
     const keys = [this.claims, this.ownerKey(orphan.key)];
     await this.client().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }

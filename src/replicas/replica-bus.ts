@@ -19,15 +19,7 @@ import {
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
 import { SentAcks } from "./sent-acks.js";
-import {
-  type BusMessage,
-  type BusTransport,
-  bounded,
-  closeWithin,
-  type LeasedKey,
-  type OutgoingCancel,
-  REPLICA_DEFAULTS,
-} from "./transport.js";
+import { type BusMessage, type BusTransport, bounded, type CancelMessage, closeWithin, type LeasedKey, REPLICA_DEFAULTS } from "./transport.js";
 
 /** How many orphans one sweep hands on at most (the next sweep takes the rest). */
 const ORPHANS_PER_SWEEP = 100;
@@ -42,7 +34,7 @@ interface LocalClaim {
 
 interface Waiting {
   /** Sent again once if the bus reconnects while it waits (a restart may have lost it or its confirmation). */
-  cancel: OutgoingCancel;
+  cancel: CancelMessage;
   resent: boolean;
   resolve(verdict: CancelVerdict): void;
 }
@@ -56,7 +48,7 @@ export class ReplicaBus implements CancelBus {
   /** The announcing batch on its way to the backend (close waits for it: its leases carry the records). */
   private announced: Promise<void> = Promise.resolve();
   /** Cancels due in the next batch, and the promise of that batch's round trip. */
-  private outgoing: { batch: OutgoingCancel[]; sent: Promise<void> } | undefined;
+  private outgoing: { batch: CancelMessage[]; sent: Promise<void> } | undefined;
   private readonly confirmMs: number;
   private readonly rememberMs: number;
   private readonly leaseMs: number;
@@ -128,8 +120,7 @@ export class ReplicaBus implements CancelBus {
     if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "cancel (not connected)");
     const id = randomUUID();
     // Remember first, then publish: an owner that claims between the two still finds it.
-    const message: BusMessage = { t: "cancel", id, key, from: this.replica, ...reason };
-    const cancel: OutgoingCancel = { key, remembered: { id, from: this.replica, ...reason }, message };
+    const cancel: CancelMessage = { t: "cancel", id, key, from: this.replica, ...reason };
     const confirmed = new Promise<CancelVerdict>((resolve) => this.waiting.set(id, { cancel, resent: false, resolve }));
     try {
       await this.send(cancel);
@@ -137,12 +128,8 @@ export class ReplicaBus implements CancelBus {
       this.waiting.delete(id);
       throw error;
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), options.waitMs ?? this.confirmMs);
-    });
-    const verdict = await Promise.race([confirmed, timedOut]);
-    clearTimeout(timer);
+    const unconfirmed = () => new Error("not confirmed in time");
+    const verdict = await bounded(confirmed, options.waitMs ?? this.confirmMs, unconfirmed).catch(() => undefined);
     this.waiting.delete(id);
     if (verdict !== undefined) return verdict;
     const { owner, recorded } = await this.op("owner", this.transport.holder(key));
@@ -186,9 +173,9 @@ export class ReplicaBus implements CancelBus {
    * Sends one cancel; cancels sent in the same turn of the event loop share one round trip
    * (a burst of 1,000 is one statement, not 1,000 queued behind a small pool).
    */
-  private send(cancel: OutgoingCancel): Promise<void> {
+  private send(cancel: CancelMessage): Promise<void> {
     if (this.outgoing === undefined) {
-      const batch: OutgoingCancel[] = [];
+      const batch: CancelMessage[] = [];
       const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
         this.outgoing = undefined;
         return this.op("publish", this.transport.rememberAndPublish(batch, this.rememberMs));
@@ -245,13 +232,18 @@ export class ReplicaBus implements CancelBus {
     }
   }
 
-  private async flushAnnounced(): Promise<void> {
+  private flushAnnounced(): Promise<void> {
     const batch = [...this.announcing.entries()];
     this.announcing.clear();
+    return this.leaseClaims(batch, true);
+  }
+
+  /** Leases `batch` and, with `lookUp`, runs the claims' remembered cancels; never rejects. */
+  private async leaseClaims(batch: readonly (readonly [string, LocalClaim])[], lookUp: boolean): Promise<void> {
     try {
       await this.op("lease", this.transport.lease(leased(batch), this.replica, this.leaseMs));
       await this.takeBackReleased(batch);
-      await this.answerRemembered(batch);
+      if (lookUp) await this.answerRemembered(batch);
     } catch {
       // The backend went away: the renewal re-leases once it is back.
     }
@@ -275,7 +267,7 @@ export class ReplicaBus implements CancelBus {
     const early = await this.op("remembered", this.transport.remembered(live.map(([key]) => key)));
     for (const [key, claim] of live) {
       const cancel = early.get(key);
-      if (cancel !== undefined && this.claims.get(key) === claim) void this.answer(claim, { t: "cancel", key, ...cancel });
+      if (cancel !== undefined && this.claims.get(key) === claim) void this.answer(claim, cancel);
     }
   }
 
@@ -300,7 +292,7 @@ export class ReplicaBus implements CancelBus {
   }
 
   /** Runs the owner's handler for a cancel from another replica and confirms it to that replica. */
-  private async answer(claim: LocalClaim, message: Extract<BusMessage, { t: "cancel" }>): Promise<void> {
+  private async answer(claim: LocalClaim, message: CancelMessage): Promise<void> {
     const reason = message.reason !== undefined ? { reason: message.reason } : {};
     const request: CancelRequest = { key: message.key, from: message.from, ...reason };
     let detail: unknown;
@@ -365,16 +357,8 @@ export class ReplicaBus implements CancelBus {
       if (this.claims.has(key)) this.undropped.delete(key); // claimed again: the new claim rewrote both
       else this.drop(key);
     }
-    if (this.claims.size === 0) return;
-    const claimed = [...this.claims.entries()];
-    try {
-      await this.op("lease", this.transport.lease(leased(claimed), this.replica, this.leaseMs));
-      await this.takeBackReleased(claimed);
-    } catch {
-      return;
-    }
     // A cancel remembered while this replica could not hear (backend restart) still reaches its claim.
-    if (reconnected) await this.answerRemembered(claimed).catch(() => undefined);
+    if (this.claims.size > 0) await this.leaseClaims([...this.claims.entries()], reconnected);
   }
 
   private op<T>(operation: string, promise: Promise<T>): Promise<T> {

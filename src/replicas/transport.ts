@@ -2,34 +2,19 @@
  * What a backend supplies to the bus: a broadcast channel, remembered (early) cancels with a
  * lifetime, and owner leases. Every operation may reject; the bus bounds and names failures.
  */
+import type { OrphanedClaim } from "./cancel-bus.js";
 
-/** A message every replica of the namespace receives. */
-export type BusMessage =
-  | { t: "cancel"; id: string; key: string; from: string; reason?: string }
-  | { t: "ack"; id: string; key: string; to: string; from: string; detail: unknown };
-
-/** A cancel remembered for a key nobody had claimed when it arrived. */
-export interface RememberedCancel {
+/** A cancel as published; also what is remembered under its key when nobody had claimed it yet. */
+export interface CancelMessage {
+  t: "cancel";
   id: string;
+  key: string;
   from: string;
   reason?: string;
 }
 
-/** A cancel on its way out: remembered under `key`, published as `message`. */
-export interface OutgoingCancel {
-  key: string;
-  remembered: RememberedCancel;
-  message: BusMessage;
-}
-
-/** A claim the owner asked to keep on the bus (`record`): it outlives the owner's lease until released or forgotten. */
-export interface ClaimRecord {
-  key: string;
-  /** The replica that claimed it. */
-  replica: string;
-  /** What the owner wrote with it, opaque to the bus. */
-  record: string;
-}
+/** A message every replica of the namespace receives. */
+export type BusMessage = CancelMessage | { t: "ack"; id: string; key: string; to: string; from: string; detail: unknown };
 
 /** Who holds one key (see `BusTransport.holder`). */
 export interface KeyHolder {
@@ -49,10 +34,10 @@ export interface BusTransport {
   /** Connects both the command and the listening side; rejects when the backend is unreachable. */
   connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void>;
   publish(message: BusMessage): Promise<void>;
-  /** Remembers each cancel for `ms`, then publishes it, all in one round trip (early entries first). */
-  rememberAndPublish(cancels: readonly OutgoingCancel[], ms: number): Promise<void>;
+  /** Remembers each cancel under its key for `ms`, then publishes it, all in one round trip (early entries first). */
+  rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void>;
   /** The live remembered cancels among `keys`. */
-  remembered(keys: readonly string[]): Promise<Map<string, RememberedCancel>>;
+  remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>>;
   /**
    * Writes (or rewrites, after a backend restart lost them) this replica's leases on `keys`, and
    * the claim record of each key that has one, in one round trip.
@@ -64,9 +49,9 @@ export interface BusTransport {
    */
   unlease(key: string, replica: string, dropRecord: boolean): Promise<void>;
   /** Up to `limit` claim records of keys starting with `prefix` whose lease is gone (none, or expired). */
-  orphans(prefix: string, limit: number): Promise<ClaimRecord[]>;
+  orphans(prefix: string, limit: number): Promise<OrphanedClaim[]>;
   /** Drops `orphan`'s record if it still names the same replica and still has no live lease. */
-  forget(orphan: ClaimRecord): Promise<void>;
+  forget(orphan: OrphanedClaim): Promise<void>;
   /**
    * Who holds `key`: the replica with a live lease on it (`owner`), and the replica its claim
    * record names (`recorded`), in one round trip. A record without a lease is work abandoned.

@@ -254,6 +254,18 @@ describe("reference guardian hardening: identity, per-client limits, slow client
       }
     });
 
+    it("a body that is not UTF-8: 400, and the guardian still answers (one body reader with the RAP endpoint)", async () => {
+      const guardian = await startGuardian({ rules: { default: "allow" } });
+      try {
+        const body = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"ping","x":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+        const answer = await fetch(guardian.url, { method: "POST", headers: { "content-type": "application/json" }, body });
+        assert.deepEqual([answer.status, await answer.text()], [400, "the body is not UTF-8\n"]);
+        assert.equal((await post(guardian.url)).status, 200, "the guardian still answers");
+      } finally {
+        await guardian.close();
+      }
+    });
+
     it("timeouts that are not positive are refused", async () => {
       await assert.rejects(startGuardian({ rules: { default: "allow" }, bodyTimeoutMs: 0 }), /bodyTimeoutMs must be a positive/);
       await assert.rejects(startGuardian({ rules: { default: "allow" }, headersTimeoutMs: -1 }), /headersTimeoutMs must be a positive/);
