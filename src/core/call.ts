@@ -69,11 +69,6 @@ export class Calls<P, R, K = unknown> {
     return this.live.size;
   }
 
-  /** Cancelled calls waiting out their grace. */
-  get graceCount(): number {
-    return this.grace.size;
-  }
-
   /** Starts a call under `key` (the call itself when none); undefined when `key` is in flight. */
   start(payload: P, links: CallLinks, protocol: CallProtocol<P, R>, key?: K): Call<P, R> | undefined {
     if (key !== undefined && this.live.has(key)) return undefined;

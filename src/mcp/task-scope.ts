@@ -7,13 +7,8 @@ import { watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 import type { McpHandlerHost } from "./handler-scope.js";
 
-/** A task's work in this process (a class, so a visitor can tell it apart). */
-export class McpTaskWork {
-  constructor(
-    readonly taskId: string,
-    readonly sessionId: string | undefined,
-  ) {}
-}
+/** A task's work in this process. */
+type McpTaskWork = { readonly taskId: string; readonly sessionId: string | undefined };
 
 /** What `run` needs of the `createTask` handler's `extra`: the request-scoped store, the session, the trace carrier. */
 export interface McpTaskExtra {
@@ -89,7 +84,7 @@ export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {
         protocol: "mcp", method: "tools/call", kind: "server", carrier: extra._meta,
         attributes: { "mcp.task.id": taskId },
       });
-      const task = running.start(taskId, new McpTaskWork(taskId, extra.sessionId), {}, { describe });
+      const task = running.start(taskId, { taskId, sessionId: extra.sessionId }, {}, { describe });
       if (task === undefined) throw new Error(`acp-cancel/mcp: task ${taskId} already runs`);
       const { job } = task;
       bindHandlerJob(job.signal, job);

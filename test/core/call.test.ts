@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import sinon from "sinon";
 import { type Call, type CallProtocol, Calls, doomedBy } from "../../src/core/call.js";
 import { Job, JobCancelledError } from "../../src/core/index.js";
-import { settle } from "../support/jobs.js";
+import { graceCount, settle } from "../support/jobs.js";
 
 describe("Calls: the one call lifecycle", () => {
   let clock: sinon.SinonFakeTimers;
@@ -50,7 +50,7 @@ describe("Calls: the one call lifecycle", () => {
     parent.cancel("session");
     parent.cancel("external");
     assert.deepEqual(log, ["cancel a session parent"]);
-    assert.equal(calls.graceCount, 1);
+    assert.equal(graceCount(calls), 1);
     clock.tick(99);
     assert.equal(call.settled, false);
     clock.tick(1);
@@ -58,7 +58,7 @@ describe("Calls: the one call lifecycle", () => {
     assert.equal(call.resolve("late answer"), false);
     assert.deepEqual(log, ["cancel a session parent", "grace a", "cleanup a"]);
     assert.equal(calls.size, 0);
-    assert.equal(calls.graceCount, 0);
+    assert.equal(graceCount(calls), 0);
     assert.equal(clock.countTimers(), 0, "no timer outlives the calls");
   });
 
@@ -68,7 +68,7 @@ describe("Calls: the one call lifecycle", () => {
     const call = calls.start("a", {}, protocol) as Call<string, string>;
     call.cancel("external");
     call.resolve("answered after the cancel");
-    assert.equal(calls.graceCount, 0);
+    assert.equal(graceCount(calls), 0);
     clock.tick(1000);
     assert.deepEqual(log, ["cancel a external call", "cleanup a"]);
     assert.equal(await call.promise, "answered after the cancel");
@@ -104,7 +104,7 @@ describe("Calls: the one call lifecycle", () => {
     const calls = new Calls<string, string>({ graceMs: 100 });
     const call = calls.start("no-grace", {}, {}) as Call<string, string>;
     call.cancel("shutdown");
-    assert.equal(calls.graceCount, 0);
+    assert.equal(graceCount(calls), 0);
     const stubborn = calls.start("stubborn", {}, { graceEnded: () => {} }) as Call<string, string>;
     stubborn.cancel("deadline");
     clock.tick(100);
