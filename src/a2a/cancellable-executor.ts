@@ -1,7 +1,7 @@
 import type { AgentExecutionEvent, AgentExecutor, ExecutionEventBus, RequestContext } from "@a2a-js/sdk/server";
 import type { TaskState } from "@a2a-js/sdk";
 import { bindHandlerJob } from "../core/index.js";
-import { type ServerCall, ServerCalls } from "../core/server-calls.js";
+import { type ServerCallProtocol, ServerCalls } from "../core/server-calls.js";
 import { claimRecord } from "./orphaned-tasks.js";
 import { overriding } from "./overriding.js";
 import { isFinalState, TASK_STATE } from "./task-states.js";
@@ -36,18 +36,37 @@ export const taskKey = (taskId: string) => `${TASK_KEY_PREFIX}${taskId}`;
 /** How many returned tasks are remembered, to tell "ran here and returned" from "never ran here". */
 const RETURNED_MEMORY = 10_000;
 
-/** The payload of the job that stands for one task this agent is executing. */
-export interface ServedTaskPayload {
-  kind: "a2a-served-task";
-  taskId: string;
-}
-
-/** What `stop` reports: the final state published, once the task settled. */
-interface Running {
-  finalState?: TaskState | undefined;
+/** One task this agent is executing (the payload of its job): its one answer, and its end. */
+class ServedTask {
+  readonly kind = "a2a-served-task";
+  /** The final state published: the work's, or `canceled`. The first is the task's one answer. */
+  finalState: TaskState | undefined = undefined;
   /** Resolves once the task settled: its work returned, or the grace ran out. */
   readonly ended: Promise<void>;
+  end!: () => void;
+
+  constructor(
+    readonly taskId: string,
+    readonly contextId: string,
+    readonly eventBus: ExecutionEventBus,
+  ) {
+    this.ended = new Promise<void>((resolve) => (this.end = resolve));
+  }
+
+  /** Answers `canceled`, unless the task has its answer. */
+  canceled(): void {
+    if (this.finalState === undefined) this.finalState = publishCanceled(this.eventBus, this.taskId, this.contextId);
+  }
 }
+
+const SERVED_TASKS: ServerCallProtocol<string, ServedTask, never> = {
+  keyOf: (task) => task.taskId,
+  graceEnded: (call) => {
+    call.payload.canceled();
+    return undefined;
+  },
+  settled: (call) => call.payload.end(),
+};
 
 /**
  * An `AgentExecutor` whose work gets an AbortSignal per task (`jobOf(signal)` is its job). Once aborted
@@ -55,11 +74,11 @@ interface Running {
  * published a final state); work still out after the grace is answered `canceled` for.
  */
 export class CancellableExecutor implements AgentExecutor {
-  private readonly tasks: ServerCalls<string, ServedTaskPayload>;
+  private readonly tasks: ServerCalls<string, ServedTask>;
   private readonly replicas: TaskOwnership | undefined;
 
   constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
-    this.tasks = new ServerCalls({ graceMs: options.graceMs ?? 5000, rememberMax: RETURNED_MEMORY });
+    this.tasks = new ServerCalls(SERVED_TASKS, { grace: options.graceMs ?? 5000, rememberMax: RETURNED_MEMORY });
     this.replicas = options.replicas;
   }
 
@@ -75,28 +94,21 @@ export class CancellableExecutor implements AgentExecutor {
 
   execute = async (context: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = context;
-    let end!: () => void;
-    const running: Running = { ended: new Promise<void>((resolve) => (end = resolve)) };
-    const canceled = (task: ServerCall<ServedTaskPayload>) => {
-      if (task.answer()) running.finalState = publishCanceled(eventBus, taskId, contextId);
-    };
-    const task = this.tasks.start(taskId, { kind: "a2a-served-task", taskId }, {}, {
-      graceEnded: canceled,
-      settled: () => end(),
-      // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
-      describe: () => ({ protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata }),
-    });
+    const served = new ServedTask(taskId, contextId, eventBus);
+    // A sender joins the task to its trace by W3C keys in the message's metadata (acp-cancel/otel's traceContext).
+    const describe = () => ({ protocol: "a2a", method: "task", id: taskId, kind: "server", carrier: context.userMessage?.metadata }) as const;
+    const task = this.tasks.start(served, undefined, describe);
     if (task === undefined) throw new Error(`task ${taskId} is already executing in this process`);
     const { signal } = task;
-    bindHandlerJob(signal, task.job);
-    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(taskId, running), { record: claimRecord(context) });
+    bindHandlerJob(signal, task);
+    const claim = this.replicas?.claim(taskKey(taskId), () => this.stop(served), { record: claimRecord(context) });
     try {
-      await this.work(context, watchFinal(eventBus, task, running), signal);
+      await this.work(context, watchFinal(served), signal);
     } catch (error) {
       // Work that throws because it was aborted has stopped: that is the cancel, not a failure.
       if (!signal.aborted) throw error;
     } finally {
-      if (signal.aborted) canceled(task);
+      if (signal.aborted) served.canceled();
       task.done();
       claim?.release();
     }
@@ -114,10 +126,10 @@ export class CancellableExecutor implements AgentExecutor {
   };
 
   /** A cancel from another replica: abort, then report the final state once the task is answered. */
-  private async stop(taskId: string, running: Running): Promise<StoppedTask> {
-    this.tasks.cancel(taskId, "external");
-    await running.ended;
-    return { taskId, state: running.finalState };
+  private async stop(task: ServedTask): Promise<StoppedTask> {
+    this.tasks.cancel(task.taskId, "external");
+    await task.ended;
+    return { taskId: task.taskId, state: task.finalState };
   }
 }
 
@@ -135,11 +147,12 @@ function publishCanceled(eventBus: ExecutionEventBus, taskId: string, contextId:
 }
 
 /** The work's bus: notes a final state the work publishes, drops what it publishes after the task was answered. */
-function watchFinal(eventBus: ExecutionEventBus, task: ServerCall<ServedTaskPayload>, running: Running): ExecutionEventBus {
+function watchFinal(task: ServedTask): ExecutionEventBus {
+  const { eventBus } = task;
   return overriding(eventBus, "publish", (event: AgentExecutionEvent) => {
-    if (task.answered) return;
+    if (task.finalState !== undefined) return;
     const state = event.kind === "statusUpdate" || event.kind === "task" ? event.data.status?.state : undefined;
-    if (isFinalState(state) && task.answer()) running.finalState = state;
+    if (isFinalState(state)) task.finalState = state;
     eventBus.publish(event);
   });
 }

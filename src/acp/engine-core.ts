@@ -1,4 +1,4 @@
-import { type AnyJob, type CancelReason, OwedAnswers, sharedGrace } from "../core/index.js";
+import { type AnyJob, type CancelReason, ServerCalls, sharedGrace } from "../core/index.js";
 import {
   type JsonRpcId,
   type JsonRpcMessage,
@@ -30,7 +30,7 @@ const LATE_REPLY_MEMORY = 4096;
  */
 export abstract class EngineCore {
   /** Per issuer, the requests it is owed an answer for. */
-  protected readonly tables: Record<Side, OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse>>;
+  protected readonly tables: Record<Side, ServerCalls<JsonRpcId, RequestRecord, JsonRpcResponse>>;
   protected readonly turns: SessionTurns;
   protected readonly negotiation = new Negotiation((event) => this.emit(event));
   protected readonly ports: Record<Side, PortOptions>;
@@ -82,16 +82,16 @@ export abstract class EngineCore {
   }
 
   /** One issuer's requests on core's lifecycle: the engine supplies ACP's part. */
-  protected owedTable(grace: ReturnType<typeof sharedGrace>): OwedAnswers<JsonRpcId, RequestRecord, JsonRpcResponse> {
+  protected owedTable(grace: ReturnType<typeof sharedGrace>): ServerCalls<JsonRpcId, RequestRecord, JsonRpcResponse> {
     const protocol = {
-      keyOf: (job: RequestJob) => job.payload.id,
+      keyOf: (record: RequestRecord) => record.id,
       cancelled: (job: RequestJob, origin: string) => this.onJobCancelled(job, origin !== "parent"),
-      graceAnswer: (job: RequestJob) => this.negotiation.rules.cancelledAnswer(job),
+      graceEnded: (job: RequestJob) => this.negotiation.rules.cancelledAnswer(job),
       forPeer: (job: RequestJob) => job.payload.delivered && !job.payload.handlerAnswered,
       send: (job: RequestJob, response: JsonRpcResponse, forPeer: boolean) => this.answered(job, response, forPeer),
       failureOf,
     };
-    return new OwedAnswers(protocol, grace, LATE_REPLY_MEMORY);
+    return new ServerCalls(protocol, { grace, rememberMax: LATE_REPLY_MEMORY });
   }
 
   /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */

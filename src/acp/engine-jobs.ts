@@ -1,4 +1,4 @@
-import type { AnyJob, Job, OwedJob } from "../core/index.js";
+import type { AnyJob, Job, ServerCall } from "../core/index.js";
 import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
@@ -20,7 +20,7 @@ export class RequestRecord {
   ) {}
 }
 
-export type RequestJob = OwedJob<RequestRecord, JsonRpcResponse>;
+export type RequestJob = ServerCall<RequestRecord, JsonRpcResponse>;
 
 /** True for the engine's own jobs; a subtree can also hold other bindings' jobs. */
 export function isRequestJob(job: AnyJob | undefined): job is RequestJob {

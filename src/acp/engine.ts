@@ -136,7 +136,7 @@ export class CancelEngine extends EngineCore {
     const refusal = from === "agent" && sessionId !== undefined ? this.refusal(request, sessionId) : undefined;
     const orphan = refusal !== undefined || this.cleanup.has(method);
     const parent = orphan ? undefined : this.parentFor(from, method, request.params, sessionId);
-    const job = table.start(id, new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
+    const job = table.start(new RequestRecord(id, method, sessionId, from), parent) as RequestJob;
     if (jobObserver !== undefined) traceStart(job, request, this.ports[otherSide(from)].inProcess === true);
     if (refusal !== undefined) {
       this.refuse(job, "session", refusal);

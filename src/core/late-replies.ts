@@ -11,8 +11,15 @@ export class LateReplies<K> {
   private readonly keys: RecentKeys<K>;
   private readonly traced = new Map<K, AnyJob>();
 
-  constructor(private readonly capacity: number) {
-    this.keys = new RecentKeys(capacity);
+  constructor(
+    private readonly capacity: number,
+    windowMs?: number,
+  ) {
+    this.keys = new RecentKeys(capacity, windowMs);
+  }
+
+  get size(): number {
+    return this.keys.size;
   }
 
   remember(key: K, job?: AnyJob): void {

@@ -1,28 +1,43 @@
 import type { CancelReason } from "./cancel-reason.js";
 import { settleCallJob } from "./call.js";
 import { GraceTimers } from "./grace-timers.js";
-import { type AnyJob, Job } from "./job.js";
-import { type JobInfo, jobObserver } from "./observer.js";
+import { type AnyJob, Job, settleJob } from "./job.js";
+import { JobTable } from "./job-table.js";
+import { LateReplies } from "./late-replies.js";
+import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 
-// The serving side of the one lifecycle (calls a peer sent): docs/decisions.md, "One call lifecycle".
+// The serving side of the one lifecycle (calls a peer sent, each owed one answer): docs/decisions.md,
+// "One call lifecycle". A call is its own job and holds only its held answer and its table: what else
+// a binding needs of a call lives in the call's payload, read through the table's protocol.
 
-/** The protocol's part of serving a call: all a binding supplies. */
-export interface ServerCallProtocol<P> {
-  /** The grace passed and the work has not settled the call: answer for it (the call then settles). */
-  graceEnded?(call: ServerCall<P>): void;
-  /** Runs once, when the call settles, whatever settled it. */
-  settled?(call: ServerCall<P>): void;
-  /** What the call is, for a job observer (tracing); asked only while one is installed. */
-  describe?(call: ServerCall<P>): JobInfo;
+/** The protocol's part of serving calls, one for all the calls of a table: all a binding supplies. */
+export interface ServerCallProtocol<K, P, A> {
+  /** The call's key (the protocol's id); undefined for an unkeyed call. */
+  keyOf(payload: P): K | undefined;
+  /** Who sent the call: only a cancel from this owner reaches it. Default "". */
+  ownerOf?(payload: P): string;
+  /** A cancel reached the call (deepest first, once each): answer it, hold it or start its grace. Default: its grace starts. */
+  cancelled?(call: ServerCall<P, A>, origin: JobCancelOrigin): void;
+  /** The grace passed unanswered: the answer to give (a held answer goes first), or none if it answered. It then settles. */
+  graceEnded?(call: ServerCall<P, A>): A | undefined;
+  /** True when answering now answers for the peer that should have: its own reply will be late. */
+  forPeer?(call: ServerCall<P, A>): boolean;
+  /** Sends the call's one answer. A table that sends answers (the ACP engine) settles a call by its answer. */
+  send?(call: ServerCall<P, A>, answer: A, forPeer: boolean): void;
+  /** Runs once, when the work ends a call with `done`. */
+  settled?(call: ServerCall<P, A>): void;
+  /** What an observer is told of an answer that is an error; asked only while one is installed. */
+  failureOf?(answer: A): JobFailure | undefined;
 }
 
 export interface ServerCallsOptions {
-  /** How long a cancelled call's work may take before `graceEnded` answers for it; no grace when absent. */
-  graceMs?: number | undefined;
-  /** How many settled keys (and early cancels) to remember per owner, for `rememberMs` (default: ever). */
+  /** How long a cancelled call may take before `graceEnded` answers for it (none when absent), or a {@link sharedGrace}. */
+  grace?: number | GraceTimers<AnyServerCall> | undefined;
+  /** How many settled keys (answered for the peer, where a table sends answers) and early cancels to remember per owner. */
   rememberMax?: number | undefined;
+  /** How long each is remembered (default: ever). */
   rememberMs?: number | undefined;
   /** How many owners' memories, the least recently used forgotten first. Default 1. */
   rememberOwners?: number | undefined;
@@ -37,28 +52,43 @@ export interface ServerCallsOptions {
  */
 export type KeyCancelEffect = "cancelled" | "duplicate" | "already-finished" | "remembered" | "not-owner" | "unknown";
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyServerCall = ServerCall<any, any>;
+
 /** One owner's keys: they never answer for, or push out, another owner's. */
-type Memory<K> = { readonly finished: RecentKeys<K>; readonly early: RecentKeys<K> };
+type Memory<K> = { readonly finished: LateReplies<K>; readonly early: RecentKeys<K> };
+
+/** A grace for the calls of several tables (each ends in its own table): one timer for all. */
+export function sharedGrace(graceMs: number): GraceTimers<AnyServerCall> {
+  return new GraceTimers(graceMs, (call) => call.calls.endGrace(call));
+}
+
+/** Calls whose last child settled while an answer was being given: they answer after it. */
+let releasing: AnyServerCall[] | undefined;
 
 /**
  * The calls a binding serves, by the protocol's key (or unkeyed): each a job under its parent that
- * only its owner (a principal; default "") cancels, with one grace timer for all, answered once and
- * settled once. Settled keys and early cancels are remembered with a bound.
+ * only its owner cancels, with one grace timer for all, answered once (after its children settle
+ * when the answer is held) and settled once. Settled keys and early cancels are remembered with a bound.
  */
-export class ServerCalls<K, P> {
-  private readonly live = new Map<unknown, ServerCall<P>>();
+export class ServerCalls<K, P, A = never> {
+  private readonly table = new JobTable<unknown, P>();
   /** Most recently used last. */
   private readonly memories = new Map<string, Memory<K>>();
-  private readonly grace: GraceTimers<ServerCall<P>> | undefined;
+  private readonly grace: GraceTimers<AnyServerCall> | undefined;
 
-  constructor(private readonly options: ServerCallsOptions = {}) {
-    const { graceMs } = options;
-    this.grace = graceMs === undefined ? undefined : new GraceTimers(graceMs, (call) => this.endGrace(call));
+  constructor(
+    /** @internal */
+    readonly protocol: ServerCallProtocol<K, P, A>,
+    private readonly options: ServerCallsOptions = {},
+  ) {
+    const { grace } = options;
+    this.grace = typeof grace === "number" ? sharedGrace(grace) : grace;
   }
 
   /** Calls in flight; zero at quiescence. */
   get size(): number {
-    return this.live.size;
+    return this.table.size;
   }
 
   /** Settled keys and early cancels remembered. */
@@ -68,36 +98,39 @@ export class ServerCalls<K, P> {
     return count;
   }
 
-  get(key: K): ServerCall<P> | undefined {
-    return this.live.get(key);
+  get(key: K): ServerCall<P, A> | undefined {
+    return this.table.get(key) as ServerCall<P, A> | undefined;
   }
 
-  values(): IterableIterator<ServerCall<P>> {
-    return this.live.values();
+  values(): IterableIterator<ServerCall<P, A>> {
+    return this.table.values() as IterableIterator<ServerCall<P, A>>;
   }
 
-  /** Serves a call under `key` (or unkeyed); undefined when `key` is in flight. */
-  start(key: undefined, payload: P, links?: ServerCallLinks, protocol?: ServerCallProtocol<P>): ServerCall<P>;
-  start(key: K, payload: P, links?: ServerCallLinks, protocol?: ServerCallProtocol<P>): ServerCall<P> | undefined;
-  start(key: K | undefined, payload: P, links: ServerCallLinks = {}, protocol: ServerCallProtocol<P> = {}) {
-    if (key !== undefined && this.live.has(key)) return undefined;
-    const call = new ServerCall<P>(new Job(payload, links.parent), links.owner ?? "", key, protocol, this.settle);
-    this.live.set(key ?? call, call);
-    if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call.job, protocol.describe(call));
-    if (this.grace !== undefined) call.job.onCancel(() => this.grace?.start(call));
-    const memory = key === undefined ? undefined : this.memoryOf(call.owner, false);
-    memory?.finished.delete(key as K);
+  /** The running calls that pass `test`. */
+  selectRunning(test: (call: ServerCall<P, A>) => boolean): ServerCall<P, A>[] {
+    return this.table.selectRunning(test as (job: Job<P>) => boolean) as ServerCall<P, A>[];
+  }
+
+  /** Serves a call (`describe` tells a job observer what it is); undefined when its key is in flight. */
+  start(payload: P, parent?: AnyJob, describe?: () => JobInfo): ServerCall<P, A> | undefined {
+    const key = this.protocol.keyOf(payload);
+    if (key !== undefined && this.table.has(key)) return undefined;
+    const call = new ServerCall<P, A>(payload, parent, this);
+    this.table.insert(key ?? call, call);
+    if (jobObserver !== undefined && describe !== undefined) jobObserver.onStart(call, describe());
     // An early cancel counts only within its window (the memory drops expired keys before it looks).
-    if (memory?.early.delete(key as K) === true) call.job.cancel("external");
+    if (key !== undefined && this.options.earlyCancels === true && this.memoryOf(call.owner, false)?.early.delete(key) === true) {
+      call.cancel("external");
+    }
     return call;
   }
 
   /** A cancel from `owner` for `key`: cancels its call in flight, or says what is known of the key. */
   cancel(key: K, reason: CancelReason, owner = ""): KeyCancelEffect {
-    const call = this.live.get(key);
+    const call = this.get(key);
     if (call !== undefined) {
       if (call.owner !== owner) return "not-owner";
-      return call.job.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
+      return call.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
     }
     if (this.memoryOf(owner, false)?.finished.has(key) === true) return "already-finished";
     if (this.options.earlyCancels !== true) return "unknown";
@@ -108,34 +141,101 @@ export class ServerCalls<K, P> {
   /** Cancels every call in flight; returns how many it cancelled. */
   cancelAll(reason: CancelReason): number {
     let count = 0;
-    for (const call of [...this.live.values()]) if (call.job.cancel(reason) === "cancelled") count++;
+    for (const call of [...this.values()]) if (call.cancel(reason) === "cancelled") count++;
     return count;
   }
 
-  /** The grace passed: the protocol answers for the work, and the call settles whatever it threw. */
-  private endGrace(call: ServerCall<P>): void {
+  /** A reply to `key`, which is not in flight: true when it is a late one (answered for its peer), to drop. */
+  dropLate(key: K, owner = ""): boolean {
+    return this.memoryOf(owner, false)?.finished.take(key) === true;
+  }
+
+  /** @internal A cancel reached `call`. */
+  reached(call: ServerCall<P, A>, origin: JobCancelOrigin): void {
+    if (this.protocol.cancelled !== undefined) this.protocol.cancelled(call, origin);
+    else this.grace?.start(call);
+  }
+
+  /** A cancelled call waits for its work's answer, at most the grace. */
+  startGrace(call: ServerCall<P, A>): void {
+    this.grace?.start(call);
+    jobObserver?.onEvent(call, "grace");
+  }
+
+  /** The grace passed (or is cut short): the call is answered for (first its subtree's, where answers are sent) and settles. */
+  endGrace(call: ServerCall<P, A>): void {
+    if (call.isSettled) return;
+    // The grace bounds the whole subtree: children of other kinds still out do not hold it.
+    if (this.protocol.send !== undefined) {
+      for (const child of [...call.children]) {
+        if (child instanceof ServerCall && child.calls.protocol.send !== undefined) child.calls.endGrace(child);
+      }
+    }
     const errors: unknown[] = [];
-    guarded(() => call.protocol.graceEnded?.(call), errors);
+    guarded(() => {
+      const answer = call.held ?? this.protocol.graceEnded?.(call);
+      if (answer !== undefined) this.answer(call, answer);
+    }, errors);
     call.done();
     reportErrors(errors, "ending a grace");
   }
 
-  private readonly settle = (call: ServerCall<P>): void => {
+  /** Answers `call` once its children have settled; until then the answer is held. */
+  answerAfterChildren(call: ServerCall<P, A>, answer: A): void {
+    if (call.isSettled) return;
+    if (call.childCount > 0) call.held = answer;
+    else this.answer(call, answer);
+  }
+
+  /** The single place a call gets its one answer, which settles it; false when it already had one. */
+  answer(call: ServerCall<P, A>, answer: A): boolean {
+    const key = this.protocol.keyOf(call.payload);
+    if (call.isSettled || this.table.get(key ?? call) !== call) return false;
+    const forPeer = this.protocol.forPeer?.(call) === true;
+    let failure: JobFailure | undefined;
+    if (jobObserver !== undefined) {
+      if (forPeer) jobObserver.onEvent(call, "synthetic-answer");
+      failure = this.protocol.failureOf?.(answer);
+    }
+    this.table.delete(key ?? call);
     this.grace?.stop(call);
-    this.live.delete(call.key ?? call);
-    if (call.key !== undefined) this.memoryOf(call.owner, true)?.finished.add(call.key as K);
+    const outermost = releasing === undefined;
+    if (outermost) releasing = [];
+    try {
+      settleJob(call, failure);
+      if (forPeer && key !== undefined) this.memoryOf(call.owner, true)?.finished.remember(key, call);
+      this.protocol.send?.(call, answer, forPeer);
+    } finally {
+      if (outermost) {
+        const released = releasing ?? [];
+        releasing = undefined;
+        for (const parent of released) parent.calls.answer(parent, parent.held);
+      }
+    }
+    return true;
+  }
+
+  /** @internal The work is over: settles `call` once, cancelling the work left pending under it. */
+  done(call: ServerCall<P, A>): void {
+    if (call.isSettled) return;
+    const key = this.protocol.keyOf(call.payload);
+    this.grace?.stop(call);
+    this.table.delete(key ?? call);
+    if (key !== undefined) this.memoryOf(call.owner, true)?.finished.remember(key);
     const errors: unknown[] = [];
-    settleCallJob(call.job, undefined, errors);
-    guarded(() => call.protocol.settled?.(call), errors);
+    settleCallJob(call, undefined, errors);
+    if (this.protocol.settled !== undefined) guarded(() => this.protocol.settled?.(call), errors);
     reportErrors(errors, "settling a served call");
-  };
+  }
 
   /** `owner`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
   private memoryOf(owner: string, create: boolean): Memory<K> | undefined {
     const { rememberMax = 0, rememberMs, rememberOwners = 1 } = this.options;
-    const keys = () => new RecentKeys<K>(rememberMax, rememberMs);
-    const memory = this.memories.get(owner) ?? (create && rememberMax > 0 ? { finished: keys(), early: keys() } : undefined);
-    if (memory === undefined) return undefined;
+    let memory = this.memories.get(owner);
+    if (memory === undefined) {
+      if (!create || rememberMax <= 0) return undefined;
+      memory = { finished: new LateReplies<K>(rememberMax, rememberMs), early: new RecentKeys<K>(rememberMax, rememberMs) };
+    }
     this.memories.delete(owner);
     this.memories.set(owner, memory);
     if (this.memories.size > rememberOwners) this.memories.delete(this.memories.keys().next().value as string);
@@ -143,45 +243,46 @@ export class ServerCalls<K, P> {
   }
 }
 
-/** `parent`: the job the call runs under (of any binding); `owner`: who sent it (default ""). */
-export type ServerCallLinks = { readonly parent?: AnyJob | undefined; readonly owner?: string | undefined };
-
-/** One call this process serves: its work ends it with `done`, and sends its one answer when `answer()` says so. */
-export class ServerCall<P> {
-  private answeredYet = false;
-  private settledYet = false;
+/**
+ * One call this process serves, a job (pass it as `parent` to work that should stop with it): the
+ * work ends it with `done`, or the table's answer does. It holds only what every call needs.
+ */
+export class ServerCall<P, A = never> extends Job<P> {
+  /** The answer, known but waiting for the call's children to settle first. */
+  held: A | undefined = undefined;
 
   constructor(
-    /** The call's job: pass it as `parent` to work that should stop with it. */
-    readonly job: Job<P>,
-    /** Whose call it is: only a cancel from this owner reaches it. */
-    readonly owner: string,
-    readonly key: unknown,
+    payload: P,
+    parent: AnyJob | undefined,
     /** @internal */
-    readonly protocol: ServerCallProtocol<P>,
-    private readonly release: (call: ServerCall<P>) => void,
-  ) {}
-
-  /** Aborts when the call is cancelled (or its cancel came before it). */
-  get signal(): AbortSignal {
-    return this.job.signal;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    readonly calls: ServerCalls<any, P, A>,
+  ) {
+    super(payload, parent);
   }
 
-  get answered(): boolean {
-    return this.answeredYet;
+  /** The call's job: the call itself. */
+  get job(): Job<P> {
+    return this;
   }
 
-  /** Claims the call's one answer: true the first time (send it), false after (a late answer: drop it). */
-  answer(): boolean {
-    if (this.answeredYet) return false;
-    this.answeredYet = true;
-    return true;
+  /** Whose call it is: only a cancel from this owner reaches it. */
+  get owner(): string {
+    return this.calls.protocol.ownerOf?.(this.payload) ?? "";
   }
 
   /** The work is over (answered, failed or stopped): settles once, cancelling the work left pending under it. */
   done(): void {
-    if (this.settledYet) return;
-    this.settledYet = true;
-    this.release(this);
+    this.calls.done(this);
+  }
+
+  protected override cancelReached(origin: JobCancelOrigin): void {
+    this.calls.reached(this, origin);
+  }
+
+  protected override lastChildSettled(): void {
+    if (this.held === undefined) return;
+    if (releasing !== undefined) releasing.push(this);
+    else this.calls.answer(this, this.held);
   }
 }

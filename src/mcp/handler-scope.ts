@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
-import { ServerCalls } from "../core/server-calls.js";
+import { type ServerCall, ServerCalls } from "../core/server-calls.js";
 import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEvent } from "./events.js";
 
@@ -70,7 +70,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
   const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
   const { onEvent } = options;
   const reasonOf = closeReasons(target);
-  const calls = new ServerCalls<never, McpHandling>();
+  const calls = new ServerCalls<never, McpHandling>({ keyOf: () => undefined });
   const setRequestHandler = target.setRequestHandler.bind(target);
   // 1.x: (schema, handler(request, extra)); 2.x: (method, handler(request, ctx)) or (method, schemas, handler(params, ctx)).
   target.setRequestHandler = (...args: unknown[]) => {
@@ -80,7 +80,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
       const { signal, requestId } = handlerLinks(extra);
       const method = named ?? request.method;
       const describe = () => handlingInfo(method, paramsOf(request, named), requestId);
-      const call = calls.start(undefined, new McpHandling(method), {}, { describe });
+      const call = calls.start(new McpHandling(method), undefined, describe) as ServerCall<McpHandling>;
       const { job } = call;
       bindHandlerJob(signal, job);
       const onAbort = () => {

@@ -42,7 +42,7 @@ export interface McpTaskScope {
  */
 export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {}): McpTaskScope {
   const { onEvent } = options;
-  const running = new ServerCalls<string, McpTaskWork>();
+  const running = new ServerCalls<string, McpTaskWork>({ keyOf: (work) => work.taskId });
 
   const stop = (taskId: string, reason: CancelReason) => {
     if (running.cancel(taskId, reason) !== "cancelled") return;
@@ -84,7 +84,7 @@ export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {
         protocol: "mcp", method: "tools/call", kind: "server", carrier: extra._meta,
         attributes: { "mcp.task.id": taskId },
       });
-      const task = running.start(taskId, { taskId, sessionId: extra.sessionId }, {}, { describe });
+      const task = running.start({ taskId, sessionId: extra.sessionId }, undefined, describe);
       if (task === undefined) throw new Error(`acp-cancel/mcp: task ${taskId} already runs`);
       const { job } = task;
       bindHandlerJob(job.signal, job);

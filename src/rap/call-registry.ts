@@ -9,6 +9,7 @@ export interface ServerCallPayload {
   readonly protocol: "rap-server";
   readonly threadId: string;
   readonly toolCallId: string;
+  readonly owner: Principal;
 }
 
 /** Who sent a notice or an invocation, as `authenticate` names it; a plain `true` is {@link ANONYMOUS}. */
@@ -29,6 +30,11 @@ export interface CallRegistryOptions {
   /** At most this many principals' memories, least recently used forgotten first. Default {@link DEFAULT_REMEMBER_PRINCIPALS}. */
   readonly rememberPrincipals?: number;
 }
+
+const CALLS = {
+  keyOf: (call: ServerCallPayload) => callKey(call.threadId, call.toolCallId),
+  ownerOf: (call: ServerCallPayload) => call.owner,
+};
 
 /** Long enough to cover a notice that overtakes its invocation; short enough to hold little. */
 export const DEFAULT_REMEMBER_MS = 60_000;
@@ -60,7 +66,7 @@ export class CallRegistry {
   private readonly calls: ServerCalls<string, ServerCallPayload>;
 
   constructor(options: CallRegistryOptions = {}) {
-    this.calls = new ServerCalls({
+    this.calls = new ServerCalls(CALLS, {
       rememberMax: options.rememberMax ?? DEFAULT_REMEMBER_MAX,
       rememberMs: options.rememberMs ?? DEFAULT_REMEMBER_MS,
       rememberOwners: options.rememberPrincipals ?? DEFAULT_REMEMBER_PRINCIPALS,
@@ -88,9 +94,8 @@ export class CallRegistry {
     const key = callKey(threadId, toolCallId);
     const owner = options.owner ?? ANONYMOUS;
     const describe = () => rapCallInfo(threadId, toolCallId, "server", options.traceHeaders);
-    const payload: ServerCallPayload = { protocol: "rap-server", threadId, toolCallId };
-    const links = { parent: options.parent, owner };
-    const call = this.calls.get(key) ?? (this.calls.start(key, payload, links, { describe }) as TrackedCall);
+    const payload: ServerCallPayload = { protocol: "rap-server", threadId, toolCallId, owner };
+    const call = this.calls.get(key) ?? (this.calls.start(payload, options.parent, describe) as TrackedCall);
     if (call.owner !== owner) throw new CallOwnedError(threadId, toolCallId);
     return call;
   }

@@ -5,9 +5,18 @@
  */
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import { type ServerCall, ServerCalls } from "../../src/core/server-calls.js";
+import { type ServerCall, type ServerCallProtocol, ServerCalls } from "../../src/core/server-calls.js";
 import { Job } from "../../src/core/index.js";
 import { settle } from "../support/jobs.js";
+
+/** A test call: its key (unkeyed when absent) and its owner. */
+type Served = { key?: string; owner?: string };
+type Protocol = ServerCallProtocol<string, Served, string>;
+const served = (overrides: Partial<Protocol> = {}): Protocol => ({
+  keyOf: (call) => call.key,
+  ownerOf: (call) => call.owner ?? "",
+  ...overrides,
+});
 
 describe("ServerCalls: the serving side of the one lifecycle", () => {
   let clock: sinon.SinonFakeTimers;
@@ -17,9 +26,9 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   afterEach(() => clock.restore());
 
   it("settling a call cancels the children it left pending (reason internal), not the settled ones", () => {
-    const calls = new ServerCalls<string, string>();
+    const calls = new ServerCalls(served());
     const parent = new Job("request");
-    const call = calls.start("a", "a", { parent }) as ServerCall<string>;
+    const call = calls.start({ key: "a" }, parent) as ServerCall<Served>;
     assert.equal(call.job.parent, parent);
     const finished = new Job("finished", call.job);
     const pending = new Job("pending", call.job);
@@ -37,17 +46,19 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   it("answers once: of racing answers (work, cancel, grace) only the first is sent; done settles once", () => {
     const sent: string[] = [];
     const settled: string[] = [];
-    const calls = new ServerCalls<string, string>({ graceMs: 100 });
-    const call = calls.start("a", "a", {}, {
-      graceEnded: (served) => served.answer() && sent.push("grace"),
-      settled: (served) => settled.push(served.job.payload),
-    }) as ServerCall<string>;
+    const protocol = served({
+      // A binding's grace answers for the work itself; the call then settles.
+      graceEnded: () => void sent.push("grace"),
+      settled: (call) => settled.push(call.payload.key ?? ""),
+    });
+    const calls = new ServerCalls(protocol, { grace: 100 });
+    const call = calls.start({ key: "a" }) as ServerCall<Served, string>;
     assert.equal(calls.cancel("a", "external"), "cancelled");
     assert.equal(calls.cancel("a", "external"), "duplicate");
     clock.tick(100);
     assert.deepEqual(sent, ["grace"]);
     // The work's own answer and done arrive after the grace answered for it: dropped, no second settle.
-    assert.equal(call.answer(), false);
+    assert.equal(calls.answer(call, "work"), false);
     call.done();
     call.done();
     assert.deepEqual(settled, ["a"]);
@@ -56,11 +67,12 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   });
 
   it("work that answers within the grace stops it: no grace answer, no timer left", () => {
-    const calls = new ServerCalls<string, string>({ graceMs: 100 });
     let graceAnswers = 0;
-    const call = calls.start("a", "a", {}, { graceEnded: () => graceAnswers++ }) as ServerCall<string>;
+    const calls = new ServerCalls(served({ graceEnded: () => String(graceAnswers++) }), { grace: 100 });
+    const call = calls.start({ key: "a" }) as ServerCall<Served, string>;
     call.job.cancel("external");
-    assert.equal(call.answer(), true);
+    assert.equal(calls.answer(call, "work"), true);
+    assert.equal(calls.answer(call, "again"), false, "answered once");
     call.done();
     assert.equal(clock.countTimers(), 0);
     clock.tick(200);
@@ -68,28 +80,28 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   });
 
   it("a key in flight is refused; only its owner's cancel reaches it; an early cancel makes the call start cancelled", () => {
-    const calls = new ServerCalls<string, string>({ rememberMax: 10, rememberOwners: 4, earlyCancels: true });
-    const alice = calls.start("k", "k", { owner: "alice" }) as ServerCall<string>;
-    assert.equal(calls.start("k", "again", { owner: "alice" }), undefined);
+    const calls = new ServerCalls(served(), { rememberMax: 10, rememberOwners: 4, earlyCancels: true });
+    const alice = calls.start({ key: "k", owner: "alice" }) as ServerCall<Served>;
+    assert.equal(calls.start({ key: "k", owner: "alice" }), undefined);
     assert.equal(calls.cancel("k", "external", "bob"), "not-owner");
     assert.equal(alice.job.reason, undefined);
     alice.done();
     assert.equal(calls.cancel("k", "external", "alice"), "already-finished");
     assert.equal(calls.cancel("k", "external", "bob"), "remembered", "bob's memory is his own");
-    assert.equal(calls.start("k", "k", { owner: "alice" })?.job.reason, undefined);
-    assert.equal(calls.start("j", "j", { owner: "bob" })?.job.reason, undefined);
+    assert.equal(calls.start({ key: "k", owner: "alice" })?.job.reason, undefined);
+    assert.equal(calls.start({ key: "j", owner: "bob" })?.job.reason, undefined);
     calls.get("k")?.done();
-    assert.equal(calls.start("k", "k", { owner: "bob" })?.job.reason, "external");
+    assert.equal(calls.start({ key: "k", owner: "bob" })?.job.reason, "external");
   });
 
   it("the memory is bounded: per owner by count and window, and by the number of owners", () => {
-    const calls = new ServerCalls<string, string>({ rememberMax: 3, rememberMs: 1_000, rememberOwners: 2 });
-    for (let i = 0; i < 5; i++) (calls.start(`done-${i}`, "x") as ServerCall<string>).done();
+    const calls = new ServerCalls(served(), { rememberMax: 3, rememberMs: 1_000, rememberOwners: 2 });
+    for (let i = 0; i < 5; i++) calls.start({ key: `done-${i}` })?.done();
     assert.equal(calls.remembered, 3, "the two oldest were forgotten");
     assert.equal(calls.cancel("done-0", "external"), "unknown");
     assert.equal(calls.cancel("done-4", "external"), "already-finished");
-    (calls.start("a", "x", { owner: "a" }) as ServerCall<string>).done();
-    (calls.start("b", "x", { owner: "b" }) as ServerCall<string>).done();
+    calls.start({ key: "a", owner: "a" })?.done();
+    calls.start({ key: "b", owner: "b" })?.done();
     assert.equal(calls.remembered, 2, "a third owner pushed out the least recently used one");
     assert.equal(calls.cancel("done-4", "external"), "unknown");
     clock.tick(1_001);
@@ -98,9 +110,9 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   });
 
   it("unkeyed calls are each their own entry; cancelAll cancels those in flight, each once", () => {
-    const calls = new ServerCalls<never, string>();
-    const one = calls.start(undefined, "one");
-    const two = calls.start(undefined, "two");
+    const calls = new ServerCalls(served());
+    const one = calls.start({}) as ServerCall<Served>;
+    const two = calls.start({}) as ServerCall<Served>;
     assert.equal(calls.size, 2);
     one.job.cancel("external");
     assert.equal(calls.cancelAll("shutdown"), 1);

@@ -23,7 +23,7 @@ export function cancelVisiting<P>(root: Job<P>, reason: CancelReason, visit: (jo
   return root.cancel(reason);
 }
 
-/** A job that reports when its last child settles (what `OwedJob` uses to answer after its children). */
+/** A job that reports when its last child settles (what `ServerCall` uses to answer after its children). */
 export class WaitingJob<P = unknown> extends Job<P> {
   onLast: ((last: AnyJob) => void) | undefined = undefined;
   protected override lastChildSettled(last: AnyJob): void {
