@@ -6,6 +6,7 @@ import {
   type FramingProblem,
   framingErrorResponse,
   type JsonRpcMessage,
+  jsonText,
 } from "../wire/index.js";
 import { otelRequested } from "../otel/requested.js";
 import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
@@ -317,17 +318,6 @@ class BridgeSession {
       );
     } else this.logger.debug(`protocol version ${jsonText(version, 100)}: ${rules} rules`);
   }
-}
-
-/** A peer's value as JSON text, cut at `max` characters; one nested too deeply for JSON.stringify is named, never thrown. */
-function jsonText(value: unknown, max = Number.POSITIVE_INFINITY): string {
-  let text: string;
-  try {
-    text = String(JSON.stringify(value));
-  } catch {
-    return "(a value nested too deeply to serialise)";
-  }
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */
