@@ -1,7 +1,7 @@
-/** Writes schema/*.json from the zod schemas in src (run: npm run schema). */
+/** Writes schema/*.json from the zod schemas (scripts/wire-schemas.ts; run: npm run schema). */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { wireSchemas } from "../src/acp/capability.js";
+import { wireSchemas } from "./wire-schemas.js";
 
 const schemaDir = fileURLToPath(new URL("../../schema/", import.meta.url));
 for (const [name, schema] of Object.entries(wireSchemas())) {

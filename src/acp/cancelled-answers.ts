@@ -6,6 +6,7 @@ import {
   errorResponse,
   type JsonRpcId,
   type JsonRpcResponse,
+  jsonText,
   resultResponse,
 } from "../wire/index.js";
 import { PERMISSION_CANCELLED } from "../wire/acp-shapes.js";
@@ -88,13 +89,4 @@ function normaliseCancelledError(
   const original = error.data === undefined ? { code: error.code, message: error.message } : { ...error };
   const data = cancelledErrorData(job.reason ?? "internal", undefined, original);
   return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
-}
-
-/** `value` as JSON text; a peer's value nested too deeply for JSON.stringify (it throws RangeError) is named, not thrown. */
-function jsonText(value: unknown): string {
-  try {
-    return String(JSON.stringify(value));
-  } catch {
-    return "(the handler's error data, nested too deeply to serialise)";
-  }
 }

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { CANCEL_REASONS } from "../core/index.js";
 
 /** Our key under the capabilities' `_meta` (ACP forbids custom fields at the root of spec types). */
 export const CAPABILITY_KEY = "acp-cancel/cancellation";
 
-// Loose objects: a newer peer may add fields, and handlers may add their own `data`.
+// A loose object: a newer peer may add fields. Its JSON Schema (and the -32800 `data` one): scripts/wire-schemas.ts.
 export const CancellationCapabilitySchema = z
   .looseObject({
     version: z.literal(1).describe("Version of this capability object."),
@@ -23,33 +22,6 @@ export const OUR_CAPABILITY: CancellationCapability = Object.freeze({
   cascade: true,
   sessionCancel: true,
 });
-
-const CancellationDataSchema = z
-  .looseObject({
-    reason: z.enum(CANCEL_REASONS as [string, ...string[]]).describe("Why the request was cancelled."),
-    detail: z.string().optional().describe("Human-readable detail, e.g. which deadline or which exit."),
-    originalError: z
-      .object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() })
-      .optional()
-      .describe("The handler's own error, when it answered a cancelled request with a different error."),
-  })
-  .describe("The `data` of a -32800 error produced by acp-cancel.");
-
-/** Every JSON document this library adds to the ACP wire, by the file name of its JSON Schema. */
-export function wireSchemas(): Record<string, unknown> {
-  return {
-    "cancellation-capability.schema.json": {
-      $id: "urn:acp-cancel:schema:cancellation-capability",
-      title: "acp-cancel cancellation capability (under _meta['acp-cancel/cancellation'] in initialize)",
-      ...z.toJSONSchema(CancellationCapabilitySchema),
-    },
-    "cancellation-data.schema.json": {
-      $id: "urn:acp-cancel:schema:cancellation-data",
-      title: "data of a -32800 Request cancelled error produced by acp-cancel",
-      ...z.toJSONSchema(CancellationDataSchema),
-    },
-  };
-}
 
 /** The `_meta` object (ACP's property bag) of params, a result or capabilities, if it has one. */
 export function metaOf(holder: unknown): Record<string, unknown> | undefined {

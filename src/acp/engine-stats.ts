@@ -24,13 +24,12 @@ export type AftermathStats = ReturnType<typeof noTurnsFollowed>;
 
 const LATENCY_MEMORY = 4096;
 
-/** Milliseconds from a cancel reaching a job to its answer leaving: the last 4096, in a ring. */
+/** Milliseconds from a cancel reaching a job to its answer leaving: the last 4096. */
 export class LatencyRing {
   readonly values: number[] = [];
-  private cursor = 0;
 
   record(ms: number): void {
-    this.values[this.cursor] = ms;
-    this.cursor = (this.cursor + 1) % LATENCY_MEMORY;
+    this.values.push(ms);
+    if (this.values.length > LATENCY_MEMORY) this.values.shift(); // the oldest goes
   }
 }

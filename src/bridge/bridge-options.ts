@@ -1,18 +1,13 @@
 import type { Readable, Writable } from "node:stream";
-import { type CancelSupport, DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS } from "../acp/engine-options.js";
+import { type CancelSupport, DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS, type EngineOptions } from "../acp/engine-options.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../wire/index.js";
 import type { LogLevel } from "./logger.js";
 
-export interface BridgeOptions {
+/** `graceMs` and `cleanupMethods` as the engine's; `deadlines` over {@link DEFAULT_DEADLINES}. */
+export interface BridgeOptions extends Pick<EngineOptions, "graceMs" | "deadlines" | "cleanupMethods"> {
   /** The agent command and its arguments. */
   command: string;
   args: readonly string[];
-  /** How long a cancelled request may stay unanswered before the bridge answers it (ms). */
-  graceMs?: number;
-  /** Deadlines per method (ms), over {@link DEFAULT_DEADLINES}. */
-  deadlines?: Readonly<Record<string, number>>;
-  /** Extension methods that stop or free something: never cancelled for anyone (see docs/decisions.md). */
-  cleanupMethods?: readonly string[];
   /** Longest accepted line, in bytes, in either direction. */
   maxLineBytes?: number;
   /** Force what each side is assumed to support (default: decided at initialize). */

@@ -6,12 +6,13 @@ import {
   type FramingProblem,
   framingErrorResponse,
   type JsonRpcMessage,
+  jsonText,
 } from "../wire/index.js";
 import { otelRequested } from "../otel/requested.js";
 import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
 import { type BridgeOptions, type BridgeSettings, resolveSettings } from "./bridge-options.js";
 import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
-import { DeadlineAnswers, editorAnswers } from "./editor-answers.js";
+import { EditorAnswers } from "./editor-answers.js";
 import { ExitCode } from "./exit-codes.js";
 import { InitializeReplay } from "./initialize-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
@@ -48,7 +49,6 @@ class BridgeSession {
   private readonly replay: InitializeReplay | undefined;
   private readonly turnProcesses: TurnProcesses;
   private emulations = 0;
-  private readonly deadlines: DeadlineAnswers;
   /** What the engine sends a restarting agent waits here. */
   private waiting: JsonRpcMessage[] | undefined;
   private restarting: Promise<void> | undefined;
@@ -68,13 +68,15 @@ class BridgeSession {
     agent: AgentProcess,
     hooks: SessionHooks = {},
   ) {
-    const deadlines = new DeadlineAnswers(settings.deadlines);
-    this.deadlines = deadlines;
     const agentPid = () => this.agent.process.child.pid;
-    const turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
-    this.turnProcesses = turnProcesses;
+    this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
     const onTurnEnded = hooks.cancelledTurnEnded;
-    const cancelledTurns = onTurnEnded === undefined ? [] : [() => new CancelledTurns(onTurnEnded, agentPid)];
+    // The bridge's turn state; the answer rules last: nothing rewrites an answer after them.
+    const plugins = [
+      this.turnProcesses,
+      ...(onTurnEnded === undefined ? [] : [new CancelledTurns(onTurnEnded, agentPid)]),
+      new EditorAnswers(settings.deadlines, () => this.crashed, logger.warn),
+    ];
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
       graceMs: settings.graceMs,
       deadlines: settings.deadlines,
@@ -83,8 +85,7 @@ class BridgeSession {
       agent: { cancelSupport: settings.agentSupport ?? "auto" },
       onEvent: (event) => this.onEvent(event),
       turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
-      // The bridge's turn state; the answer rules last: nothing rewrites an answer after them.
-      plugins: [() => turnProcesses, ...cancelledTurns, () => editorAnswers(deadlines, () => this.crashed)],
+      plugins: plugins.map((plugin) => () => plugin),
     });
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
     this.editor = new NdjsonEndpoint(
@@ -287,8 +288,6 @@ class BridgeSession {
     if (event.type === "emulated") this.emulations++;
     if (event.type === "problem") this.logger.warnRepeated(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
     if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
-    const expired = this.deadlines.event(event);
-    if (expired !== undefined) this.logger.warn(`editor request ${JSON.stringify((event as { id: unknown }).id)}: ${expired}`);
     this.trace?.note(jsonText(event));
   }
 
@@ -319,17 +318,6 @@ class BridgeSession {
       );
     } else this.logger.debug(`protocol version ${jsonText(version, 100)}: ${rules} rules`);
   }
-}
-
-/** A peer's value as JSON text, cut at `max` characters; one nested too deeply for JSON.stringify is named, never thrown. */
-function jsonText(value: unknown, max = Number.POSITIVE_INFINITY): string {
-  let text: string;
-  try {
-    text = String(JSON.stringify(value));
-  } catch {
-    return "(a value nested too deeply to serialise)";
-  }
-  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */

@@ -12,8 +12,8 @@ export interface EndedCancelledTurn {
 
 /** A turn plug-in that tells when a cancelled prompt really ends at the agent: its answer, or the engine's `turn-ended`. */
 export class CancelledTurns implements TurnPlugin {
-  /** Prompts in flight at the agent, by id (ids are the editor's): when each was sent, whether it was cancelled. */
-  private readonly turns = new Map<JsonRpcId, { began: number; cancelled: boolean }>();
+  /** Prompts in flight at the agent, by id (ids are the editor's): each job (its reason says it was cancelled), when sent. */
+  private readonly turns = new Map<JsonRpcId, { job: RequestJob; began: number }>();
 
   constructor(
     private readonly onEnded: (turn: EndedCancelledTurn) => void,
@@ -21,7 +21,7 @@ export class CancelledTurns implements TurnPlugin {
   ) {}
 
   promptSent(job: RequestJob): void {
-    this.turns.set(job.payload.id, { began: performance.now(), cancelled: false });
+    this.turns.set(job.payload.id, { job, began: performance.now() });
   }
 
   /** The agent answered the prompt: its turn ended. */
@@ -35,11 +35,9 @@ export class CancelledTurns implements TurnPlugin {
     return false;
   }
 
+  /** The engine followed a prompt it answered for the agent (a cancelled one) to its real end. */
   event(event: EngineEvent): void {
-    if (event.type === "cancel" && event.side === "client" && event.method === "session/prompt") {
-      const turn = this.turns.get(event.id);
-      if (turn !== undefined) turn.cancelled = true;
-    } else if (event.type === "turn-ended" && this.turns.get(event.id)?.cancelled === true) this.end(event.id);
+    if (event.type === "turn-ended") this.end(event.id);
   }
 
   /** The agent is gone or replaced: its turns ended with it, nothing is left to stop. */
@@ -51,7 +49,7 @@ export class CancelledTurns implements TurnPlugin {
     const turn = this.turns.get(id);
     if (turn === undefined) return;
     this.turns.delete(id);
-    if (!turn.cancelled) return;
+    if (turn.job.reason === undefined) return;
     this.onEnded({ promptId: id, turnAgeMs: performance.now() - turn.began, agentPid: this.agentPid() });
   }
 }

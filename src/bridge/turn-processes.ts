@@ -58,9 +58,10 @@ export class TurnProcesses implements TurnPlugin {
 
   /** A prompt goes to the agent: its turn begins. */
   promptSent(job: PromptJob): void {
+    if (!this.stopsCancelledTurns) return;
     // What ran before it is never the turn's (a server born in the same tick included).
-    const { id, sessionId } = job.payload;
-    if (this.stopsCancelledTurns) this.turns.set(JSON.stringify(id), openTurn(sessionId, this.now(), this.running()));
+    const before = new Set(this.descendants().map(identity));
+    this.turns.set(JSON.stringify(job.payload.id), openTurn(job.payload.sessionId, this.now(), before));
   }
 
   /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
@@ -107,12 +108,6 @@ export class TurnProcesses implements TurnPlugin {
     return this.supported ? uptimeTicks() : 0;
   }
 
-  /** The agent's descendants now, by identity. */
-  private running(): ReadonlySet<string> {
-    const pid = this.supported ? this.agentPid() : undefined;
-    return new Set(pid === undefined ? [] : descendantsOf(pid).map(identity));
-  }
-
   private async stop(turn: TurnSpan, promptId: unknown): Promise<void> {
     const targets = this.work(this.descendants(), turn);
     turn.stopping = false;
@@ -120,8 +115,9 @@ export class TurnProcesses implements TurnPlugin {
     if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
   }
 
+  /** The agent's descendants now (none off Linux). */
   private descendants(): ProcessEntry[] {
-    const pid = this.agentPid();
+    const pid = this.supported ? this.agentPid() : undefined;
     return pid === undefined ? [] : descendantsOf(pid);
   }
 

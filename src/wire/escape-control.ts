@@ -9,3 +9,14 @@ export function escapeControl(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`;
   });
 }
+
+/** A peer's value as JSON text, cut at `max` characters; one nested too deeply for JSON.stringify is named, never thrown. */
+export function jsonText(value: unknown, max = Number.POSITIVE_INFINITY): string {
+  let text: string;
+  try {
+    text = String(JSON.stringify(value));
+  } catch {
+    return "(a value nested too deeply to serialise)";
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { wireSchemas } from "../../src/acp/capability.js";
+import { wireSchemas } from "../../scripts/wire-schemas.js";
 import { CancellationCapabilitySchema, OUR_CAPABILITY } from "../../src/acp/index.js";
 
 const schemaDir = fileURLToPath(new URL("../../../schema/", import.meta.url));
