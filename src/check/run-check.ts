@@ -26,8 +26,6 @@ export interface CheckOptions {
   readonly onCell?: (cell: Cell) => void;
 }
 
-export { DEFAULT_LIMITS } from "./default-limits.js";
-
 /** The scenario names, for --only. */
 export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);
 

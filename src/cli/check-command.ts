@@ -2,17 +2,17 @@
  * `acp-cancel check [options] -- <agent command>`: the Stop scorecard of an agent, directly and
  * through the bridge. The table goes to stdout, progress to stderr, JSON to --json FILE.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
-import { DEFAULT_PROMPT, type ModelSource, ownModel } from "../check/model.js";
+import { AGENT_NAMES, recognizeAgent } from "../check/agents.js";
+import { DEFAULT_LIMITS } from "../check/default-limits.js";
+import { DEFAULT_PROMPT, ownModel } from "../check/model.js";
 import { AgentUnusableError } from "../check/open-session.js";
-import { scriptedModel, UnknownAgentError } from "../check/scripted-model.js";
+import { scriptedModel } from "../check/scripted-model.js";
 import { cellText, renderMarkdown, renderTable } from "../check/render.js";
-import { DEFAULT_LIMITS, runCheck, SCENARIO_NAMES } from "../check/run-check.js";
+import { runCheck, SCENARIO_NAMES } from "../check/run-check.js";
 import { allHold, PLACEMENTS, type Placement } from "../check/scorecard.js";
 import { escapeControl } from "../wire/index.js";
 import { cannotWrite } from "../bridge/private-file.js";
@@ -73,16 +73,12 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
     throw new UsageError(`--protocol is v1 or v2, got '${values.protocol}'`);
   }
   const protocol = values.protocol === "v2" ? 2 : 1;
-  if (values.json !== undefined) checkWritable(values.json);
-  const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
-  let model: ModelSource;
-  try {
-    model = values["model-server"] === true ? await scriptedModel({ command, args }, protocol) : ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
-  } catch (error) {
-    rmSync(cwd, { recursive: true, force: true });
-    if (error instanceof UnknownAgentError) throw new UsageError(error.message);
-    throw error;
+  const known = recognizeAgent([command, ...args], protocol);
+  if (values["model-server"] === true && known === undefined) {
+    throw new UsageError(`--model-server has recipes for ${AGENT_NAMES.join(", ")}; '${command}' is none of them`);
   }
+  if (values.json !== undefined) checkWritable(values.json);
+  const model = known !== undefined && values["model-server"] === true ? await scriptedModel(known) : ownModel(values.prompt ?? DEFAULT_PROMPT);
   try {
     const card = await runCheck({
       agent: { command, args },
@@ -106,6 +102,5 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
     throw new CliInputError(escapeControl(error.message), code);
   } finally {
     await model.stop();
-    rmSync(cwd, { recursive: true, force: true });
   }
 }
