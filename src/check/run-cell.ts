@@ -29,7 +29,7 @@ export interface CellContext {
   readonly model: ModelSource;
   readonly limits: CellLimits;
   readonly bridgeArgs: readonly string[];
-  /** The ACP version to ask for at `initialize`. */
+  /** The ACP version to ask for at `initialize`; the agent's answer is the one in force. */
   readonly protocol: 1 | 2;
   /** Sees the session each run opened (the first one names the agent in the scorecard). */
   readonly opened?: (session: OpenedSession) => void;
@@ -59,8 +59,7 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
   const { model, limits } = context;
   let scenario = asked;
   const launch = model.launch(scenario.script, context.agent);
-  // Started where the user ran the check (a relative agent path works), its session in the model's folder.
-  const run = new AgentRun(placement, launch.agent, { env: launch.env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
+  const run = new AgentRun(placement, launch, context.bridgeArgs);
   try {
     const session = await openSession(run, launch, limits.startMs, context.protocol);
     context.opened?.(session);
@@ -137,14 +136,11 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     }
     await until(() => left().length === 0 && model.openRequests() === 0, limits.settleMs);
     const leftRunning = left().map(describeProcess);
-    return judge({ ...base, ...exitSeen(run, stopAt), answers, leftRunning, undone: await undone(model, sideEffect, stopAt) });
+    const exit = run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
+    return judge({ ...base, ...exit, answers, leftRunning, undone: await undone(model, sideEffect, stopAt) });
   } finally {
     await run.dispose();
   }
-}
-
-function exitSeen(run: AgentRun, stopAt: number): Pick<Observation, "exit"> {
-  return run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
 }
 
 /**

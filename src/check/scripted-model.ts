@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { type AgentName, type AgentRecipe, agentRecipe, writeRecipeFiles } from "./agents.js";
-import type { ModelScript, ModelSource } from "./model.js";
+import { type AgentName, agentRecipe, writeRecipeFiles } from "./agents.js";
+import type { ModelSource } from "./model.js";
 import { delayedMarkerCommand } from "./model-server/scripts.js";
 import { startModelServer } from "./model-server/server.js";
 
@@ -21,7 +21,8 @@ export async function scriptedModel(name: AgentName): Promise<ModelSource> {
   return {
     scripted: true,
     launch(script, agent) {
-      const recipe = recipeIn(name, server.url, root, script);
+      const recipe = agentRecipe(name, server.url, mkdtempSync(join(root, "home-")), { ask: script === "permission" });
+      writeRecipeFiles(recipe);
       const missing = recipe.acpArgs.filter((arg) => !agent.args.includes(arg));
       return { ...recipe, agent: { command: agent.command, args: [...agent.args, ...missing] }, cwd: root };
     },
@@ -42,11 +43,4 @@ export async function scriptedModel(name: AgentName): Promise<ModelSource> {
       rmSync(root, { recursive: true, force: true });
     },
   };
-}
-/** The recipe in a fresh HOME under `root`, asking before tools when the script is the dialog's. */
-function recipeIn(name: AgentName, url: string, root: string, script: ModelScript): AgentRecipe {
-  const home = mkdtempSync(join(root, "home-"));
-  const recipe = agentRecipe(name, url, home, { ask: script === "permission" });
-  writeRecipeFiles(recipe);
-  return recipe;
 }
