@@ -22,13 +22,6 @@ export interface AgentCommand {
   readonly args: readonly string[];
 }
 
-export interface RunOptions {
-  readonly env: NodeJS.ProcessEnv;
-  readonly cwd: string;
-  /** Flags for `acp-cancel bridge`, before its `--`. */
-  readonly bridgeArgs: readonly string[];
-}
-
 export interface Exit {
   /** performance.now() when it exited. */
   readonly at: number;
@@ -46,17 +39,18 @@ export class AgentRun {
   private readonly marker = randomUUID();
   private stderrTail = "";
 
-  constructor(readonly placement: Placement, agent: AgentCommand, options: RunOptions) {
+  constructor(
+    readonly placement: Placement,
+    { agent, env }: { readonly agent: AgentCommand; readonly env: NodeJS.ProcessEnv },
+    /** Flags for `acp-cancel bridge`, before its `--`. */
+    bridgeArgs: readonly string[],
+  ) {
     const [command, args] = placement === "direct"
       ? [agent.command, agent.args]
-      : [process.execPath, [CLI, "bridge", ...options.bridgeArgs, "--", agent.command, ...agent.args]];
-    // A group of its own, so that the clean-up can stop all of it without touching ours.
-    this.child = spawn(command, args, {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...options.env, [RUN_MARKER]: this.marker },
-      cwd: options.cwd,
-      detached: true,
-    });
+      : [process.execPath, [CLI, "bridge", ...bridgeArgs, "--", agent.command, ...agent.args]];
+    // A group of its own, so that the clean-up can stop all of it without touching ours. Started where
+    // the user ran the check (a relative agent path works); its sessions open in the launch's folder.
+    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...env, [RUN_MARKER]: this.marker }, detached: true });
     this.child.stderr.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEPT);
     });

@@ -8,8 +8,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { DialectName } from "./model-server/scripts.js";
 
-export type AgentName = "claude-agent-acp" | "claude-agent-acp-v2" | "codex-acp" | "gemini-cli" | "qwen-code" | "opencode";
-export const AGENT_NAMES: readonly AgentName[] = ["claude-agent-acp", "claude-agent-acp-v2", "codex-acp", "gemini-cli", "qwen-code", "opencode"];
+export const AGENT_NAMES = ["claude-agent-acp", "claude-agent-acp-v2", "codex-acp", "gemini-cli", "qwen-code", "opencode"] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
 
 export interface RecipeOptions {
   /** Make the agent ask before running a shell command, so that a permission dialog opens. */
@@ -32,14 +32,12 @@ export interface AgentRecipe {
   readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
   /** Requests to send once a session exists, before the first prompt. */
   sessionSetup(sessionId: string): { method: string; params: Record<string, unknown> }[];
-  /** Whether the agent stops a turn on `$/cancel_request` by itself (found directly). */
-  readonly honoursCancelRequest: boolean;
 }
 
 const FAKE_KEY = "sk-fake-acp-cancel-check-0000";
 
 /** The environment every agent starts from: a fresh HOME and config dirs, fake keys, quiet, no proxies. */
-export function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+function baseEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of ["PATH", "LANG"]) if (process.env[key] !== undefined) env[key] = process.env[key];
   return {
@@ -85,7 +83,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
             ? { method: "session/set_config_option", params: { sessionId, configId: "mode", type: "id", value: "default" } }
             : { method: "session/set_mode", params: { sessionId, modeId: "default" } },
         ],
-        honoursCancelRequest: true,
       };
     }
     case "codex-acp": {
@@ -99,47 +96,33 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
         // Its default mode ("agent") has a reviewer model judge each escalation; offline there is none.
         // "workspace-write" asks the editor instead; "agent-full-access" never asks.
         sessionSetup: (sessionId) => [{ method: "session/set_mode", params: { sessionId, modeId: ask ? "workspace-write" : "agent-full-access" } }],
-        honoursCancelRequest: true,
       };
     }
     case "gemini-cli":
-      Object.assign(env, { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: modelUrl, GEMINI_CLI_NO_RELAUNCH: "true" });
-      common.files.push({
-        path: join(home, ".gemini", "settings.json"),
-        content: JSON.stringify({
-          security: { auth: { selectedType: "gemini-api-key" } },
-          privacy: { usageStatisticsEnabled: false },
-          general: { disableAutoUpdate: true, disableUpdateNag: true },
-          telemetry: { enabled: false },
-        }),
-      });
+    case "qwen-code": {
+      // qwen-code is gemini-cli's fork: the same flags and settings file (in ~/.qwen), another API.
+      const gemini = name === "gemini-cli";
+      Object.assign(env, gemini
+        ? { GEMINI_API_KEY: FAKE_KEY, GOOGLE_GEMINI_BASE_URL: modelUrl, GEMINI_CLI_NO_RELAUNCH: "true" }
+        : { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: `${modelUrl}/v1`, OPENAI_MODEL: "qwen3-coder-plus" });
+      const settings = {
+        ...(gemini ? { security: { auth: { selectedType: "gemini-api-key" } } } : {}),
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, ...(gemini ? { disableUpdateNag: true } : {}) },
+        telemetry: { enabled: false },
+      };
+      common.files.push({ path: join(home, gemini ? ".gemini" : ".qwen", "settings.json"), content: JSON.stringify(settings) });
       return {
         ...common,
         acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
-        dialect: "gemini",
-        authenticate: { methodId: "gemini-api-key" },
-        honoursCancelRequest: false,
+        dialect: gemini ? "gemini" : "openai-chat",
+        authenticate: { methodId: gemini ? "gemini-api-key" : "openai" },
       };
-    case "qwen-code":
-      Object.assign(env, { OPENAI_API_KEY: FAKE_KEY, OPENAI_BASE_URL: `${modelUrl}/v1`, OPENAI_MODEL: "qwen3-coder-plus" });
-      common.files.push({
-        path: join(home, ".qwen", "settings.json"),
-        content: JSON.stringify({
-          privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false }, general: { disableAutoUpdate: true },
-        }),
-      });
-      return {
-        ...common,
-        acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
-        dialect: "openai-chat",
-        authenticate: { methodId: "openai" },
-        honoursCancelRequest: false,
-      };
+    }
     case "opencode":
       Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" });
       common.files.push({ path: join(home, ".config", "opencode", "opencode.json"), content: opencodeConfig(modelUrl, ask) });
-      // 1.18.33 does not answer $/cancel_request (docs/interop.md).
-      return { ...common, acpArgs: ["acp"], dialect: "openai-chat", honoursCancelRequest: false };
+      return { ...common, acpArgs: ["acp"], dialect: "openai-chat" };
   }
 }
 

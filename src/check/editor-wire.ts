@@ -6,6 +6,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { classify, readNdjson } from "../wire/index.js";
+import { outcomeOf } from "./verdict.js";
 
 export type Message = Record<string, unknown>;
 
@@ -100,11 +101,6 @@ export class EditorWire {
     this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "selected", optionId: allow?.optionId } } });
   }
 
-  /** Every answer the editor read for request `id`, with when. */
-  answersTo(id: unknown): Logged[] {
-    return this.log.filter((entry) => entry.dir === "in" && !("method" in entry.message) && entry.message.id === id);
-  }
-
   /** `session/update`s read since `since` (performance.now()). */
   private updatesSince(since: number): { at: number; update: Message }[] {
     return this.log
@@ -117,10 +113,19 @@ export class EditorWire {
     return this.updatesSince(since).some(({ update }) => update.sessionUpdate !== "state_update" && update.sessionUpdate !== "user_message");
   }
 
-  /** v2: the stop reasons of the idle `state_update`s read since `since`, with when. */
-  idlesSince(since: number): { at: number; outcome: string }[] {
-    return this.updatesSince(since)
+  /**
+   * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges
+   * insertion, so a prompt inserted ends with each idle `state_update` after that; one withdrawn ends
+   * with its error.
+   */
+  turnEnds(id: unknown, protocol: number): { at: number; outcome: string }[] {
+    const answers = this.log.filter((entry) => entry.dir === "in" && !("method" in entry.message) && entry.message.id === id);
+    const inserted = protocol === 2 ? answers.find((entry) => typeof (entry.message.result as Message | undefined)?.messageId === "string") : undefined;
+    const idles = (inserted === undefined ? [] : this.updatesSince(inserted.at))
       .filter(({ update }) => update.sessionUpdate === "state_update" && update.state === "idle")
       .map(({ at, update }) => ({ at, outcome: typeof update.stopReason === "string" ? update.stopReason : "idle without stopReason" }));
+    // A v2 result without a messageId (a v1 `{stopReason}`, say) is invalid there: it is not taken for a stop.
+    const told = (entry: Logged) => ({ at: entry.at, outcome: protocol === 2 && "result" in entry.message ? "answer without messageId" : outcomeOf(entry.message) });
+    return [...answers.filter((entry) => entry !== inserted).map(told), ...idles].sort((a, b) => a.at - b.at);
   }
 }

@@ -5,47 +5,55 @@
  * do what a cell needs (hold, call a shell tool, ask permission, finish). The server and the
  * recipes plug in through this one interface.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AgentCommand } from "./agent-run.js";
 
 /** What the model is to do with the next turn. */
 export type ModelScript = "hold" | "shell" | "permission" | "finish";
 
-/** The request function of a session's editor end, for a recipe's own set-up calls. */
-export type Request = (method: string, params: unknown) => Promise<Record<string, unknown>>;
+/** How one cell starts the agent, and what it sends around `session/new`. */
+export interface Launch {
+  /** Its command (a recipe may add flags, e.g. to run tools unasked). */
+  readonly agent: AgentCommand;
+  /** Its environment: a scripted source seals it (a fresh HOME, fake keys, base URLs on the loopback model). */
+  readonly env: NodeJS.ProcessEnv;
+  /** The directory its sessions are opened in. */
+  readonly cwd: string;
+  /** `authenticate`'s params to send before `session/new`, when the agent needs it. */
+  readonly authenticate?: Record<string, unknown> | undefined;
+  /** Requests the agent needs after `session/new` (a mode without an approval classifier, say). */
+  readonly sessionSetup?: ((sessionId: string) => { method: string; params: Record<string, unknown> }[]) | undefined;
+}
+
+/** What the model will do with the next turn: the prompt to send, and what its tool writes, and when, unless stopped first. */
+export interface Scripted {
+  readonly text: string;
+  readonly sideEffect?: { readonly file: string; readonly delayMs: number } | undefined;
+}
 
 export interface ModelSource {
   /** Whether turns can be scripted (the tool, dialog and next-prompt cells need it). */
   readonly scripted: boolean;
-  /** The directory sessions are opened in. */
-  readonly cwd: string;
-  /**
-   * How to start the agent for a cell whose turn is scripted `script`: its command (a recipe may
-   * add flags, e.g. to run tools unasked) and its environment (a scripted source seals it: a fresh
-   * HOME, fake keys, base URLs on the loopback model).
-   */
-  runFor(script: ModelScript, agent: AgentCommand): { agent: AgentCommand; env: NodeJS.ProcessEnv };
-  /** `authenticate`'s params to send before `session/new`, when the agent needs it. */
-  readonly authenticate?: Record<string, unknown> | undefined;
-  /** Calls the agent needs after `session/new` (a mode without an approval classifier, say). */
-  afterSession?(request: Request, sessionId: string): Promise<void>;
-  /** Makes the model do `script` with the next turn; the prompt text to send for it. */
-  script(script: ModelScript): string;
-  /** What the last shell or permission script's command writes, and when, unless it is stopped first. */
-  readonly sideEffect?: { readonly file: string; readonly delayMs: number } | undefined;
+  /** How to start the agent for a cell whose turn is scripted `script`. */
+  launch(script: ModelScript, agent: AgentCommand): Launch;
+  /** Makes the model do `script` with the next turn. */
+  script(script: ModelScript): Scripted;
   /** How many of the model's turn requests the agent still holds open. */
   openRequests(): number;
   stop(): Promise<void>;
 }
 
-/** The default source: the agent's own model, a text prompt that takes a while to answer. */
-export function ownModel(prompt: string, cwd: string): ModelSource {
+/** The default source: the agent's own model, a text prompt that takes a while to answer, in a folder of its own. */
+export function ownModel(prompt: string): ModelSource {
+  const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
   return {
     scripted: false,
-    cwd,
-    runFor: (_script, agent) => ({ agent, env: process.env }),
-    script: () => prompt,
+    launch: (_script, agent) => ({ agent, env: process.env, cwd }),
+    script: () => ({ text: prompt }),
     openRequests: () => 0,
-    stop: async () => {},
+    stop: async () => rmSync(cwd, { recursive: true, force: true }),
   };
 }
 

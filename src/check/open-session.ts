@@ -6,7 +6,7 @@
 import { escapeControl } from "../wire/index.js";
 import type { AgentRun } from "./agent-run.js";
 import type { Message } from "./editor-wire.js";
-import type { ModelSource } from "./model.js";
+import type { Launch } from "./model.js";
 
 /** The agent could not be started or did not open a session: nothing can be checked. */
 export class AgentUnusableError extends Error {
@@ -25,19 +25,17 @@ export interface OpenedSession {
 const CLIENT = { name: "acp-cancel-check", version: "1" };
 
 /** Opens a session, asking for ACP `protocol` (the agent may answer an older one: that one is in force). */
-export async function openSession(run: AgentRun, model: ModelSource, limitMs: number, protocol: 1 | 2): Promise<OpenedSession> {
+export async function openSession(run: AgentRun, launch: Launch, limitMs: number, protocol: 1 | 2): Promise<OpenedSession> {
   const v1 = { clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: CLIENT };
   const init = await ask(run, "initialize", { protocolVersion: protocol, ...(protocol === 2 ? { info: CLIENT, capabilities: {} } : v1) }, limitMs);
   // v2 renamed `authenticate` to `auth/login` (same params).
-  if (model.authenticate !== undefined) await ask(run, protocolOf(init) === 2 ? "auth/login" : "authenticate", model.authenticate, limitMs);
-  const created = await ask(run, "session/new", { cwd: model.cwd, mcpServers: [] }, limitMs);
+  if (launch.authenticate !== undefined) await ask(run, protocolOf(init) === 2 ? "auth/login" : "authenticate", launch.authenticate, limitMs);
+  const created = await ask(run, "session/new", { cwd: launch.cwd, mcpServers: [] }, limitMs);
   const sessionId = created.sessionId;
   if (typeof sessionId !== "string") {
     throw new AgentUnusableError(`session/new was answered without a sessionId: ${preview(created)}`, "unusable");
   }
-  if (model.afterSession !== undefined) {
-    await model.afterSession((method, params) => ask(run, method, params, limitMs), sessionId);
-  }
+  for (const { method, params } of launch.sessionSetup?.(sessionId) ?? []) await ask(run, method, params, limitMs);
   return { sessionId, initialize: init, protocol: protocolOf(init) };
 }
 

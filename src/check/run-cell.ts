@@ -7,12 +7,11 @@ import { performance } from "node:perf_hooks";
 import { type ProcessEntry, turnsWork, uptimeTicks } from "../os/index.js";
 import { isToolCallUpdate } from "../wire/acp-shapes.js";
 import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
-import type { EditorWire, Logged, Message } from "./editor-wire.js";
-import type { ModelSource } from "./model.js";
+import type { ModelSource, Scripted } from "./model.js";
 import { openSession, type OpenedSession } from "./open-session.js";
 import { inForce, type Scenario, sessionCancel } from "./scenarios.js";
 import type { Cell, Placement } from "./scorecard.js";
-import { judge, type Observation, outcomeOf } from "./verdict.js";
+import { judge, type Observation } from "./verdict.js";
 
 export interface CellLimits {
   /** For each of initialize, authenticate and session/new. */
@@ -30,7 +29,7 @@ export interface CellContext {
   readonly model: ModelSource;
   readonly limits: CellLimits;
   readonly bridgeArgs: readonly string[];
-  /** The ACP version to ask for at `initialize`. */
+  /** The ACP version to ask for at `initialize`; the agent's answer is the one in force. */
   readonly protocol: 1 | 2;
   /** Sees the session each run opened (the first one names the agent in the scorecard). */
   readonly opened?: (session: OpenedSession) => void;
@@ -59,14 +58,13 @@ async function until(check: () => boolean, limitMs: number): Promise<boolean> {
 export async function runCell(asked: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
   const { model, limits } = context;
   let scenario = asked;
-  const { agent, env } = model.runFor(scenario.script, context.agent);
-  // Started where the user ran the check (a relative agent path works), its session in the model's folder.
-  const run = new AgentRun(placement, agent, { env, cwd: process.cwd(), bridgeArgs: context.bridgeArgs });
+  const launch = model.launch(scenario.script, context.agent);
+  const run = new AgentRun(placement, launch, context.bridgeArgs);
   try {
-    const session = await openSession(run, model, limits.startMs, context.protocol);
+    const session = await openSession(run, launch, limits.startMs, context.protocol);
     context.opened?.(session);
     scenario = inForce(asked, session.protocol);
-    const ends = (id: number) => turnEnds(run.wire, id, session.protocol);
+    const ends = (id: number) => run.wire.turnEnds(id, session.protocol);
     const baseline = run.processes();
     const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
     // The tool cell's user allows the tool when asked: it must really run before Stop.
@@ -75,10 +73,9 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     let streamingAt: number | undefined;
     const promptAt = performance.now();
     const promptTick = uptimeTicks();
-    let prompt: { id: number } = run.wire.request("session/prompt", {
-      sessionId: session.sessionId,
-      prompt: [{ type: "text", text: model.script(scenario.script) }],
-    });
+    const send = (text: string) => run.wire.request("session/prompt", { sessionId: session.sessionId, prompt: [{ type: "text", text }] });
+    const { text, sideEffect } = model.script(scenario.script);
+    let prompt: { id: number } = send(text);
     const answered = () => ends(prompt.id).length > 0;
     // What the turn left running, by the bridge's rule: its work, not the agent's housekeeping.
     let toolCallTick: number | undefined;
@@ -106,7 +103,7 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
       "dialog": () => run.wire.openDialogs.size > 0,
       // The tool: a new process running the scripted command (it names the file it would write), for a while.
       "tool": () => {
-        if (run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(model.sideEffect?.file ?? "\0"))) toolSeenAt ??= performance.now();
+        if (run.processes().some((entry) => isNew(entry) && commandLine(entry.pid).includes(sideEffect?.file ?? "\0"))) toolSeenAt ??= performance.now();
         return toolSeenAt !== undefined && performance.now() - toolSeenAt >= TOOL_RUNNING_MS;
       },
     };
@@ -121,65 +118,41 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     let stopAt = performance.now();
     const judged = scenario.stop(run, session.sessionId, prompt.id);
     if (judged !== undefined) prompt = { id: judged };
+    // Judged by the exit, what the run still runs is left running; judged by the answer, what the turn started.
+    const left = scenario.judge === "exit" ? () => run.processes() : leftByTurn;
+    let answers: Observation["answers"] = [];
     if (scenario.judge === "exit") {
       await until(() => run.exit !== undefined, limits.stopMs);
-      await until(() => run.processes().length === 0 && model.openRequests() === 0, limits.settleMs);
-      const leftRunning = run.processes().map(describeProcess);
-      return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning, undone: await undone(model, stopAt) });
-    }
-    await until(ended, limits.stopMs);
-    if (scenario.nextPrompt === true && answered()) {
-      stopAt = performance.now();
-      prompt = run.wire.request("session/prompt", {
-        sessionId: session.sessionId,
-        prompt: [{ type: "text", text: model.script("finish") }],
-      });
+    } else {
       await until(ended, limits.stopMs);
+      if (scenario.nextPrompt === true && answered()) {
+        stopAt = performance.now();
+        prompt = send(model.script("finish").text);
+        await until(ended, limits.stopMs);
+      }
+      if (answered()) await sleep(REPEAT_WINDOW_MS);
+      answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
+      if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
     }
-    if (answered()) await sleep(REPEAT_WINDOW_MS);
-    const answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
-    if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
-    await until(() => leftByTurn().length === 0 && model.openRequests() === 0, limits.settleMs);
-    return judge({
-      ...base,
-      ...exitSeen(run, stopAt),
-      answers,
-      leftRunning: leftByTurn().map(describeProcess),
-      undone: await undone(model, stopAt),
-    });
+    await until(() => left().length === 0 && model.openRequests() === 0, limits.settleMs);
+    const leftRunning = left().map(describeProcess);
+    const exit = run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
+    return judge({ ...base, ...exit, answers, leftRunning, undone: await undone(model, sideEffect, stopAt) });
   } finally {
     await run.dispose();
   }
 }
 
 /**
- * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges
- * insertion, so a prompt inserted ends with each idle `state_update` after that; one withdrawn ends
- * with its error.
- */
-function turnEnds(wire: EditorWire, id: number, protocol: number): { at: number; outcome: string }[] {
-  const answers = wire.answersTo(id);
-  const inserted = protocol === 2 ? answers.find((entry) => typeof (entry.message.result as Message | undefined)?.messageId === "string") : undefined;
-  const idles = inserted === undefined ? [] : wire.idlesSince(inserted.at);
-  // A v2 result without a messageId (a v1 `{stopReason}`, say) is invalid there: it is not taken for a stop.
-  const told = (entry: Logged) => ({ at: entry.at, outcome: protocol === 2 && "result" in entry.message ? "answer without messageId" : outcomeOf(entry.message) });
-  return [...answers.filter((entry) => entry !== inserted).map(told), ...idles].sort((a, b) => a.at - b.at);
-}
-
-function exitSeen(run: AgentRun, stopAt: number): Pick<Observation, "exit"> {
-  return run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
-}
-
-/**
  * What the scripted model shows was not stopped: its turn request still open, or the tool's file
  * written (looked for once the command's delay has passed since Stop).
  */
-async function undone(model: ModelSource, stopAt: number): Promise<string[]> {
+async function undone(model: ModelSource, sideEffect: Scripted["sideEffect"], stopAt: number): Promise<string[]> {
   const found: string[] = [];
   if (model.openRequests() > 0) found.push("the model request is still open");
-  if (model.sideEffect !== undefined) {
-    await sleep(Math.max(0, stopAt + model.sideEffect.delayMs + SIDE_EFFECT_MARGIN_MS - performance.now()));
-    if (existsSync(model.sideEffect.file)) found.push("the tool's side effect happened after Stop");
+  if (sideEffect !== undefined) {
+    await sleep(Math.max(0, stopAt + sideEffect.delayMs + SIDE_EFFECT_MARGIN_MS - performance.now()));
+    if (existsSync(sideEffect.file)) found.push("the tool's side effect happened after Stop");
   }
   return found;
 }

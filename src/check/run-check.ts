@@ -3,30 +3,20 @@
  * the scorecard they make. The first cell opens the agent directly: if that fails, nothing else
  * runs and AgentUnusableError says why.
  */
-import type { AgentCommand } from "./agent-run.js";
-import type { ModelSource } from "./model.js";
 import { AgentUnusableError, type OpenedSession } from "./open-session.js";
-import { type CellLimits, runCell } from "./run-cell.js";
+import { type CellContext, runCell } from "./run-cell.js";
 import { needsScriptedModel, SCENARIOS } from "./scenarios.js";
 import { type Cell, PLACEMENTS, type Placement, type Scorecard } from "./scorecard.js";
 
-export interface CheckOptions {
-  readonly agent: AgentCommand;
-  readonly model: ModelSource;
-  readonly limits: CellLimits;
+export interface CheckOptions extends Omit<CellContext, "opened"> {
   readonly placements?: readonly Placement[];
   /** Only the scenarios with these names (all when undefined). */
   readonly only?: readonly string[];
-  readonly bridgeArgs?: readonly string[];
-  /** The ACP version to ask for (default 1); the agent's answer is the one in force. */
-  readonly protocol?: 1 | 2;
   /** This package's version, for the scorecard. */
   readonly version: string;
   /** Told of each cell as it is judged (the CLI prints progress). */
   readonly onCell?: (cell: Cell) => void;
 }
-
-export { DEFAULT_LIMITS } from "./default-limits.js";
 
 /** The scenario names, for --only. */
 export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);
@@ -36,6 +26,7 @@ export async function runCheck(options: CheckOptions): Promise<Scorecard> {
   const chosen = SCENARIOS.filter((scenario) => options.only === undefined || options.only.includes(scenario.name));
   const leftOut: { scenario: string; reason: string }[] = [];
   let first: OpenedSession | undefined;
+  const context = { ...options, opened: (session: OpenedSession) => (first ??= session) };
   const cells: Cell[] = [];
   for (const scenario of chosen) {
     const reason = model.scripted ? undefined : needsScriptedModel(scenario);
@@ -44,19 +35,10 @@ export async function runCheck(options: CheckOptions): Promise<Scorecard> {
       continue;
     }
     for (const placement of options.placements ?? PLACEMENTS) {
-      const cell = await runCell(scenario, placement, {
-        agent: options.agent,
-        model,
-        limits: options.limits,
-        bridgeArgs: options.bridgeArgs ?? [],
-        protocol: options.protocol ?? 1,
-        opened: (session) => {
-          first ??= session;
-        },
-      }).catch((error: unknown) => {
+      const cell = await runCell(scenario, placement, context).catch((error: unknown) => {
         // Before any session opened the agent is unusable; after, one run that did not start is that cell's failure.
         if (!(error instanceof AgentUnusableError) || first === undefined) throw error;
-        return notStarted(scenario.name, placement, error.message);
+        return { scenario: scenario.name, placement, verdict: "fail", stopToAnswerMs: null, outcome: "not started", leftRunning: [], note: error.message } as const;
       });
       cells.push(cell);
       options.onCell?.(cell);
@@ -82,8 +64,4 @@ function agentInfo(session: OpenedSession | undefined): Partial<Scorecard["agent
     ...(typeof info?.version === "string" ? { agentVersion: info.version } : {}),
     ...(typeof init?.protocolVersion === "number" ? { protocolVersion: init.protocolVersion } : {}),
   };
-}
-
-function notStarted(scenario: string, placement: Placement, why: string): Cell {
-  return { scenario, placement, verdict: "fail", stopToAnswerMs: null, outcome: "not started", leftRunning: [], note: why };
 }

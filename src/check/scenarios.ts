@@ -37,22 +37,16 @@ export function sessionCancel(run: AgentRun, sessionId: string): void {
 
 const CANCELLED = ["cancelled"];
 
+/** A scenario; unless it says otherwise, Stop is `session/cancel` once a held turn is under way, answered `cancelled`. */
+function scenario(name: string, differs: Partial<Scenario> = {}): Scenario {
+  return { name, judge: "answer", accepted: CANCELLED, script: "hold", when: "under-way", stop: sessionCancel, ...differs };
+}
+
 export const SCENARIOS: readonly Scenario[] = [
-  {
-    name: "session/cancel",
-    judge: "answer",
-    accepted: CANCELLED,
-    script: "hold",
-    when: "under-way",
-    stop: (run, sessionId) => sessionCancel(run, sessionId),
-  },
-  {
-    name: "$/cancel_request",
-    judge: "answer",
+  scenario("session/cancel"),
+  scenario("$/cancel_request", {
     // The request is cancelled by id: its cancelled result, or -32800 (Request Cancelled).
     accepted: [...CANCELLED, "error -32800"],
-    script: "hold",
-    when: "under-way",
     stop: (run, _sessionId, promptId) => run.wire.notify("$/cancel_request", { requestId: promptId }),
     // In v2 a prompt's request ends once the prompt is inserted: what `$/cancel_request` can stop is
     // a prompt still queued behind the running turn. It must be withdrawn, -32800.
@@ -65,58 +59,14 @@ export const SCENARIOS: readonly Scenario[] = [
       },
       thenCancel: true,
     },
-  },
-  {
-    name: "cancel right after the prompt",
-    judge: "answer",
-    accepted: CANCELLED,
-    script: "hold",
-    when: "at-once",
-    stop: (run, sessionId) => sessionCancel(run, sessionId),
-    // v2: a prompt the cancel reached before its insertion is withdrawn (-32800); no turn ran.
-    v2: { accepted: [...CANCELLED, "error -32800"] },
-  },
-  {
-    name: "stdin closed mid-turn",
-    judge: "exit",
-    accepted: [],
-    script: "hold",
-    when: "under-way",
-    stop: (run) => run.child.stdin.end(),
-  },
-  {
-    name: "SIGTERM mid-turn",
-    judge: "exit",
-    accepted: [],
-    script: "hold",
-    when: "under-way",
-    stop: (run) => run.signal("SIGTERM"),
-  },
-  {
-    name: "session/cancel while a tool runs",
-    judge: "answer",
-    accepted: CANCELLED,
-    script: "shell",
-    when: "tool",
-    stop: (run, sessionId) => sessionCancel(run, sessionId),
-  },
-  {
-    name: "session/cancel with a dialog open",
-    judge: "answer",
-    accepted: CANCELLED,
-    script: "permission",
-    when: "dialog",
-    stop: (run, sessionId) => sessionCancel(run, sessionId),
-  },
-  {
-    name: "next prompt after a cancel",
-    judge: "answer",
-    accepted: ["end_turn"],
-    script: "hold",
-    when: "under-way",
-    stop: (run, sessionId) => sessionCancel(run, sessionId),
-    nextPrompt: true,
-  },
+  }),
+  // v2: a prompt the cancel reached before its insertion is withdrawn (-32800); no turn ran.
+  scenario("cancel right after the prompt", { when: "at-once", v2: { accepted: [...CANCELLED, "error -32800"] } }),
+  scenario("stdin closed mid-turn", { judge: "exit", accepted: [], stop: (run) => void run.child.stdin.end() }),
+  scenario("SIGTERM mid-turn", { judge: "exit", accepted: [], stop: (run) => run.signal("SIGTERM") }),
+  scenario("session/cancel while a tool runs", { script: "shell", when: "tool" }),
+  scenario("session/cancel with a dialog open", { script: "permission", when: "dialog" }),
+  scenario("next prompt after a cancel", { accepted: ["end_turn"], nextPrompt: true }),
 ];
 
 /** The scenario as it runs under `protocol`. */

@@ -65,10 +65,6 @@ export function bridgeChange(direct: Cell | undefined, bridge: Cell | undefined)
   const stopped = direct.leftRunning.length - bridge.leftRunning.length;
   if (stopped > 0) return `stops ${stopped} more process${stopped === 1 ? "" : "es"}`;
   if (direct.stopToAnswerMs === null || bridge.stopToAnswerMs === null) return "nothing";
-  return `${signed(bridge.stopToAnswerMs - direct.stopToAnswerMs)} ms`;
-}
-
-function signed(ms: number): string {
-  const rounded = Math.round(ms);
-  return rounded >= 0 ? `+${rounded}` : `${rounded}`;
+  const delta = Math.round(bridge.stopToAnswerMs - direct.stopToAnswerMs);
+  return `${delta >= 0 ? "+" : ""}${delta} ms`;
 }

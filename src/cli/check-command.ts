@@ -2,18 +2,18 @@
  * `acp-cancel check [options] -- <agent command>`: the Stop scorecard of an agent, directly and
  * through the bridge. The table goes to stdout, progress to stderr, JSON to --json FILE.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
-import { DEFAULT_PROMPT, type ModelSource, ownModel } from "../check/model.js";
+import { AGENT_NAMES, recognizeAgent } from "../check/agents.js";
+import { DEFAULT_LIMITS } from "../check/default-limits.js";
+import { DEFAULT_PROMPT, ownModel } from "../check/model.js";
 import { AgentUnusableError } from "../check/open-session.js";
-import { scriptedModel, UnknownAgentError } from "../check/scripted-model.js";
+import { scriptedModel } from "../check/scripted-model.js";
 import { cellText, renderMarkdown, renderTable } from "../check/render.js";
-import { DEFAULT_LIMITS, runCheck, SCENARIO_NAMES } from "../check/run-check.js";
-import { allHold, PLACEMENTS, type Placement } from "../check/scorecard.js";
+import { runCheck, SCENARIO_NAMES } from "../check/run-check.js";
+import { allHold, PLACEMENTS } from "../check/scorecard.js";
 import { escapeControl } from "../wire/index.js";
 import { cannotWrite } from "../bridge/private-file.js";
 import { CliInputError } from "./cli-error.js";
@@ -42,6 +42,12 @@ function milliseconds(flag: string, value: string | undefined, fallback: number)
   return ms;
 }
 
+/** A flag that takes one of two words (`--protocol is v1 or v2, got '3'`). */
+function either<T extends string>(flag: string, value: string | undefined, words: readonly T[]): T | undefined {
+  if (value === undefined || words.includes(value as T)) return value as T | undefined;
+  throw new UsageError(`${flag} is ${words.join(" or ")}, got '${value}'`);
+}
+
 /** Opens --json FILE for writing before any agent runs, so a typo costs no run; else exit 73. */
 function checkWritable(file: string): void {
   try {
@@ -60,36 +66,26 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
   if (command === undefined || command === "") throw new UsageError("check needs the agent's command after '--': acp-cancel check -- my-agent --acp");
   const unknown = (values.only ?? []).filter((name) => !SCENARIO_NAMES.includes(name));
   if (unknown.length > 0) throw new UsageError(`--only: no scenario '${unknown[0]}' (one of: ${SCENARIO_NAMES.join(", ")})`);
-  const placement = values.placement;
-  if (placement !== undefined && !PLACEMENTS.includes(placement as Placement)) {
-    throw new UsageError(`--placement is direct or bridge, got '${placement}'`);
-  }
+  const placement = either("--placement", values.placement, PLACEMENTS);
   const limits = {
     ...DEFAULT_LIMITS,
     stopMs: milliseconds("--stop-limit-ms", values["stop-limit-ms"], DEFAULT_LIMITS.stopMs),
     startMs: milliseconds("--start-limit-ms", values["start-limit-ms"], DEFAULT_LIMITS.startMs),
   };
-  if (values.protocol !== undefined && values.protocol !== "v1" && values.protocol !== "v2") {
-    throw new UsageError(`--protocol is v1 or v2, got '${values.protocol}'`);
+  const protocol = either("--protocol", values.protocol, ["v1", "v2"]) === "v2" ? 2 : 1;
+  const known = recognizeAgent([command, ...args], protocol);
+  if (values["model-server"] === true && known === undefined) {
+    throw new UsageError(`--model-server has recipes for ${AGENT_NAMES.join(", ")}; '${command}' is none of them`);
   }
-  const protocol = values.protocol === "v2" ? 2 : 1;
   if (values.json !== undefined) checkWritable(values.json);
-  const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
-  let model: ModelSource;
-  try {
-    model = values["model-server"] === true ? await scriptedModel({ command, args }, protocol) : ownModel(values.prompt ?? DEFAULT_PROMPT, cwd);
-  } catch (error) {
-    rmSync(cwd, { recursive: true, force: true });
-    if (error instanceof UnknownAgentError) throw new UsageError(error.message);
-    throw error;
-  }
+  const model = known !== undefined && values["model-server"] === true ? await scriptedModel(known) : ownModel(values.prompt ?? DEFAULT_PROMPT);
   try {
     const card = await runCheck({
       agent: { command, args },
       model,
       limits,
       version: packageVersion(),
-      ...(placement === undefined ? {} : { placements: [placement as Placement] }),
+      ...(placement === undefined ? {} : { placements: [placement] }),
       ...(values.only === undefined ? {} : { only: values.only }),
       bridgeArgs: values["bridge-arg"] ?? [],
       protocol,
@@ -106,6 +102,5 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
     throw new CliInputError(escapeControl(error.message), code);
   } finally {
     await model.stop();
-    rmSync(cwd, { recursive: true, force: true });
   }
 }

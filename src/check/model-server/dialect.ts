@@ -1,20 +1,10 @@
-/** What each API dialect supplies to the scripted model: routing, reading a request, and streaming an answer. */
+/** What each API dialect supplies to the scripted model: routing, reading a request, and the events of an answer. */
 import type { ServerResponse } from "node:http";
 import type { DialectName } from "./scripts.js";
 
 export type Body = Record<string, unknown>;
-
-/** One streamed answer, in a dialect's wire format. */
-export interface AnswerStream {
-  /** Status line, headers and the opening events. */
-  begin(): void;
-  /** One more piece of text. */
-  text(delta: string): void;
-  /** The last piece of text, and the end of the answer. */
-  finish(text: string): void;
-  /** A call of the tool `name` with `args`, and the end of the answer. */
-  toolCall(name: string, args: Record<string, unknown>): void;
-}
+/** One SSE event's data: an object sent as JSON, or a string sent as it is (`[DONE]`). */
+export type SseData = Body | string;
 
 export interface Dialect {
   readonly name: DialectName;
@@ -24,21 +14,47 @@ export interface Dialect {
   offeredTools(body: Body): string[];
   /** Whether the request carries a tool's result (the model's next step after a tool call). */
   carriesToolResult(body: Body): boolean;
-  /** A short, complete, well-formed answer for a request that is not a turn. */
-  quickAnswer(path: string, body: Body, response: ServerResponse): void;
-  stream(response: ServerResponse): AnswerStream;
+  /** A request that is not a turn: its short JSON answer, or undefined to stream `quickText` as a whole answer. */
+  quickJson(path: string, body: Body): Body | undefined;
+  readonly quickText: string;
+  /** Whether each event is named (an `event:` line), by its data's `type`. */
+  readonly namedEvents: boolean;
+  /** The events of a streamed answer. It opens; then a held one streams text (`first`: its first piece), */
+  opening(): SseData[];
+  text(delta: string, first: boolean): SseData[];
+  /** or it ends with the whole text, or with a call of the tool `name`. */
+  finish(text: string): SseData[];
+  toolCall(name: string, args: Body): SseData[];
 }
 
-export function sendJson(response: ServerResponse, body: unknown): void {
-  response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
+/** One streamed answer in its dialect's events; nothing is written once the agent has closed the request. */
+export class AnswerStream {
+  private pieces = 0;
 
-export function beginSse(response: ServerResponse): void {
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-}
+  constructor(private readonly dialect: Dialect, private readonly response: ServerResponse) {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    this.write(dialect.opening());
+  }
 
-/** One SSE event (named or not); nothing once the agent has closed the request. */
-export function writeSse(response: ServerResponse, data: unknown, event?: string): void {
-  if (response.destroyed || response.writableEnded) return;
-  response.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+  text(delta: string): void {
+    this.write(this.dialect.text(delta, this.pieces++ === 0));
+  }
+
+  finish(text: string): void {
+    this.write(this.dialect.finish(text));
+    this.response.end();
+  }
+
+  toolCall(name: string, args: Body): void {
+    this.write(this.dialect.toolCall(name, args));
+    this.response.end();
+  }
+
+  private write(events: readonly SseData[]): void {
+    for (const data of events) {
+      if (this.response.destroyed || this.response.writableEnded) return;
+      const event = this.dialect.namedEvents && typeof data !== "string" ? `event: ${String(data.type)}\n` : "";
+      this.response.write(`${event}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+    }
+  }
 }

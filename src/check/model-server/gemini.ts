@@ -3,10 +3,17 @@
  * turn gemini-cli asks a small model, with a plain `generateContent`, which model to route to; the
  * quick answer is a JSON text that names the default one.
  */
-import type { ServerResponse } from "node:http";
-import { type AnswerStream, beginSse, type Body, type Dialect, sendJson, writeSse } from "./dialect.js";
+import type { Body, Dialect } from "./dialect.js";
 
 const USAGE = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
+// Routing ("model_choice") and next-speaker checks both read a JSON text.
+const QUICK_TEXT = JSON.stringify({ reasoning: "scripted", model_choice: "flash", next_speaker: "user" });
+
+function chunk(parts: Body[], finishReason?: string): Body {
+  const candidate: Body = { content: { role: "model", parts }, index: 0 };
+  if (finishReason !== undefined) candidate.finishReason = finishReason;
+  return { candidates: [candidate], usageMetadata: USAGE, modelVersion: "scripted" };
+}
 
 export const gemini: Dialect = {
   name: "gemini",
@@ -19,43 +26,14 @@ export const gemini: Dialect = {
     const contents = (Array.isArray(body.contents) ? body.contents : []) as Body[];
     return JSON.stringify(contents.at(-1)?.parts ?? []).includes('"functionResponse"');
   },
-  quickAnswer(path, _body, response) {
-    if (path.endsWith(":countTokens")) return sendJson(response, { totalTokens: 1 });
-    // Routing ("model_choice") and next-speaker checks both read a JSON text.
-    const text = JSON.stringify({ reasoning: "scripted", model_choice: "flash", next_speaker: "user" });
-    const candidate = { content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 };
-    if (path.endsWith(":generateContent")) return sendJson(response, { candidates: [candidate], usageMetadata: USAGE });
-    beginSse(response);
-    writeSse(response, { candidates: [candidate], usageMetadata: USAGE });
-    response.end();
+  quickJson(path) {
+    if (path.endsWith(":countTokens")) return { totalTokens: 1 };
+    return path.endsWith(":generateContent") ? chunk([{ text: QUICK_TEXT }], "STOP") : undefined;
   },
-  stream: (response) => new GeminiStream(response),
+  quickText: QUICK_TEXT,
+  namedEvents: false,
+  opening: () => [],
+  text: (delta) => [chunk([{ text: delta }])],
+  finish: (text) => [chunk([{ text }], "STOP")],
+  toolCall: (name, args) => [chunk([{ functionCall: { name, args } }], "STOP")],
 };
-
-class GeminiStream implements AnswerStream {
-  constructor(private readonly response: ServerResponse) {}
-
-  private chunk(parts: Body[], finishReason?: string): void {
-    const candidate: Body = { content: { role: "model", parts }, index: 0 };
-    if (finishReason !== undefined) candidate.finishReason = finishReason;
-    writeSse(this.response, { candidates: [candidate], usageMetadata: USAGE, modelVersion: "scripted" });
-  }
-
-  begin(): void {
-    beginSse(this.response);
-  }
-
-  text(delta: string): void {
-    this.chunk([{ text: delta }]);
-  }
-
-  finish(text: string): void {
-    this.chunk([{ text }], "STOP");
-    this.response.end();
-  }
-
-  toolCall(name: string, args: Record<string, unknown>): void {
-    this.chunk([{ functionCall: { name, args } }], "STOP");
-    this.response.end();
-  }
-}

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropic } from "./anthropic.js";
-import type { Body, Dialect } from "./dialect.js";
+import { AnswerStream, type Body, type Dialect } from "./dialect.js";
 import { gemini } from "./gemini.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
@@ -36,37 +36,29 @@ export interface ModelServer {
   readonly streaming: readonly TurnRecord[];
   /** Turn requests the agent closed before the model finished them. */
   readonly closedRequests: readonly TurnRecord[];
-  /** Every request path seen (turns or not), for diagnosis. */
-  readonly paths: readonly string[];
   close(): Promise<void>;
-}
-
-interface Playing {
-  dialect: Dialect;
-  offered: string[];
-  body: Body;
-  response: ServerResponse;
-  turn: TurnRecord;
 }
 
 /** Starts the scripted model on a free loopback port. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const turns: TurnRecord[] = [];
-  const paths: string[] = [];
   const open = new Set<ServerResponse>();
   const holdTickMs = options.holdTickMs ?? 300;
   const state = { script: options.script ?? ({ kind: "finish", text: "hello from the scripted model" } as Script) };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "").split("?")[0] ?? "";
-    paths.push(path);
     const body = await readBody(request);
     if (body === undefined) return void response.writeHead(400).end();
     if (body === "too large") return void response.writeHead(413).end();
     const dialect = DIALECTS.find((d) => d.serves(path));
     if (dialect === undefined || request.method !== "POST") return void response.writeHead(404).end();
     const offered = dialect.offeredTools(body);
-    if (offered.length === 0) return dialect.quickAnswer(path, body, response);
+    if (offered.length === 0) {
+      const json = dialect.quickJson(path, body);
+      if (json === undefined) return new AnswerStream(dialect, response).finish(dialect.quickText);
+      return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
+    }
     const turn: TurnRecord = {
       dialect: dialect.name, path, body, openedAt: Date.now(), closedByAgentAt: undefined, finishedAt: undefined,
     };
@@ -79,15 +71,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     response.on("finish", () => {
       turn.finishedAt ??= Date.now();
     });
-    await play(state.script, { dialect, offered, body, response, turn });
-  }
-
-  async function play(script: Script, request: Playing): Promise<void> {
-    const { dialect, offered, body, response, turn } = request;
+    const script = state.script;
     if (script.kind === "slow") await sleep(script.delayMs);
     if (response.destroyed) return;
-    const stream = dialect.stream(response);
-    stream.begin();
+    const stream = new AnswerStream(dialect, response);
     const afterTool = dialect.carriesToolResult(body);
     const holds = script.kind === "hold" || script.kind === "slow" || (script.kind === "shell" && script.then === "hold" && afterTool);
     if (holds) {
@@ -126,7 +113,6 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     get closedRequests() {
       return turns.filter((t) => t.closedByAgentAt !== undefined);
     },
-    paths,
     async close() {
       for (const response of open) response.destroy();
       server.closeAllConnections();
