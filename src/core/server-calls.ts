@@ -63,8 +63,10 @@ export function sharedGrace(graceMs: number): GraceTimers<AnyServerCall> {
   return new GraceTimers(graceMs, (call) => call.calls.endGrace(call));
 }
 
+/** True while an answer is being given. */
+let answering = false;
 /** Calls whose last child settled while an answer was being given: they answer after it. */
-let releasing: AnyServerCall[] | undefined;
+const released: AnyServerCall[] = [];
 
 /**
  * The calls a binding serves, by the protocol's key (or unkeyed): each a job under its parent that
@@ -199,17 +201,17 @@ export class ServerCalls<K, P, A = never> {
     }
     this.table.delete(key ?? call);
     this.grace?.stop(call);
-    const outermost = releasing === undefined;
-    if (outermost) releasing = [];
+    // One list for every answer, not a new one each: garbage on every message otherwise.
+    const outermost = !answering;
+    answering = true;
     try {
       settleJob(call, failure);
       if (forPeer && key !== undefined) this.memoryOf(call.owner, true)?.finished.remember(key, call);
       this.protocol.send?.(call, answer, forPeer);
     } finally {
       if (outermost) {
-        const released = releasing ?? [];
-        releasing = undefined;
-        for (const parent of released) parent.calls.answer(parent, parent.held);
+        answering = false;
+        if (released.length > 0) for (const parent of released.splice(0)) parent.calls.answer(parent, parent.held);
       }
     }
     return true;
@@ -282,7 +284,7 @@ export class ServerCall<P, A = never> extends Job<P> {
 
   protected override lastChildSettled(): void {
     if (this.held === undefined) return;
-    if (releasing !== undefined) releasing.push(this);
+    if (answering) released.push(this);
     else this.calls.answer(this, this.held);
   }
 }
