@@ -15,10 +15,8 @@ import type { Cell, Placement } from "./scorecard.js";
 import { judge, type Observation, outcomeOf } from "./verdict.js";
 
 export interface CellLimits {
-  /** For each of initialize, authenticate and session/new. */
+  /** For each of initialize, authenticate, session/new, and the first turn (opencode's takes 9 s under load). */
   readonly startMs: number;
-  /** Longest wait for the turn to be under way before Stop goes out anyway. */
-  readonly underWayMs: number;
   /** Longest wait from Stop to the answer (or the exit). */
   readonly stopMs: number;
   /** Longest wait for what the turn started to go, once it was answered. */
@@ -110,13 +108,13 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
         return toolSeenAt !== undefined && performance.now() - toolSeenAt >= TOOL_RUNNING_MS;
       },
     };
-    await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
+    await until(() => ended() || underWay[scenario.when](), limits.startMs);
     const early = ends(prompt.id)[0];
     const { name, accepted } = scenario;
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
     if (early !== undefined) return judge({ ...base, endedBeforeStop: early.outcome, answers: [], leftRunning: [] });
     if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
-      return notReached(scenario, placement, limits.underWayMs);
+      return notReached(scenario, placement, limits.startMs);
     }
     let stopAt = performance.now();
     const judged = scenario.stop(run, session.sessionId, prompt.id);
