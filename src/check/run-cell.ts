@@ -17,10 +17,8 @@ import { judge, type Observation, outcomeOf } from "./verdict.js";
 export interface CellLimits {
   /** For each of initialize, authenticate, session/new, and the first turn (opencode's takes 9 s under load). */
   readonly startMs: number;
-  /** Longest wait from Stop to the answer (or the exit). */
+  /** Longest wait from Stop to the answer (or the exit), then for what the turn started to go (the suite's 15 s each). */
   readonly stopMs: number;
-  /** Longest wait for what the turn started to go, once it was answered. */
-  readonly settleMs: number;
 }
 
 export interface CellContext {
@@ -121,7 +119,7 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     if (judged !== undefined) prompt = { id: judged };
     if (scenario.judge === "exit") {
       await until(() => run.exit !== undefined, limits.stopMs);
-      await until(() => run.processes().length === 0 && model.openRequests() === 0, limits.settleMs);
+      await until(() => run.processes().length === 0 && model.openRequests() === 0, limits.stopMs);
       const leftRunning = run.processes().map(describeProcess);
       return judge({ ...base, ...exitSeen(run, stopAt), answers: [], leftRunning, undone: await undone(model, stopAt) });
     }
@@ -137,7 +135,7 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     if (answered()) await sleep(REPEAT_WINDOW_MS);
     const answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
     if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
-    await until(() => leftByTurn().length === 0 && model.openRequests() === 0, limits.settleMs);
+    await until(() => leftByTurn().length === 0 && model.openRequests() === 0, limits.stopMs);
     return judge({
       ...base,
       ...exitSeen(run, stopAt),

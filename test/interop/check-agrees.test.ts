@@ -20,8 +20,8 @@ import { PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 import { CHECK_CELLS, disagreements } from "./verdicts.js";
 
 /**
- * Checks run at once. Each starts its agent afresh for each of its 16 cells; two at once took
- * 12 min for the six where one at a time took 20 (2 cores shared with other work, load 12-20).
+ * Checks run at once. Each starts its agent afresh for each of its 16 cells: two at once took
+ * 24 min for the six, whose own times add up to 43 min (2 cores shared, load 20-30), and agreed.
  */
 const AT_ONCE = 2;
 /** Only catches a hang: a check waits its turn behind the others, then runs for minutes. */

@@ -27,7 +27,7 @@ export type CheckCell = (typeof CHECK_CELLS)[number];
  */
 export const ASSERTED_BY: Record<CheckCell, string> = {
   "session/cancel": "Stop by session/cancel mid-stream …; v2: Stop by session/cancel mid-stream …",
-  "$/cancel_request": "Stop by $/cancel_request mid-stream …; v2: none (the queued prompt is check's only)",
+  "$/cancel_request": "Stop by $/cancel_request mid-stream …; v2: $/cancel_request for a prompt queued behind a running turn …",
   "cancel right after the prompt": "a cancel right after the prompt, before the model's first byte …; v2: a prompt and session/cancel sent together …",
   "stdin closed mid-turn": "none: check-agrees.test.ts (the agent's process exits)",
   "SIGTERM mid-turn": "none: check-agrees.test.ts (the agent's process exits)",
