@@ -75,14 +75,22 @@ export function matrixOnPage(page: string): string {
   return page.slice(begin, end + END.length);
 }
 
-function checkAgain(root: string, peer: Peer): void {
+/**
+ * How the matrix checks `peer` (node runs `cli`, check's JSON to `json`), and the environment with
+ * the peers' bins first: test/interop/check-agrees.test.ts runs the same.
+ */
+export function checkRun(root: string, cli: string, peer: Peer, json: string): { args: string[]; env: NodeJS.ProcessEnv } {
   const bin = join(root, "test/interop/peers/node_modules/.bin");
   if (!existsSync(bin)) throw new Error("the peers are not installed: npm run interop:install");
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` };
+  const args = [cli, "check", "--model-server", ...LIMITS, ...(peer.checkArgs ?? []), "--json", json, "--", ...peer.command];
+  return { args, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } };
+}
+
+function checkAgain(root: string, peer: Peer): void {
   const json = join(root, SCORECARD_DIR, `${peer.file}.json`);
   mkdirSync(join(root, SCORECARD_DIR), { recursive: true });
   process.stderr.write(`acp-cancel check --model-server -- ${peer.command.join(" ")} (${peer.file})\n`);
-  const args = [join(root, "dist/cli/main.js"), "check", "--model-server", ...LIMITS, ...(peer.checkArgs ?? []), "--json", `${json}.partial`, "--", ...peer.command];
+  const { args, env } = checkRun(root, join(root, "dist/cli/main.js"), peer, `${json}.partial`);
   const run = spawnSync(process.execPath, args, { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] });
   // 0: every cell holds, 1: some cell is ✘ (the matrix shows it); 2: check cannot drive it (yet).
   if (run.status === 0 || run.status === 1) renameSync(`${json}.partial`, json);

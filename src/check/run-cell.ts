@@ -14,14 +14,10 @@ import type { Cell, Placement } from "./scorecard.js";
 import { judge, type Observation } from "./verdict.js";
 
 export interface CellLimits {
-  /** For each of initialize, authenticate and session/new. */
+  /** For each of initialize, authenticate, session/new, and the first turn (opencode's takes 9 s under load). */
   readonly startMs: number;
-  /** Longest wait for the turn to be under way before Stop goes out anyway. */
-  readonly underWayMs: number;
-  /** Longest wait from Stop to the answer (or the exit). */
+  /** Longest wait from Stop to the answer (or the exit), then for what the turn started to go (the suite's 15 s each). */
   readonly stopMs: number;
-  /** Longest wait for what the turn started to go, once it was answered. */
-  readonly settleMs: number;
 }
 
 export interface CellContext {
@@ -107,13 +103,13 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
         return toolSeenAt !== undefined && performance.now() - toolSeenAt >= TOOL_RUNNING_MS;
       },
     };
-    await until(() => ended() || underWay[scenario.when](), limits.underWayMs);
+    await until(() => ended() || underWay[scenario.when](), limits.startMs);
     const early = ends(prompt.id)[0];
     const { name, accepted } = scenario;
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
     if (early !== undefined) return judge({ ...base, endedBeforeStop: early.outcome, answers: [], leftRunning: [] });
     if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
-      return notReached(scenario, placement, limits.underWayMs);
+      return notReached(scenario, placement, limits.startMs);
     }
     let stopAt = performance.now();
     const judged = scenario.stop(run, session.sessionId, prompt.id);
@@ -134,7 +130,7 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
       answers = ends(prompt.id).map((end) => ({ atMs: end.at - stopAt, outcome: end.outcome }));
       if (scenario.thenCancel === true) sessionCancel(run, session.sessionId);
     }
-    await until(() => left().length === 0 && model.openRequests() === 0, limits.settleMs);
+    await until(() => left().length === 0 && model.openRequests() === 0, limits.stopMs);
     const leftRunning = left().map(describeProcess);
     const exit = run.exit === undefined ? {} : { exit: { atMs: Math.max(0, run.exit.at - stopAt), outcome: run.exit.outcome } };
     return judge({ ...base, ...exit, answers, leftRunning, undone: await undone(model, sideEffect, stopAt) });

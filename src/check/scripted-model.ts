@@ -11,8 +11,8 @@ import type { ModelSource } from "./model.js";
 import { delayedMarkerCommand } from "./model-server/scripts.js";
 import { startModelServer } from "./model-server/server.js";
 
-/** How long the scripted tool waits before writing its file: far longer than any Stop should take. */
-const SIDE_EFFECT_DELAY_MS = 3000;
+/** How long the scripted tool waits to write its file: past its 1 s before Stop, the bridge's 2 s grace and clean-up. */
+const SIDE_EFFECT_DELAY_MS = 5000;
 
 export async function scriptedModel(name: AgentName): Promise<ModelSource> {
   const root = mkdtempSync(join(tmpdir(), "acp-cancel-check-model-"));

@@ -9,6 +9,7 @@ import { closeCell } from "./drivers.js";
 import { type Message, until, type WireClient, within } from "./harness.js";
 import { CLAUDE_V2, PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 import { agentSide, startCell } from "./real-cells.js";
+import { failsDirectly } from "./verdicts.js";
 
 const cellIt = !PEERS_INSTALLED
   ? (title: string, fn: () => Promise<void>) => it.skip(title + PEERS_NOTE, fn)
@@ -59,6 +60,31 @@ for (const placement of ["direct", "bridge"] as const) {
         assert.deepEqual(idles(cell.wire), ["cancelled", "end_turn"]);
         assert.ok(JSON.stringify(cell.wire.log).includes("the next turn's words"));
         assert.deepEqual(cell.wire.unansweredOrRepeated(), []);
+      } finally {
+        await closeCell({ driver: cell.parts.driver, model: cell.parts.model, marker: cell.parts.marker, home: cell.parts.home });
+      }
+    });
+
+    // check's v2 `$/cancel_request` cell: a prompt queued behind the running turn, cancelled by id.
+    const keeps = placement === "direct" && failsDirectly(CLAUDE_V2.recipe, "$/cancel_request");
+    cellIt(`${placement}: $/cancel_request for a prompt queued behind a running turn ${keeps ? "is not answered: the agent does not withdraw it (its defect)" : "withdraws it: answered -32800 once"}`, async () => {
+      const cell = await openV2(placement);
+      try {
+        assert.ok("result" in (await prompt(cell, "keep talking").answer), "the first prompt was inserted");
+        await until(() => (cell.parts.model.streaming.length > 0 ? true : undefined), "the model streaming", 60_000);
+        const queued = prompt(cell, "and then this");
+        cell.wire.notify("$/cancel_request", { requestId: queued.id });
+        if (keeps) {
+          // A later request answered while the queued prompt is not (by order, not by time).
+          await cell.wire.request("session/new", { cwd: cell.parts.home }).answer;
+          assert.equal(await within(queued.answer, 2000), undefined, "no answer to the cancelled queued prompt");
+        } else {
+          const answer = await within(queued.answer, 15_000);
+          assert.equal((answer?.error as { code?: unknown } | undefined)?.code, -32800, JSON.stringify(answer));
+        }
+        cell.wire.notify("session/cancel", { sessionId: cell.sessionId });
+        await until(() => (idles(cell.wire).length > 0 ? true : undefined), "the running turn's end");
+        if (!keeps) assert.deepEqual(cell.wire.unansweredOrRepeated(), []);
       } finally {
         await closeCell({ driver: cell.parts.driver, model: cell.parts.model, marker: cell.parts.marker, home: cell.parts.home });
       }

@@ -13,31 +13,30 @@ import { delayedMarkerCommand } from "../../src/check/index.js";
 import { closeCell, type Driver } from "./drivers.js";
 import { type Message, until, type WireClient, within } from "./harness.js";
 import { PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, type RealAgent, RUN_SLOW, SLOW_NOTE } from "./peers.js";
+import { CHECK_CELLS, type CheckCell, failsDirectly } from "./verdicts.js";
 import { agentSide, allowDialogs, handshakeOf, openCell, processesRunning, type RealCell, type RealPlacement, startCell, stopReasonOf } from "./real-cells.js";
 
-/** What an agent gets wrong on its own, found directly (docs/interop.md); the bridge fixes each. */
+/**
+ * What an agent gets wrong on its own beyond check's cells (docs/interop.md); the bridge fixes each.
+ * The defects that are check cells (a direct ✘) come from verdicts.ts, so that check and this suite
+ * are held to the same table.
+ */
 type Defect =
-  | "tool survives the cancel"
-  | "ignores $/cancel_request"
-  | "loses an early cancel"
   | "cannot load its sessions"
   | "an early $/cancel_request's turn takes the next prompt"
   | "drops a $/cancel_request sent with its prompt";
 const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
-  // codex keeps an interrupted exec_command alive on purpose (openai/codex #42717, #7985, #26382).
-  "codex-acp": ["tool survives the cancel", "an early $/cancel_request's turn takes the next prompt"],
+  "codex-acp": ["an early $/cancel_request's turn takes the next prompt"],
   // claude-agent-acp 0.101.0 (v1): its prompt handler listens for the abort of a signal that the SDK
   // already aborted when both lines arrive together (docs/interop.md, note 15).
   "claude-agent-acp": ["drops a $/cancel_request sent with its prompt"],
   // gemini-cli 0.61 often answers session/load "No previous sessions found for this project" (note 12).
-  "gemini-cli": ["ignores $/cancel_request", "cannot load its sessions"],
-  "qwen-code": ["ignores $/cancel_request"],
-  // opencode 1.18.33: no answer to $/cancel_request; a session/cancel right after the prompt gets no
-  // `cancelled` (no answer, or -32603).
-  "opencode": ["ignores $/cancel_request", "loses an early cancel"],
+  "gemini-cli": ["cannot load its sessions"],
 };
-const defect = (agent: RealAgent, which: Defect) =>
-  KNOWN_DEFECTS[agent.recipe]?.includes(which) === true;
+const defect = (agent: RealAgent, which: Defect | CheckCell) =>
+  (CHECK_CELLS as readonly string[]).includes(which)
+    ? failsDirectly(agent.recipe, which as CheckCell)
+    : KNOWN_DEFECTS[agent.recipe]?.includes(which as Defect) === true;
 
 /** How long the shell tool waits before writing its marker: well past the Stop and the bridge's cleanup. */
 const MARKER_DELAY_MS = 5000;
@@ -108,7 +107,7 @@ for (const agent of REAL_AGENTS) {
         }
       });
 
-      const ignores = placement === "direct" && defect(agent, "ignores $/cancel_request");
+      const ignores = placement === "direct" && defect(agent, "$/cancel_request");
       cellIt(`${placement}: Stop by $/cancel_request mid-stream ${ignores ? "is ignored by the agent (no answer, the model stream stays open), then session/cancel ends it" : "is answered cancelled once and the model request is closed"}`, async () => {
         const cell = await openCell(agent, placement, { script: { kind: "hold" } });
         try {
@@ -128,7 +127,7 @@ for (const agent of REAL_AGENTS) {
         }
       });
 
-      const survives = placement !== "bridge" && defect(agent, "tool survives the cancel");
+      const survives = placement !== "bridge" && defect(agent, "session/cancel while a tool runs");
       cellIt(`${placement}: Stop while a shell tool runs ${survives ? "leaves the tool running: its delayed marker file is written (the agent's defect)" : "stops the tool's whole process tree; its delayed marker file is never written"}`, async () => {
         const cell = await openCell(agent, placement, { script: { kind: "hold" } });
         const markerFile = join(cell.home, `late-${cell.marker.slice(0, 8)}`);
@@ -192,7 +191,7 @@ for (const agent of REAL_AGENTS) {
         }
       });
 
-      const loses = placement === "direct" && defect(agent, "loses an early cancel");
+      const loses = placement === "direct" && defect(agent, "cancel right after the prompt");
       cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? "is not answered cancelled: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)" : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
         const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
         try {
@@ -225,7 +224,7 @@ for (const agent of REAL_AGENTS) {
       // The same race with `$/cancel_request`, for the agents that honour it mid-stream (the others
       // are covered above: the bridge and the engine send them `session/cancel`).
       const dropsEarly = placement === "direct" && defect(agent, "drops a $/cancel_request sent with its prompt");
-      if (!defect(agent, "ignores $/cancel_request")) {
+      if (!defect(agent, "$/cancel_request")) {
         cellIt(`${placement}: $/cancel_request right after the prompt, before the model's first byte, ${dropsEarly ? "gets no answer and the turn runs on (the agent's defect, claude-agent-acp #442)" : "is answered cancelled once, promptly, and the next prompt shows the model's text (claude-agent-acp #442)"}`, async () => {
           const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
           try {
