@@ -4,4 +4,4 @@
  */
 export { startModelServer, type ModelServer } from "./model-server/server.js";
 export { type DialectName, delayedMarkerCommand, type Script } from "./model-server/scripts.js";
-export { type AgentName, type AgentRecipe, agentRecipe, writeRecipeFiles } from "./agents.js";
+export { AGENT_NAMES, type AgentName, type AgentRecipe, agentRecipe, writeRecipeFiles } from "./agents.js";
