@@ -74,7 +74,7 @@ export class Calls<P, R, K = unknown> {
     if (key !== undefined && this.live.has(key)) return undefined;
     if (links.timeoutMs !== undefined) checkTimerMs(links.timeoutMs, "timeoutMs");
     const call = new Call<P, R>(payload, links.parent, protocol, this.release, key);
-    this.live.set(key ?? call, call);
+    this.live.set(key === undefined ? call : key, call);
     if (key !== undefined) this.settledKeys.forget(key);
     if (jobObserver !== undefined && protocol.describe !== undefined) jobObserver.onStart(call.job, protocol.describe(call));
     call.arm(links, this.grace);
@@ -103,7 +103,7 @@ export class Calls<P, R, K = unknown> {
 
   private readonly release = (call: Call<P, R>): void => {
     this.grace.stop(call);
-    const key = call.key ?? call;
+    const key = call.key === undefined ? call : call.key;
     if (this.live.get(key) === call) this.live.delete(key);
     if (call.key !== undefined) this.settledKeys.remember(call.key);
   };

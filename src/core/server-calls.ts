@@ -118,7 +118,7 @@ export class ServerCalls<K, P, A = never> {
     const key = this.protocol.keyOf(payload);
     if (key !== undefined && this.table.has(key)) return undefined;
     const call = new ServerCall<P, A>(payload, parent, this);
-    this.table.insert(key ?? call, call);
+    this.table.insert(key === undefined ? call : key, call);
     if (jobObserver !== undefined && describe !== undefined) jobObserver.onStart(call, describe());
     // An early cancel counts only within its window (the memory drops expired keys before it looks).
     if (key !== undefined && this.options.earlyCancels === true && this.memoryOf(call.owner, false)?.early.delete(key) === true) {
@@ -192,14 +192,14 @@ export class ServerCalls<K, P, A = never> {
   /** The single place a call gets its one answer, which settles it; false when it already had one. */
   answer(call: ServerCall<P, A>, answer: A): boolean {
     const key = this.protocol.keyOf(call.payload);
-    if (call.isSettled || this.table.get(key ?? call) !== call) return false;
+    if (call.isSettled || this.table.get(key === undefined ? call : key) !== call) return false;
     const forPeer = this.protocol.forPeer?.(call) === true;
     let failure: JobFailure | undefined;
     if (jobObserver !== undefined) {
       if (forPeer) jobObserver.onEvent(call, "synthetic-answer");
       failure = this.protocol.failureOf?.(answer);
     }
-    this.table.delete(key ?? call);
+    this.table.delete(key === undefined ? call : key);
     this.grace?.stop(call);
     // One list for every answer, not a new one each: garbage on every message otherwise.
     const outermost = !answering;
@@ -222,7 +222,7 @@ export class ServerCalls<K, P, A = never> {
     if (call.isSettled) return;
     const key = this.protocol.keyOf(call.payload);
     this.grace?.stop(call);
-    this.table.delete(key ?? call);
+    this.table.delete(key === undefined ? call : key);
     if (key !== undefined) this.memoryOf(call.owner, true)?.finished.remember(key);
     const errors: unknown[] = [];
     settleCallJob(call, undefined, errors);

@@ -122,4 +122,15 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
     two.done();
     assert.equal(calls.size, 0);
   });
+
+  it("null is a key like any other (JSON-RPC allows id null): found, refused twice, cancelled and settled by it", () => {
+    const calls = new ServerCalls<string | null, { key: string | null }>({ keyOf: (call) => call.key, ownerOf: () => "" });
+    const call = calls.start({ key: null }) as ServerCall<{ key: string | null }>;
+    assert.equal(calls.get(null), call);
+    assert.equal(calls.start({ key: null }), undefined, "a second null id in flight is refused");
+    assert.equal(calls.cancel(null, "external"), "cancelled");
+    call.done();
+    assert.equal(calls.get(null), undefined);
+    assert.equal(calls.size, 0);
+  });
 });
