@@ -58,6 +58,15 @@ const FAILS_DIRECTLY: Record<AgentName, Partial<Record<CheckCell, string>>> = {
 };
 
 /**
+ * Direct defects that are races inside the agent: check, which sends its Stop at once, has seen
+ * them both ways, while the suite forces the losing order. Check may give either verdict there.
+ */
+const RACES_DIRECTLY: Partial<Record<AgentName, Partial<Record<CheckCell, string>>>> = {
+  // Two check runs on 2026-11-29: lost once (as the suite asserts), answered cancelled in 882 ms once (load 5-8).
+  opencode: { "cancel right after the prompt": "lost only when it arrives before the prompt's turn has started" },
+};
+
+/**
  * Cells that cannot run for an agent, and why: check shows them "–". None today; a reason must say
  * what the agent lacks (e.g. "offers no shell tool"), never "needs a model".
  */
@@ -84,7 +93,7 @@ export function disagreements(agent: AgentName, card: Scorecard): string[] {
       const want = expected(agent, cell, placement);
       const got = card.cells.find((c) => c.scenario === cell && c.placement === placement);
       if (got === undefined) found.push(`${cell}, ${placement}: check has no such cell`);
-      else if (got.verdict !== want.verdict) {
+      else if (got.verdict !== want.verdict && !(placement === "direct" && got.verdict !== "skip" && RACES_DIRECTLY[agent]?.[cell] !== undefined)) {
         const why = got.verdict === "skip" && want.verdict === "pass" ? "; verdicts.ts gives no reason it cannot run" : "";
         const said = [got.outcome, got.note].filter((part) => part !== "").join(": ");
         found.push(`${cell}, ${placement}: check ${got.verdict} (${said})${why}, the suite ${want.verdict} [${ASSERTED_BY[cell]}]`);
