@@ -3,6 +3,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repositoryRoot } from "../../scripts/count-exports.js";
 import { MATRIX_PAGE, matrixOnPage, PEERS, renderMatrix, storedScorecards } from "../../scripts/interop-matrix.js";
+import type { AgentName } from "../../src/check/index.js";
+import { disagreements } from "../interop/verdicts.js";
 
 // Issue 33 item 5: docs/interop.md's Stop matrix is `acp-cancel check`'s own output, never edited by hand.
 const root = repositoryRoot();
@@ -28,5 +30,9 @@ describe("docs/interop.md's Stop matrix", () => {
       assert.ok(card.cells.length > 0, `${peer.file}: has cells`);
       assert.equal(card.agent.protocolVersion, peer.checkArgs?.includes("v2") === true ? 2 : 1, `${peer.file}: its ACP version`);
     }
+  });
+
+  it("shows, cell by cell, the verdicts the interop suite asserts (test/interop/verdicts.ts)", () => {
+    for (const { peer, card } of stored) assert.deepEqual(disagreements(peer.file as AgentName, card), [], peer.file);
   });
 });
