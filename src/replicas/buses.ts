@@ -1,4 +1,3 @@
-/** The two ready-made buses: one call each, given the backend's URL. */
 import type { CancelBus, CancelBusOptions } from "./cancel-bus.js";
 import { PostgresTransport } from "./postgres-transport.js";
 import { RedisTransport } from "./redis-transport.js";

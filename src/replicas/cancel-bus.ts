@@ -1,7 +1,4 @@
-/**
- * The cancel bus: how a cancel that reached one replica finds the replica doing the work.
- * One small interface; the backends (PostgreSQL, Redis) differ only in their transport.
- */
+/** The cancel bus: how a cancel that reached one replica finds the replica doing the work. */
 
 /** Runs on the replica that owns the work when a cancel for it arrives; resolves once the work stopped. */
 export type CancelHandler = (request: CancelRequest) => Promise<unknown>;
@@ -24,17 +21,7 @@ export interface CancelOptions {
   reason?: string;
 }
 
-/**
- * What a cancel achieved:
- * - `confirmed`: the owning replica (maybe this one) ran its handler; `detail` is what the handler resolved with.
- * - `unconfirmed`: a replica holds the work's lease but did not confirm within the bound.
- * - `no-owner`: no replica holds a lease on the key. `settled` says the bus has been connected for
- *   a whole lease period, so a live owner would have renewed its lease: the owner is gone (or never was).
- *   `abandonedBy` names the replica whose claim record outlived its lease (it died or closed its bus
- *   with the work running); without it, the work released its claim (it ended) or was never claimed
- *   with a record. The cancel is still remembered for `rememberMs`, so an owner that claims the key
- *   later stops at once.
- */
+/** What a cancel achieved (docs/scale-out.md explains each verdict and its fields). */
 export type CancelVerdict =
   | { kind: "confirmed"; replica: string; local: boolean; detail: unknown }
   | { kind: "unconfirmed"; owner: string }
@@ -59,14 +46,12 @@ export interface OrphanSweepOptions {
 }
 
 export interface CancelBus {
-  /** This replica's id on the bus. */
   readonly replica: string;
   /** Whether the backend is reachable now (local claims and cancels work either way). */
   readonly connected: boolean;
   /**
-   * This replica runs the work for `key`: cancels for it, from any replica, call `onCancel`.
-   * With `record`, the claim is also kept on the bus until released: if this replica dies or
-   * closes holding it, another replica's `sweepOrphans` finds it once the lease expired.
+   * This replica runs the work for `key`: cancels for it, from any replica, call `onCancel`. With
+   * `record`, the claim stays on the bus until released, for another replica's `sweepOrphans`.
    */
   claim(key: string, onCancel: CancelHandler, options?: { record?: string }): Claim;
   /**
@@ -75,10 +60,8 @@ export interface CancelBus {
    */
   cancel(key: string, options?: CancelOptions): Promise<CancelVerdict>;
   /**
-   * Every `everyMs`, finds the claims under `prefix` kept with a record whose owner's lease has
-   * expired, as a cancel's `no-owner` (settled) verdict would judge them, and hands each to
-   * `onOrphan`. One sweep at a time; stopped by `stop()` or `close()`; its timer never keeps the
-   * process alive. Throws a RangeError for a bad `everyMs`.
+   * Every `everyMs`, hands `onOrphan` each recorded claim under `prefix` whose owner's lease expired
+   * (judged as a settled `no-owner` verdict is). Throws a RangeError for a bad `everyMs`.
    */
   sweepOrphans(prefix: string, options: OrphanSweepOptions): { stop(): void };
   /** Releases every claim's lease (claims kept with a record stay for a sweep), stops timers and sweeps, disconnects. */
@@ -102,12 +85,12 @@ export interface CancelBusOptions {
   replica?: string;
   /** Prefix of every key, channel and table name the bus uses (default "acp_cancel"). */
   namespace?: string;
-  /** How long an owner has to confirm a cancel (default: `REPLICA_DEFAULTS.confirmMs`, transport.ts). */
+  /** How long an owner has to confirm a cancel (default: `REPLICA_DEFAULTS`, transport.ts, as below). */
   confirmMs?: number;
-  /** How long a cancel for work no replica has claimed yet is remembered (default: `REPLICA_DEFAULTS`, transport.ts). */
+  /** How long a cancel for work no replica has claimed yet is remembered. */
   rememberMs?: number;
-  /** An owner's lease on its keys; renewed every third of it (default: `REPLICA_DEFAULTS.leaseMs`, transport.ts). */
+  /** An owner's lease on its keys; renewed every third of it. */
   leaseMs?: number;
-  /** Bound on each backend operation (default: `REPLICA_DEFAULTS.operationMs`, transport.ts). */
+  /** Bound on each backend operation. */
   operationMs?: number;
 }

@@ -1,7 +1,4 @@
-/**
- * The periodic sweep for claims whose owner died: one timer, never two sweeps at once, never
- * keeping the process alive, every failure reported and none thrown.
- */
+/** The periodic sweep for claims whose owner died: never two at once, every failure reported, none thrown. */
 import { guarded } from "../core/report-errors.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import type { OrphanedClaim, OrphanSweepOptions } from "./cancel-bus.js";
@@ -12,10 +9,7 @@ export class OrphanSweep {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
 
-  /**
-   * `find` lists the orphans (throws when the backend cannot answer); `forget` drops one once
-   * handled. Starts at once: the first sweep runs `everyMs` from now.
-   */
+  /** `find` lists the orphans (throws when the backend cannot answer); `forget` drops one once handled. */
   constructor(
     private readonly options: OrphanSweepOptions,
     private readonly find: () => Promise<OrphanedClaim[]>,
@@ -34,7 +28,6 @@ export class OrphanSweep {
     this.timer = undefined;
   }
 
-  /** The next sweep is scheduled only when this one has ended: sweeps never overlap. */
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => void this.sweep().finally(() => this.schedule()), this.options.everyMs);

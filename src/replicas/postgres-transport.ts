@@ -1,8 +1,6 @@
 /**
- * The PostgreSQL backend: LISTEN/NOTIFY for cancels and confirmations, two small unlogged
- * tables (remembered cancels, owner leases) whose rows carry their own expiry, and one of
- * claim records (kept until released or forgotten, so a sweep finds a dead owner's work). Uses `pg`
- * (an optional peer, loaded here only): a pool for commands, one client that listens.
+ * The PostgreSQL backend: LISTEN/NOTIFY, unlogged tables of remembered cancels and owner leases
+ * (rows carry their expiry) and of claim records. A `pg` pool for commands, one client that listens.
  */
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
@@ -11,7 +9,6 @@ import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } fr
 import { parseBusMessage, reconnectDelay } from "./transport.js";
 
 interface PostgresTransportOptions {
-  /** A `pg` connection string (postgres://user@host:port/db). */
   url: string;
   /** Channel and table-name prefix: a plain SQL identifier. */
   namespace: string;
@@ -40,7 +37,6 @@ export class PostgresTransport implements BusTransport {
   private retries = 0;
   private closed = false;
   private lastSweep = 0;
-  /** The sockets of every connection open now (pool and listener). */
   private readonly sockets = new Set<Socket>();
   private readonly early: string;
   private readonly owners: string;
@@ -63,7 +59,7 @@ export class PostgresTransport implements BusTransport {
     await this.listen(onMessage, onConnectedChange);
   }
 
-  /** (Re)connects the listening client; on loss, reports it and retries with a capped backoff. */
+  /** (Re)connects the listening client; on loss, reports it and retries. */
   private async listen(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
     if (this.closed || this.pg === undefined) return;
     const client = new this.pg.Client(this.connection());
@@ -120,8 +116,8 @@ export class PostgresTransport implements BusTransport {
   }
 
   async rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void> {
-    // One statement: the notifications are delivered at commit, when the early rows are visible.
-    // A key twice in one batch is remembered once (ON CONFLICT cannot touch a row twice).
+    // One statement: notifications go out at commit, with the early rows visible. A key twice in
+    // one batch is remembered once (ON CONFLICT cannot touch a row twice).
     const messages = cancels.map((cancel) => JSON.stringify(cancel));
     const early = new Map(cancels.map(({ key }, i) => [key, messages[i] as string]));
     await this.query(
@@ -132,8 +128,7 @@ export class PostgresTransport implements BusTransport {
        ) SELECT pg_notify($4, m) FROM unnest($5::text[]) AS m`,
       [[...early.keys()], [...early.values()], ms, this.options.namespace, messages],
     );
-    // Housekeeping, not part of the cancel: the cancel is out once the statement committed, so a
-    // sweep cut short (the backend restarting just then) must not fail it.
+    // Housekeeping: the cancel is out once committed, so a failed sweep must not fail it.
     void this.sweep().catch(() => undefined);
   }
 
@@ -196,7 +191,7 @@ export class PostgresTransport implements BusTransport {
     return { owner: row?.owner ?? undefined, recorded: row?.recorded ?? undefined };
   }
 
-  /** Every connection's settings; its socket is made here, so `destroy` can cut them all. */
+  /** Every connection's settings; its socket is kept, so `destroy` can cut them all. */
   private connection() {
     return {
       connectionString: this.options.url,

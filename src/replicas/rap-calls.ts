@@ -1,17 +1,8 @@
 /**
- * RAP tool servers across replicas. The seam is the tool server's own call registry: the
- * endpoint and the server's code keep using it as before, and `replicateCalls` returns the
- * same registry with two methods extended and one added (no RAP file knows of replicas):
- * - `track` also claims the call on the bus, so a notice reaching another replica stops it here;
- * - `cancel` (what the endpoint calls for a notice) also sends the notice over the bus when it
- *   stopped no call here (none, or another principal's of the same ids); the bus remembers it
- *   for `rememberMs`, so a call that starts later on any replica starts cancelled. The endpoint
- *   calls `cancelAndForward` instead when present: the same, and the forwarding's outcome (for onNotice).
- * The structural types below are the part of `acp-cancel/rap`'s `CallRegistry` this needs.
- *
- * Ownership holds across replicas: a call is claimed under its owner's principal, and a notice
- * is forwarded under the principal that sent it, so another principal's notice finds no owner on
- * any replica (it is remembered as that principal's early cancel, as on one replica).
+ * RAP tool servers across replicas, at the seam of the server's call registry (no RAP file knows of
+ * replicas): `track` also claims the call on the bus; `cancel` also forwards a notice that stopped no
+ * call here, and `cancelAndForward` (which the endpoint prefers) returns the forwarding's outcome too.
+ * Calls are claimed and notices forwarded under their principal, so ownership holds across replicas.
  */
 import type { CancelBus, CancelVerdict } from "./cancel-bus.js";
 
@@ -29,17 +20,13 @@ interface LocalCall {
 export interface ReplicatedCallsOptions {
   /** How long the owner has to confirm a forwarded notice (default: the bus's). */
   confirmMs?: number;
-  /**
-   * What a notice forwarded to another replica achieved, for logs and metrics: RAP answers
-   * every authentic notice 200 whatever it found, so this is where a failure shows.
-   */
+  /** What a forwarded notice achieved: RAP answers every authentic notice 200, so failures show here. */
   onForwarded?: (event: ForwardedNotice) => void;
 }
 
 export interface ForwardedNotice {
   threadId: string;
   toolCallId: string;
-  /** The bus's verdict, or the error when the bus could not deliver it. */
   outcome: CancelVerdict | { kind: "error"; error: Error };
 }
 
@@ -66,7 +53,7 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     if (call.signal.aborted) return call; // cancelled before it started: nothing to claim
     const claim = bus.claim(key, async () => ({ effect: localCancel(threadId, toolCallId, "external", owner) }));
     const done = call.done.bind(call);
-    // The same call with a `done` that also releases the claim (its other members are the call's own).
+    // The same call, with a `done` that also releases the claim.
     const replicated = Object.assign(Object.create(call) as LocalCall, {
       done: () => {
         done();
@@ -80,12 +67,10 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     return replicated;
   };
 
-  /** The local effect, and what forwarding the notice achieved when it stopped no call here. */
   const cancelAndForward = (threadId: string, toolCallId: string, reason: "external" = "external", principal = "") => {
     const effect = localCancel(threadId, toolCallId, reason, principal);
     if (effect !== "remembered" && effect !== "not-owner") return { effect };
-    // Not stopped here: the call may run on another replica (here, another principal may hold
-    // the same ids: one replica refuses that with CallOwnedError, replicas do not), or start later.
+    // The call may run on another replica, or start later (the bus remembers the cancel).
     const wait = options.confirmMs !== undefined ? { waitMs: options.confirmMs } : {};
     const forwarded = bus.cancel(rapCallKey(principal, threadId, toolCallId), wait).catch(
       (error: unknown): ForwardedNotice["outcome"] => ({ kind: "error", error: error instanceof Error ? error : new Error(String(error)) }),
@@ -99,7 +84,7 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     get(target, property, receiver) {
       if (property === "track") return track;
       if (property === "cancel") return cancel;
-      if (property === "cancelAndForward") return cancelAndForward; // the RAP endpoint's onNotice reports `forwarded`
+      if (property === "cancelAndForward") return cancelAndForward;
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -1,10 +1,6 @@
 /**
- * Rate counts shared by replicas of the AOS guardian, on Redis: a sliding window per key, kept
- * as a sorted set of event times. One script does the whole hit atomically, on Redis's own
- * clock, so replicas with skewed clocks still count one window.
- *
- * It fits acp-cancel/a2a's `RateCounter` seam structurally (`hit(key, windowMs, now)`); this
- * file imports nothing of the A2A binding.
+ * Rate counts shared by replicas of the AOS guardian (acp-cancel/a2a's `RateCounter`, structurally):
+ * a sliding window per key as a Redis sorted set, hit atomically by one script on Redis's own clock.
  */
 import { randomUUID } from "node:crypto";
 import { BusUnavailableError } from "./cancel-bus.js";
@@ -22,7 +18,7 @@ return redis.call('ZCARD', KEYS[1])`;
 export interface RedisRateCounterOptions {
   /** Prefix of every key (default "acp_cancel:rate"). */
   namespace?: string;
-  /** Bound on each hit (default: `REPLICA_DEFAULTS`): past it the hit rejects and the guardian's fail policy decides. */
+  /** Bound on each hit (default: `REPLICA_DEFAULTS`): past it the hit rejects (the guardian's fail policy decides). */
   operationMs?: number;
 }
 
@@ -33,14 +29,11 @@ export interface RedisRateCounter {
   close(): Promise<void>;
 }
 
-/**
- * Connects a shared counter. A Redis that is down does not fail this call: the client keeps
- * reconnecting, and each hit meanwhile rejects at once with `BusUnavailableError`.
- */
+/** A Redis that is down does not fail this: the client reconnects, and hits meanwhile reject with `BusUnavailableError`. */
 export async function redisRateCounter(url: string, options: RedisRateCounterOptions = {}): Promise<RedisRateCounter> {
   const namespace = options.namespace ?? "acp_cancel:rate";
   const operationMs = options.operationMs ?? REPLICA_DEFAULTS.operationMs;
-  const client = await redisClient(url, operationMs); // it reconnects by itself; hits reject meanwhile
+  const client = await redisClient(url, operationMs);
   await bounded(client.connect(), operationMs * 5, () => new BusUnavailableError("redis", "connect")).catch(() => undefined);
   const writer = randomUUID().slice(0, 8);
   let sequence = 0;

@@ -1,18 +1,13 @@
 /**
- * The Redis backend: pub/sub for cancels and confirmations, keys with a TTL for remembered
- * cancels and owner leases, and one hash of claim records (kept until released or forgotten, so
- * a sweep finds a dead owner's work). Uses the official `redis` client (an optional peer, loaded
- * here only). The claim scripts read lease keys they compute: standalone Redis, not Cluster.
+ * The Redis backend: pub/sub, keys with a TTL for remembered cancels and owner leases, one hash of
+ * claim records. The scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
 import type { OrphanedClaim } from "./cancel-bus.js";
 import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
-/**
- * Deletes a lease only while this replica still holds it (another may have taken the key over),
- * and, when asked (ARGV[3]), the key's claim record only while it names this replica.
- */
+/** Deletes a lease while this replica holds it and, if ARGV[3], the claim record while it names this replica. */
 const UNLEASE = `
 local dropped = 0
 if redis.call('GET', KEYS[1]) == ARGV[1] then dropped = redis.call('DEL', KEYS[1]) end
@@ -50,11 +45,7 @@ interface RedisTransportOptions {
   namespace: string;
 }
 
-/**
- * A client with the settings the bus and the rate counter share. No offline queue: a command while
- * disconnected fails at once instead of waiting for a reconnect. It reconnects quickly but not in a
- * busy loop, and never gives up; its errors show as `isReady` false meanwhile.
- */
+/** The bus's and the rate counter's client: no offline queue (commands fail at once while down), reconnecting forever. */
 export async function redisClient(url: string, connectTimeout: number): Promise<RedisClientType> {
   let createClient: typeof CreateClient;
   try {
@@ -74,7 +65,6 @@ export class RedisTransport implements BusTransport {
   private readonly claims: string;
   private commands: RedisClientType | undefined;
   private listener: RedisClientType | undefined;
-  /** The clients a close is ending: `destroy` cuts them if the close hangs. */
   private closing: RedisClientType[] = [];
 
   constructor(private readonly options: RedisTransportOptions) {
@@ -90,9 +80,8 @@ export class RedisTransport implements BusTransport {
     let subscribed: Promise<void> | undefined;
     let isSubscribed = false;
     const report = () => onConnectedChange(commands.isReady && listener.isReady && isSubscribed);
-    // Subscribe once, at the listener's first "ready" (now or after a backend that was down comes
-    // up); the client resubscribes by itself after later reconnects. One subscription: two would
-    // deliver every message twice.
+    // Subscribe once, at the listener's first "ready": the client resubscribes by itself after
+    // reconnects, and two subscriptions would deliver every message twice.
     const subscribe = () => {
       subscribed ??= listener.subscribe(this.channel, (raw) => {
         const message = parseBusMessage(raw);
@@ -107,7 +96,7 @@ export class RedisTransport implements BusTransport {
       return subscribed;
     };
     for (const client of [commands, listener]) {
-      client.on("error", () => undefined); // reported through `report` (the client's own isReady); it reconnects
+      client.on("error", () => undefined); // shows as isReady false in `report`; it reconnects
       for (const event of ["ready", "end", "reconnecting"]) client.on(event, report);
     }
     listener.on("ready", () => void subscribe().catch(() => undefined));

@@ -1,8 +1,4 @@
-/**
- * The one implementation of `CancelBus`, over any `BusTransport`: local claims answered in
- * process (so local cancels work with the backend down), cross-replica cancels over the
- * transport with a confirmation bound, early cancels remembered, owner leases renewed.
- */
+/** `CancelBus` over any `BusTransport`; local claims are answered in process, so they work with the backend down. */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import {
@@ -19,21 +15,20 @@ import {
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
 import { SentAcks } from "./sent-acks.js";
-import { type BusMessage, type BusTransport, bounded, type CancelMessage, closeWithin, type LeasedKey, REPLICA_DEFAULTS } from "./transport.js";
+import { type BusMessage, type BusTransport, bounded, type CancelMessage, closeWithin, REPLICA_DEFAULTS } from "./transport.js";
 
-/** How many orphans one sweep hands on at most (the next sweep takes the rest). */
+/** At most this many orphans per sweep (the next sweep takes the rest). */
 const ORPHANS_PER_SWEEP = 100;
 
 interface LocalClaim {
   onCancel: CancelHandler;
-  /** Kept on the bus with the claim, for a sweep to find if this replica dies holding it. */
   record: string | undefined;
   /** The handler runs once per claim; every later cancel awaits the same outcome. */
   outcome?: Promise<unknown>;
 }
 
 interface Waiting {
-  /** Sent again once if the bus reconnects while it waits (a restart may have lost it or its confirmation). */
+  /** Sent again once if the bus reconnects while it waits. */
   cancel: CancelMessage;
   resent: boolean;
   resolve(verdict: CancelVerdict): void;
@@ -45,7 +40,7 @@ export class ReplicaBus implements CancelBus {
   private readonly waiting = new Map<string, Waiting>();
   /** Claims whose lease and early-cancel lookup are due in the next batch. */
   private readonly announcing = new Map<string, LocalClaim>();
-  /** The announcing batch on its way to the backend (close waits for it: its leases carry the records). */
+  /** The announcing batch on its way (close waits for it: its leases carry the records). */
   private announced: Promise<void> = Promise.resolve();
   /** Cancels due in the next batch, and the promise of that batch's round trip. */
   private outgoing: { batch: CancelMessage[]; sent: Promise<void> } | undefined;
@@ -55,9 +50,8 @@ export class ReplicaBus implements CancelBus {
   private readonly operationMs: number;
   private readonly renewal: ReturnType<typeof setInterval>;
   private readonly sweeps = new Set<OrphanSweep>();
-  /** Keys released while their lease and record could not be dropped (backend down): dropped at the next renewal. */
+  /** Released while the backend was down: their lease and record are dropped at the next renewal. */
   private readonly undropped = new Set<string>();
-  /** What this replica confirmed lately: sent again after a reconnect, and to a cancel sent again. */
   private readonly sentAcks: SentAcks;
   private isConnected = false;
   /** When the bus last (re)connected: a missing lease means "gone" only a lease period after it. */
@@ -75,10 +69,7 @@ export class ReplicaBus implements CancelBus {
     this.renewal.unref();
   }
 
-  /**
-   * Starts a bus on `transport`. A backend that is down at start does not fail it: the bus runs
-   * local cancels and keeps reconnecting; cross-replica cancels reject until it is back.
-   */
+  /** A backend down at start does not fail it: cross-replica cancels reject until it is back. */
   static async start(transport: BusTransport, options: CancelBusOptions = {}): Promise<ReplicaBus> {
     const bus = new ReplicaBus(transport, options);
     try {
@@ -88,7 +79,7 @@ export class ReplicaBus implements CancelBus {
         () => new BusUnavailableError(transport.backend, "connect"),
       );
     } catch {
-      // Not connected yet: the transport keeps trying and reports through onConnectedChange.
+      // The transport keeps trying and reports through onConnectedChange.
     }
     return bus;
   }
@@ -135,15 +126,11 @@ export class ReplicaBus implements CancelBus {
     const { owner, recorded } = await this.op("owner", this.transport.holder(key));
     if (owner !== undefined) return { kind: "unconfirmed", owner };
     // A record outliving its lease: the owner died or closed its bus with the work running.
-    // Without one, the owner released the claim (its work ended), or nobody claimed the key.
     const abandoned = recorded !== undefined ? { abandonedBy: recorded } : {};
     return { kind: "no-owner", settled: this.settled(), ...abandoned };
   }
 
-  /**
-   * A missing lease means "the owner is gone" only once the bus has been connected for a whole
-   * lease period: a live owner would have renewed it by then. The one rule for cancels and sweeps.
-   */
+  /** A missing lease means "owner gone" only after a whole lease period connected (cancels and sweeps). */
   private settled(): boolean {
     return this.isConnected && Date.now() - this.connectedSince >= this.leaseMs;
   }
@@ -160,7 +147,6 @@ export class ReplicaBus implements CancelBus {
     };
   }
 
-  /** The kept claims under `prefix` with no live lease, judged as a `no-owner` (settled) cancel is. */
   private async orphans(prefix: string): Promise<OrphanedClaim[]> {
     if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "sweep (not connected)");
     if (!this.settled()) return []; // reconnected too recently to tell a dead owner from one renewing
@@ -169,10 +155,7 @@ export class ReplicaBus implements CancelBus {
     return found.filter((orphan) => !this.claims.has(orphan.key));
   }
 
-  /**
-   * Sends one cancel; cancels sent in the same turn of the event loop share one round trip
-   * (a burst of 1,000 is one statement, not 1,000 queued behind a small pool).
-   */
+  /** Cancels sent in the same turn of the event loop share one round trip (a burst is one statement). */
   private send(cancel: CancelMessage): Promise<void> {
     if (this.outgoing === undefined) {
       const batch: CancelMessage[] = [];
@@ -217,11 +200,7 @@ export class ReplicaBus implements CancelBus {
     await this.transport.close().catch(() => undefined);
   }
 
-  /**
-   * A new claim: lease it, then look for a cancel that arrived before it. Claims made in the
-   * same turn of the event loop share one lease write and one lookup (a burst of claims costs
-   * two round trips, not two per claim).
-   */
+  /** Leases a new claim, then looks for an early cancel; claims of one event-loop turn share both round trips. */
   private announce(key: string, claim: LocalClaim): void {
     if (!this.isConnected) return; // leased on the next renewal after reconnecting
     this.announcing.set(key, claim);
@@ -241,7 +220,7 @@ export class ReplicaBus implements CancelBus {
   /** Leases `batch` and, with `lookUp`, runs the claims' remembered cancels; never rejects. */
   private async leaseClaims(batch: readonly (readonly [string, LocalClaim])[], lookUp: boolean): Promise<void> {
     try {
-      await this.op("lease", this.transport.lease(leased(batch), this.replica, this.leaseMs));
+      await this.op("lease", this.transport.lease(batch.map(([key, { record }]) => ({ key, record })), this.replica, this.leaseMs));
       await this.takeBackReleased(batch);
       if (lookUp) await this.answerRemembered(batch);
     } catch {
@@ -250,17 +229,14 @@ export class ReplicaBus implements CancelBus {
   }
 
   /**
-   * Released while their lease was being written: that write may have landed after the release's
-   * delete and brought lease and record back, and the record would outlive the lease as if this
-   * replica had died with the work running (a cancel or sweep would then mark ended work failed).
+   * Released while their lease was being written: that write may have brought lease and record
+   * back, and a record outliving its lease would have ended work judged abandoned.
    */
   private async takeBackReleased(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
-    // A key claimed again meanwhile is the new claim's: its own write stands.
     const released = batch.filter(([key]) => !this.claims.has(key)).map(([key]) => key);
     await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
   }
 
-  /** Runs the handler of every claim in `batch` whose key has a remembered cancel. */
   private async answerRemembered(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
     const live = batch.filter(([key, claim]) => this.claims.get(key) === claim && claim.outcome === undefined);
     if (live.length === 0) return;
@@ -323,11 +299,7 @@ export class ReplicaBus implements CancelBus {
     this.isConnected = connected;
   }
 
-  /**
-   * A backend restart may have lost a cancel this replica waits on, or a confirmation it sent (its
-   * publish failed, or the canceller was not listening yet): each is sent once more. Whichever side
-   * reconnects last gets its answer (the owner answers a repeated cancel from `sentAcks`).
-   */
+  /** A backend restart may have lost a cancel waited on or a confirmation sent: each is sent once more. */
   private async resendAfterReconnect(): Promise<void> {
     const resend = [...this.waiting.values()].filter((waiting) => !waiting.resent);
     for (const waiting of resend) waiting.resent = true;
@@ -364,8 +336,4 @@ export class ReplicaBus implements CancelBus {
   private op<T>(operation: string, promise: Promise<T>): Promise<T> {
     return bounded(promise, this.operationMs, () => new BusUnavailableError(this.transport.backend, operation));
   }
-}
-
-function leased(claims: readonly (readonly [string, LocalClaim])[]): LeasedKey[] {
-  return claims.map(([key, claim]) => ({ key, record: claim.record }));
 }

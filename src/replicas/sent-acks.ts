@@ -1,8 +1,6 @@
 /**
- * The confirmations an owner sent lately, by cancel id. A backend restart can lose one on its way
- * (the publish failed, or the canceller was not listening yet): the owner sends the recent ones
- * again when it reconnects, and answers a cancel sent again from here, even after its work ended
- * and its claim is gone (docs/decisions.md, "Scale-out: a backend restart mid-cancel").
+ * The confirmations an owner sent lately, by cancel id: sent again after a backend restart, and
+ * answering a cancel sent again (docs/decisions.md, "Scale-out: a backend restart mid-cancel").
  */
 import type { BusMessage } from "./transport.js";
 
@@ -12,7 +10,7 @@ type Ack = Extract<BusMessage, { t: "ack" }>;
 const CAPACITY = 10_000;
 
 export class SentAcks {
-  /** In the order they were sent, so the oldest are at the front. */
+  /** Oldest first. */
   private readonly acks = new Map<string, { ack: Ack; at: number }>();
 
   constructor(private readonly keepMs: number) {}
@@ -32,7 +30,6 @@ export class SentAcks {
     return sent !== undefined && Date.now() - sent.at < this.keepMs ? sent.ack : undefined;
   }
 
-  /** The acks sent within the last `ms`. */
   since(ms: number): Ack[] {
     const after = Date.now() - ms;
     return [...this.acks.values()].filter(({ at }) => at >= after).map(({ ack }) => ack);

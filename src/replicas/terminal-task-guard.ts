@@ -1,21 +1,12 @@
 /**
- * Keeps a final A2A task final in the SDK's `DatabaseTaskStore` on PostgreSQL. The store's
- * `save` is a plain upsert, so without this a late write (`working`, `completed`) replaces a
- * `CANCELED` that another writer saved. A row trigger keeps the final status of a row whatever
- * an update brings: atomic in the database, whichever process writes.
- *
- * An orphan marking (a replica found the task's owner dead: its status message carries
- * `ORPHANED_MARK`) is a conditional update of the current row: its status only, never over a
- * final one, so a copy read earlier cannot take back artifacts or history persisted since.
- *
- * Artifacts still pass: the SDK persists an execution's events one by one, so artifacts the
- * work produced before it stopped can reach the store after the cancel's own write of the final
- * state. Artifacts produced after the stop do not exist: the owner's CancellableExecutor drops
- * whatever its work publishes once the task is answered.
+ * Keeps a final A2A task final in the SDK's `DatabaseTaskStore` on PostgreSQL, whose `save` is a
+ * plain upsert: a row trigger keeps a final status whatever a late write brings, and lets an orphan
+ * marking change the status only (docs/decisions.md, "Scale-out: the store race in full").
+ * Late-persisted artifacts still pass: they were produced before the stop.
  */
 import { loadPg } from "./postgres-transport.js";
 
-/** acp-cancel/a2a's `ORPHANED_MARK` (a binding imports no other binding; the replica tests hold them together). */
+/** acp-cancel/a2a's `ORPHANED_MARK` (a binding imports no other binding; the replica tests tie them). */
 const ORPHANED_MARK = "acpCancelOrphaned";
 
 const FINAL_STATES = ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"];

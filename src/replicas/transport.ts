@@ -1,7 +1,4 @@
-/**
- * What a backend supplies to the bus: a broadcast channel, remembered (early) cancels with a
- * lifetime, and owner leases. Every operation may reject; the bus bounds and names failures.
- */
+/** What a backend supplies to the bus. Every operation may reject; the bus bounds and names failures. */
 import type { OrphanedClaim } from "./cancel-bus.js";
 
 /** A cancel as published; also what is remembered under its key when nobody had claimed it yet. */
@@ -13,23 +10,19 @@ export interface CancelMessage {
   reason?: string;
 }
 
-/** A message every replica of the namespace receives. */
 export type BusMessage = CancelMessage | { t: "ack"; id: string; key: string; to: string; from: string; detail: unknown };
 
-/** Who holds one key (see `BusTransport.holder`). */
 export interface KeyHolder {
   owner: string | undefined;
   recorded: string | undefined;
 }
 
-/** One key a replica leases, with the record it keeps for it (if any). */
 export interface LeasedKey {
   key: string;
   record: string | undefined;
 }
 
 export interface BusTransport {
-  /** The backend's name in errors ("postgres", "redis"). */
   readonly backend: string;
   /** Connects both the command and the listening side; rejects when the backend is unreachable. */
   connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void>;
@@ -38,27 +31,18 @@ export interface BusTransport {
   rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void>;
   /** The live remembered cancels among `keys`. */
   remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>>;
-  /**
-   * Writes (or rewrites, after a backend restart lost them) this replica's leases on `keys`, and
-   * the claim record of each key that has one, in one round trip.
-   */
+  /** Writes (or rewrites) this replica's leases on `keys`, and their claim records, in one round trip. */
   lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void>;
-  /**
-   * Drops this replica's lease on `key` (only if it still holds it), and with `dropRecord` its
-   * claim record too (the work ended); without, the record stays for a sweep (the work was abandoned).
-   */
+  /** Drops this replica's lease on `key` if it still holds it; with `dropRecord` (the work ended), its record too. */
   unlease(key: string, replica: string, dropRecord: boolean): Promise<void>;
   /** Up to `limit` claim records of keys starting with `prefix` whose lease is gone (none, or expired). */
   orphans(prefix: string, limit: number): Promise<OrphanedClaim[]>;
   /** Drops `orphan`'s record if it still names the same replica and still has no live lease. */
   forget(orphan: OrphanedClaim): Promise<void>;
-  /**
-   * Who holds `key`: the replica with a live lease on it (`owner`), and the replica its claim
-   * record names (`recorded`), in one round trip. A record without a lease is work abandoned.
-   */
+  /** The replica with a live lease on `key`, and the one its claim record names, in one round trip. */
   holder(key: string): Promise<KeyHolder>;
   close(): Promise<void>;
-  /** Closes every connection at once, without a goodbye to the backend (a close that did not finish in time). */
+  /** Cuts every connection at once (a close that did not finish in time). */
   destroy(): void;
 }
 
@@ -84,7 +68,7 @@ export function bounded<T>(promise: Promise<T>, ms: number, error: () => Error):
 /** How long closing a bus or a rate counter may take before its connections are cut (a hung backend). */
 export const CLOSE_MS = 2000;
 
-/** The cancel bus's and the rate counter's default times (ms), each in one place. */
+/** The cancel bus's and the rate counter's default times (ms). */
 export const REPLICA_DEFAULTS = { confirmMs: 2000, rememberMs: 30_000, leaseMs: 3000, operationMs: 1000 } as const;
 
 /** A lost backend is retried after 50 ms, doubling, at most 1 s apart. */
