@@ -36,7 +36,7 @@ const CALLS = {
   ownerOf: (call: ServerCallPayload) => call.owner,
 };
 
-/** Long enough to cover a notice that overtakes its invocation; short enough to hold little. */
+/** Why these: docs/decisions.md, "Why the RAP defaults are what they are". */
 export const DEFAULT_REMEMBER_MS = 60_000;
 export const DEFAULT_REMEMBER_MAX = 10_000;
 export const DEFAULT_REMEMBER_PRINCIPALS = 1_000;
@@ -62,7 +62,6 @@ export interface TrackOptions extends Pick<CallLinks, "parent"> {
  * principal that invoked it, whose notices alone cancel (or pre-cancel) it. Its memories are bounded.
  */
 export class CallRegistry {
-  /** Memories per principal: one principal's memory never answers for, or evicts, another's. */
   private readonly calls: ServerCalls<string, ServerCallPayload>;
 
   constructor(options: CallRegistryOptions = {}) {
@@ -74,7 +73,6 @@ export class CallRegistry {
     });
   }
 
-  /** Calls in flight. */
   get size(): number {
     return this.calls.size;
   }

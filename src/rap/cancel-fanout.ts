@@ -11,7 +11,6 @@ export interface ToolServer {
   readonly name?: string;
 }
 
-/** How one cancel POST to one server ended. */
 type NoticeResult = "ok" | "http-error" | "timeout" | "network-error" | "signer-error";
 
 /** One event per POST, for logs and metrics: the runtime itself never acts on it. */
@@ -21,7 +20,6 @@ export interface CancelNoticeOutcome {
   readonly threadId: string;
   readonly toolCallId: string;
   readonly result: NoticeResult;
-  /** The HTTP status, when one came back. */
   readonly status?: number;
   /** Why it failed: an error code (ECONNREFUSED) or message. */
   readonly detail?: string;
@@ -31,7 +29,6 @@ export interface CancelNoticeOutcome {
 
 export interface CancelFanoutOptions {
   readonly servers: readonly (string | ToolServer)[];
-  /** The same signer the runtime uses for invocations. */
   readonly signer?: RequestSigner;
   /** Per POST, from leaving the queue to the end of the response. Default {@link DEFAULT_NOTICE_TIMEOUT_MS}. */
   readonly timeoutMs?: number;
@@ -42,9 +39,8 @@ export interface CancelFanoutOptions {
   readonly onOutcome?: (outcome: CancelNoticeOutcome) => void;
 }
 
-/** A healthy server answers a notice in milliseconds; 5 s bounds a hung one without cutting off a slow network. */
+/** Why these: docs/decisions.md, "Why the RAP defaults are what they are". */
 export const DEFAULT_NOTICE_TIMEOUT_MS = 5_000;
-/** Large enough that 100 servers get one cancel in a single wave, small enough to bound sockets in a thread-wide cancel. */
 export const DEFAULT_NOTICE_CONCURRENCY = 128;
 
 /** POSTs started per turn of the event loop: the first ones leave while the rest are built. */
@@ -61,11 +57,9 @@ interface Delivery {
   readonly body: string;
   /** Node's headers, shared by every POST of this notice, when neither a signer nor a fetch needs its own Headers. */
   readonly headers: OutgoingHttpHeaders | undefined;
-  /** The W3C trace context (while tracing). */
   readonly trace: Readonly<Record<string, string>> | undefined;
   readonly threadId: string;
   readonly toolCallId: string;
-  /** When it left the queue. */
   started: number;
   /** Ends the POST on its way with the deadline's error. */
   abort: ((reason: Error) => void) | undefined;
@@ -98,12 +92,10 @@ export class CancelFanout {
     this.deadlines = new GraceTimers(this.timeoutMs, (delivery) => this.expire(delivery));
   }
 
-  /** POSTs still queued or in flight. */
   get pending(): number {
     return this.queue.length - this.head + this.running;
   }
 
-  /** Queues one POST per server for this call and returns at once. */
   notify(threadId: string, toolCallId: string, trace?: Readonly<Record<string, string>>): void {
     const body = JSON.stringify({ thread_id: threadId, tool_call_id: toolCallId });
     const { signer, fetch: custom } = this.options;
@@ -131,7 +123,6 @@ export class CancelFanout {
 
   private readonly pumpNow = (): void => {
     this.scheduled = false;
-    // A batch per turn: the servers start on it while the next batch is built (on 2 cores, in parallel).
     for (let batch = 0; batch < SEND_BATCH && this.running < this.concurrency && this.head < this.queue.length; batch++) {
       const delivery = this.queue[this.head] as Delivery;
       this.queue[this.head++] = undefined;
@@ -166,8 +157,7 @@ export class CancelFanout {
 
   /** A POST whose headers a signer may have set, through the configured fetch or node's client. */
   private post(delivery: Delivery, headers: Headers): void {
-    // Its deadline may have passed while the signer ran.
-    if (delivery.ended) return;
+    if (delivery.ended) return; // its deadline passed while the signer ran
     const { body, server } = delivery;
     const custom = this.options.fetch;
     if (custom === undefined) return this.postNode(delivery, outgoingHeaders(headers, body));
@@ -203,7 +193,7 @@ export class CancelFanout {
     delivery.abort?.(reason);
   }
 
-  /** Reports the POST's outcome, once: whatever comes after (an error after the deadline) is ignored. */
+  /** Reports the POST's outcome, once: whatever comes after is ignored. */
   private end(delivery: Delivery, result: NoticeResult, extra: { status?: number; detail?: string }): void {
     if (delivery.ended) return;
     delivery.ended = true;

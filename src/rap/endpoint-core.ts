@@ -43,9 +43,8 @@ export interface CancelEndpointOptions {
   readonly onNotice?: (event: NoticeEvent) => void;
 }
 
-/** Two ids of at most 256 characters need about 600 bytes of JSON; 4 KiB leaves room for whitespace. */
+/** Why these: docs/decisions.md, "Why the RAP defaults are what they are". */
 const DEFAULT_BODY_LIMIT = 4096;
-/** A notice is one small packet; a body still incomplete after 5 s is a slow-body attack or a broken client. */
 const DEFAULT_BODY_TIMEOUT_MS = 5_000;
 
 /** The answer, for an adapter to write. `close`: the connection must not be reused (unread body). */
@@ -59,7 +58,7 @@ export interface Answer {
 export interface NoticeEvent {
   readonly status: number;
   readonly client: string;
-  /** Who sent it, once authenticated. */
+  /** Once authenticated. */
   readonly principal?: Principal;
   /** For a 200: what the notice did. */
   readonly effect?: NoticeEffect;
@@ -68,17 +67,13 @@ export interface NoticeEvent {
   /** For any other status: what was wrong. */
   readonly problem?: string;
   /**
-   * For a notice a replicated registry forwarded to other replicas (it stopped no call here): what
-   * the forwarding achieved, the bus's verdict (`confirmed`, `unconfirmed`, `no-owner`) or
-   * `{ kind: "error", error }`. The event then comes once that is known (within the bus's `confirmMs`).
+   * For a notice a replicated registry forwarded to other replicas, the bus's verdict or `{ kind: "error", error }`;
+   * the event then comes once that is known (docs/decisions.md, "Scale-out: what onNotice says of a forwarded notice").
    */
   readonly forwarded?: { readonly kind: string };
 }
 
-/**
- * What a registry that forwards notices to other replicas adds (acp-cancel/replicas'
- * `replicateCalls`): the local effect, and the forwarding's outcome (never rejects) when it forwarded.
- */
+/** What acp-cancel/replicas' `replicateCalls` adds: the local effect, and the forwarding's outcome (never rejects). */
 interface ForwardingRegistry {
   cancelAndForward(threadId: string, toolCallId: string, reason: "external", principal: Principal): {
     effect: NoticeEffect;
@@ -88,7 +83,6 @@ interface ForwardingRegistry {
 
 const OK: Answer = { status: 200, message: "", headers: {}, close: false };
 
-/** The HTTP headers of an answer, whichever adapter writes it. */
 export function answerHeaders(answer: Answer): Record<string, string> {
   const headers: Record<string, string> = { "cache-control": "no-store", ...answer.headers };
   if (answer.status !== 200) headers["content-type"] = "text/plain; charset=utf-8";
@@ -155,7 +149,6 @@ export class CancelEndpointCore {
   private authenticated(request: NoticeRequest, principal: Principal | undefined, text: string): Answer {
     if (principal === undefined) return this.reject(request, 401, "not authenticated");
     if (this.limiter !== undefined) {
-      // Per principal: one runtime's burst never spends another's allowance, whatever their addresses.
       const key = principal === ANONYMOUS ? `address ${this.client(request)}` : `principal ${principal}`;
       if (!this.limiter.take(key)) return this.tooMany(request, this.limiter, key, principal);
     }

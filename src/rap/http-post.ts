@@ -32,10 +32,8 @@ export function noticeTarget(baseUrl: string): NoticeTarget {
 type NoticeDone = (error: Error | undefined, status: number) => void;
 
 /**
- * POSTs one cancel notice with node's own HTTP client, a fraction of the global fetch's CPU per POST
- * (what bounds a fan-out to a hundred servers, docs/rap.md). A redirect is not followed: its status is
- * the outcome. `done` gets the status once the response has ended, or an error (maybe a second one
- * after that: the caller keeps the first). `destroy(error)` on the returned request ends it with that error.
+ * POSTs one cancel notice with node's own HTTP client, a fraction of fetch's CPU per POST. A redirect is
+ * not followed. `done` gets the status once the response ended, or an error (maybe a second: keep the first).
  */
 export function postNotice(target: NoticeTarget, headers: OutgoingHttpHeaders, body: string, done: NoticeDone): ClientRequest {
   const fail = (error: Error) => done(error, 0);

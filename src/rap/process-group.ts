@@ -44,11 +44,9 @@ const POLL_MS = 20;
 export const RUN_MARKER = "ACP_CANCEL_RUN";
 
 /**
- * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR). When the signal
- * aborts, everything the run started gets SIGTERM, then SIGKILL after the grace (see `stopRun`;
- * without /proc, only the group). Nothing of the run is left running, nor its temp dir, when it settles.
- * If this process dies first (even SIGKILL), a watchdog stops the run's group and whatever carries its
- * marker (docs/decisions.md, "RAP: a runner that dies"); its temp dir then stays.
+ * Runs a command in its own process group and a fresh temp dir (cwd and TMPDIR); when the signal aborts,
+ * all the run started is stopped (`stopRun`). Nothing of it, nor its temp dir, is left when it settles; if
+ * this process dies first, a watchdog stops the run (docs/decisions.md, "RAP: a runner that dies").
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   const { signal: abort, graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
@@ -85,7 +83,6 @@ export async function runInProcessGroup(command: string, args: readonly string[]
       throw new Error(`could not start ${command}`);
     }
     const run: RunIdentity = { pid, startTicks: bornAfter, marker };
-    // If this process dies (SIGKILL) before the run ends, the watchdog stops all of it.
     const standDown = armWatchdog(pid, { graceMs, envMarker: `${RUN_MARKER}=${marker}` });
     let first: Awaited<typeof exited> | "aborted";
     try {
@@ -114,9 +111,8 @@ interface RunIdentity {
 }
 
 /**
- * SIGTERM to everything a run started, SIGKILL after the grace, until none of it runs: its group, its
- * descendants (a setsid'd grandchild left the group, not the tree) and whatever carries its {@link RUN_MARKER}
- * (an orphan). Only processes born since the run count.
+ * SIGTERM, then SIGKILL after the grace, to all a run started since it began: its group, descendants and
+ * marked orphans (docs/decisions.md, "How `runInProcessGroup` finds what a run started").
  */
 async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
   if (!hasProcTable()) return stopGroup(run.pid, graceMs);
@@ -131,7 +127,6 @@ async function stopRun(run: RunIdentity, graceMs: number): Promise<void> {
   }
 }
 
-/** SIGTERM to the group, SIGKILL after the grace, then waits until no member is running. */
 async function stopGroup(pgid: number, graceMs: number): Promise<void> {
   for (const [signal, waitMs] of [["SIGTERM", graceMs], ["SIGKILL", KILL_WAIT_MS]] as const) {
     if (!groupRunning(pgid)) return;

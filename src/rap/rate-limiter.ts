@@ -4,13 +4,11 @@ export interface RateLimit {
   readonly burst: number;
 }
 
-/** Clients remembered at once; the least recently seen is forgotten first. */
+/** Clients remembered at once, least recently seen forgotten first. */
 const MAX_CLIENTS = 10_000;
 
-/** Per principal: a runtime cancelling a busy thread sends a notice per call at once, so the burst is generous. */
+/** Why these: docs/decisions.md, "Why the RAP defaults are what they are". */
 export const DEFAULT_RATE_LIMIT: RateLimit = { perSecond: 100, burst: 200 };
-
-/** Per address, before authentication: ten times an authentic runtime's allowance, so it stops only floods. */
 export const DEFAULT_FLOOD_LIMIT: RateLimit = { perSecond: 1000, burst: 2000 };
 
 export class RateLimiter {
@@ -20,7 +18,6 @@ export class RateLimiter {
     if (!(limit.perSecond > 0) || !(limit.burst >= 1)) throw new RangeError("rate limit needs perSecond > 0 and burst >= 1");
   }
 
-  /** Takes one token for `client`; false when its bucket is empty. */
   take(client: string): boolean {
     const now = performance.now();
     const { burst, perSecond } = this.limit;

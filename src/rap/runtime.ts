@@ -85,7 +85,6 @@ export class RapRuntime {
     this.calls = new Calls({ rememberSettled: options.rememberFinished ?? 4096 });
   }
 
-  /** Calls in flight. */
   get size(): number {
     return this.calls.size;
   }
@@ -145,7 +144,7 @@ export class RapRuntime {
     return "accepted";
   }
 
-  /** Cancels one call. Returns at once: the notices go out in the background. */
+  /** Returns at once: the notices go out in the background. */
   cancel(threadId: string, toolCallId: string, reason: CancelReason = "external"): CancelEffect {
     const key = callKey(threadId, toolCallId);
     const call = this.calls.get(key);
@@ -168,7 +167,6 @@ export class RapRuntime {
     return this.calls.cancelAll(reason);
   }
 
-  /** Resolves when every queued cancel notice has its outcome. */
   idle(): Promise<void> {
     return this.fanout.idle();
   }
@@ -184,7 +182,6 @@ export class RapRuntime {
     if (status !== 200) throw new Error(`tool server answered the invocation with HTTP ${status}`);
   }
 
-  /** RAP's cancel: the "interrupted" result now, and a notice to every tool server. */
   private interrupt(call: RapCall): void {
     const { threadId, toolCallId, callId } = call.payload;
     const reason = call.cause ?? "external";

@@ -79,7 +79,7 @@ export class ReplicaBus implements CancelBus {
         () => new BusUnavailableError(transport.backend, "connect"),
       );
     } catch {
-      // The transport keeps trying and reports through onConnectedChange.
+      // Not connected yet: the transport keeps trying and reports through onConnectedChange.
     }
     return bus;
   }
