@@ -50,6 +50,8 @@ export class ReplicaBus implements CancelBus {
   private readonly operationMs: number;
   private readonly renewal: ReturnType<typeof setInterval>;
   private readonly sweeps = new Set<OrphanSweep>();
+  /** Claims whose early-cancel lookup failed (a hung backend outlasting operationMs): the renewal looks again. */
+  private readonly notLookedUp = new Set<string>();
   /** Released while the backend was down: their lease and record are dropped at the next renewal. */
   private readonly undropped = new Set<string>();
   private readonly sentAcks: SentAcks;
@@ -190,6 +192,7 @@ export class ReplicaBus implements CancelBus {
     await this.announced;
     const keys = [...this.claims.keys()];
     this.claims.clear();
+    this.notLookedUp.clear();
     if (this.isConnected) {
       // Work still claimed at close is abandoned: its record stays, so a sweep elsewhere finds it.
       await Promise.allSettled([
@@ -223,8 +226,10 @@ export class ReplicaBus implements CancelBus {
       await this.op("lease", this.transport.lease(batch.map(([key, { record }]) => ({ key, record })), this.replica, this.leaseMs));
       await this.takeBackReleased(batch);
       if (lookUp) await this.answerRemembered(batch);
+      if (lookUp) for (const [key] of batch) this.notLookedUp.delete(key);
     } catch {
-      // The backend went away: the renewal re-leases once it is back.
+      // The backend went away or hung: the renewal re-leases, and looks up what this lookup missed.
+      if (lookUp) for (const [key] of batch) if (this.claims.has(key)) this.notLookedUp.add(key);
     }
   }
 
@@ -330,7 +335,8 @@ export class ReplicaBus implements CancelBus {
       else this.drop(key);
     }
     // A cancel remembered while this replica could not hear (backend restart) still reaches its claim.
-    if (this.claims.size > 0) await this.leaseClaims([...this.claims.entries()], reconnected);
+    for (const key of this.notLookedUp) if (!this.claims.has(key)) this.notLookedUp.delete(key);
+    if (this.claims.size > 0) await this.leaseClaims([...this.claims.entries()], reconnected || this.notLookedUp.size > 0);
   }
 
   private op<T>(operation: string, promise: Promise<T>): Promise<T> {

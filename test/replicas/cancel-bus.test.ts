@@ -211,6 +211,27 @@ for (const backend of BACKENDS) {
         assert.equal(handled, 1, "the handler ran once");
       });
 
+      it("the backend hung while a claim looked for its early cancel: the renewal looks again, and the cancel stops it", async () => {
+        const a = await buses.open(backend, server.url, { replica: "a", operationMs: 200 });
+        const b = await buses.open(backend, server.url, { replica: "b" });
+        await eventually(() => (a.connected && b.connected) || undefined, "both buses connected");
+        assert.equal((await b.cancel("early-hung", { waitMs: 50 })).kind, "no-owner");
+        let stopped: CancelRequest | undefined;
+        server.pause();
+        try {
+          a.claim("early-hung", async (request) => {
+            stopped = request;
+          });
+          // Longer than A's operationMs: the claim's lease and lookup time out while the server keeps its sockets.
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        } finally {
+          server.resume();
+        }
+        assert.equal(stopped, undefined, "nothing could be looked up while the server was hung");
+        const request = await eventually(() => stopped, "the remembered cancel reached the claim after the hang", 20_000);
+        assert.equal(request.from, "b");
+      });
+
       it("the backend hung (SIGSTOP): close() ends within 2 s (CLOSE_MS), with a claim held and a cancel waiting (issue 35.7)", async () => {
         const a = await buses.open(backend, server.url, { replica: "a" });
         const b = await buses.open(backend, server.url, { replica: "b" });
