@@ -192,14 +192,15 @@ export class ServerCalls<K, P, A = never> {
   /** The single place a call gets its one answer, which settles it; false when it already had one. */
   answer(call: ServerCall<P, A>, answer: A): boolean {
     const key = this.protocol.keyOf(call.payload);
-    if (call.isSettled || this.table.get(key === undefined ? call : key) !== call) return false;
+    const entry = key === undefined ? call : key;
+    if (call.isSettled || this.table.get(entry) !== call) return false;
     const forPeer = this.protocol.forPeer?.(call) === true;
     let failure: JobFailure | undefined;
     if (jobObserver !== undefined) {
       if (forPeer) jobObserver.onEvent(call, "synthetic-answer");
       failure = this.protocol.failureOf?.(answer);
     }
-    this.table.delete(key === undefined ? call : key);
+    this.table.delete(entry);
     this.grace?.stop(call);
     // One list for every answer, not a new one each: garbage on every message otherwise.
     const outermost = !answering;
