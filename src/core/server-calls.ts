@@ -8,9 +8,8 @@ import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from
 import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 
-// The serving side of the one lifecycle (calls a peer sent, each owed one answer): docs/decisions.md,
-// "One call lifecycle". A call is its own job and holds only its held answer and its table: what else
-// a binding needs of a call lives in the call's payload, read through the table's protocol.
+// The serving side of the one lifecycle (docs/decisions.md, "One call lifecycle"): calls a peer sent,
+// each owed one answer. A call holds only its held answer and its table; the rest is in its payload.
 
 /** The protocol's part of serving calls, one for all the calls of a table: all a binding supplies. */
 export interface ServerCallProtocol<K, P, A> {
@@ -246,10 +245,7 @@ export class ServerCalls<K, P, A = never> {
   }
 }
 
-/**
- * One call this process serves, a job (pass it as `parent` to work that should stop with it): the
- * work ends it with `done`, or the table's answer does. It holds only what every call needs.
- */
+/** One call this process serves, a job (a `parent` for work that should stop with it), ended by `done` or its answer. */
 export class ServerCall<P, A = never> extends Job<P> {
   /** The answer, known but waiting for the call's children to settle first. */
   held: A | undefined = undefined;
