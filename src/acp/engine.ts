@@ -1,16 +1,17 @@
 import { type AnyJob, type CancelReason, jobObserver } from "../core/index.js";
 import {
-  classify,
   ErrorCode,
   idText,
   errorResponse,
   invalidRequestResponse,
   isJsonRpcId,
-  type JsonRpcId,
+  kindOf,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  problemOf,
+  validIdOf,
 } from "../wire/index.js";
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { EngineOptions } from "./engine-options.js";
@@ -44,15 +45,17 @@ export class CancelEngine extends EngineCore {
   /** A message written by side `from`, on its way to the other side. */
   receive(from: Side, value: unknown): void {
     if (this.closed[from] !== undefined) return; // a gone side's last words change nothing
-    const classified = classify(value);
-    if (classified.kind === "request") this.onRequest(from, classified.message);
-    else if (classified.kind === "response") this.onResponse(from, classified.message);
-    else if (classified.kind === "notification") this.onNotification(from, classified.message);
-    else this.onInvalid(from, value, classified.problem, classified.id);
+    const problem = problemOf(value);
+    if (problem !== undefined) return this.onInvalid(from, value, problem);
+    const kind = kindOf(value as JsonRpcMessage);
+    if (kind === "request") this.onRequest(from, value as JsonRpcRequest);
+    else if (kind === "response") this.onResponse(from, value as JsonRpcResponse);
+    else this.onNotification(from, value as JsonRpcNotification);
   }
 
   /** A request-shaped mistake is answered to its sender; a response-shaped one answers the request it names. */
-  private onInvalid(from: Side, value: unknown, problem: string, id: JsonRpcId): void {
+  private onInvalid(from: Side, value: unknown, problem: string): void {
+    const id = validIdOf(value);
     this.emit({ type: "problem", side: from, detail: problem });
     // An error without an id is a response too (codex-acp answers notifications so): never answer it.
     const responseShaped =
@@ -267,7 +270,7 @@ export class CancelEngine extends EngineCore {
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {
-    // `params` is an object or an array, or absent: classify checked it.
+    // `params` is an object or an array, or absent: problemOf checked it.
     const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
     if (!isJsonRpcId(requestId)) {
       this.emit({ type: "problem", side: from, detail: "$/cancel_request without a valid params.requestId: ignored" });

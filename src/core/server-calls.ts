@@ -8,9 +8,8 @@ import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from
 import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 
-// The serving side of the one lifecycle (calls a peer sent, each owed one answer): docs/decisions.md,
-// "One call lifecycle". A call is its own job and holds only its held answer and its table: what else
-// a binding needs of a call lives in the call's payload, read through the table's protocol.
+// The serving side of the one lifecycle (docs/decisions.md, "One call lifecycle"): calls a peer sent,
+// each owed one answer. A call holds only its held answer and its table; the rest is in its payload.
 
 /** The protocol's part of serving calls, one for all the calls of a table: all a binding supplies. */
 export interface ServerCallProtocol<K, P, A> {
@@ -192,14 +191,15 @@ export class ServerCalls<K, P, A = never> {
   /** The single place a call gets its one answer, which settles it; false when it already had one. */
   answer(call: ServerCall<P, A>, answer: A): boolean {
     const key = this.protocol.keyOf(call.payload);
-    if (call.isSettled || this.table.get(key === undefined ? call : key) !== call) return false;
+    const entry = key === undefined ? call : key;
+    if (call.isSettled || this.table.get(entry) !== call) return false;
     const forPeer = this.protocol.forPeer?.(call) === true;
     let failure: JobFailure | undefined;
     if (jobObserver !== undefined) {
       if (forPeer) jobObserver.onEvent(call, "synthetic-answer");
       failure = this.protocol.failureOf?.(answer);
     }
-    this.table.delete(key === undefined ? call : key);
+    this.table.delete(entry);
     this.grace?.stop(call);
     // One list for every answer, not a new one each: garbage on every message otherwise.
     const outermost = !answering;
@@ -245,10 +245,7 @@ export class ServerCalls<K, P, A = never> {
   }
 }
 
-/**
- * One call this process serves, a job (pass it as `parent` to work that should stop with it): the
- * work ends it with `done`, or the table's answer does. It holds only what every call needs.
- */
+/** One call this process serves, a job (a `parent` for work that should stop with it), ended by `done` or its answer. */
 export class ServerCall<P, A = never> extends Job<P> {
   /** The answer, known but waiting for the call's children to settle first. */
   held: A | undefined = undefined;

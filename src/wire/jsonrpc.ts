@@ -64,49 +64,50 @@ const ID_LESS_ANSWER =
   'a response without "id": the peer\'s defect (JSON-RPC answers no notification, and an error it cannot ' +
   'tie to a request has "id": null); ignored';
 
-/** Not a message: the problem, with the value's id when it has a valid one. */
-function invalid(value: unknown, problem: string): Classified {
+/** Why a parsed JSON value is not a JSON-RPC message (a specific problem), or undefined when it is one. */
+export function problemOf(value: unknown): string | undefined {
+  if (Array.isArray(value)) return "JSON-RPC batches are not supported by ACP";
+  if (typeof value !== "object" || value === null) return `a JSON-RPC message must be an object, got ${describe(value)}`;
+  const record = value as Record<string, unknown>;
+  if (record.jsonrpc !== "2.0") return 'missing or wrong "jsonrpc": must be "2.0"';
+  const id = record.id;
+  const hasId = id !== undefined;
+  if (hasId && !isJsonRpcId(id)) return `invalid "id": must be a string, a finite number or null, got ${describe(id)}`;
+  const method = record.method;
+  if (method !== undefined) {
+    if (typeof method !== "string") return '"method" must be a string';
+    const params = record.params;
+    if (params !== undefined && (typeof params !== "object" || params === null)) {
+      return `"params" must be an object or an array, got ${describe(params)}`;
+    }
+    return undefined;
+  }
+  // codex-acp answers the $/cancel_request notification without an id: say whose defect it is.
+  if (!hasId && (Object.hasOwn(record, "result") || Object.hasOwn(record, "error"))) return ID_LESS_ANSWER;
+  if (!hasId) return 'neither "method" nor "id": not a request, notification or response';
+  const hasResult = Object.hasOwn(record, "result");
+  if (hasResult === Object.hasOwn(record, "error")) return 'a response needs exactly one of "result" and "error"';
+  if (!hasResult && !isErrorObject(record.error)) return '"error" must be an object with an integer "code" and a string "message"';
+  return undefined;
+}
+
+/** What a message that {@link problemOf} passed is. */
+export function kindOf(message: JsonRpcMessage): "request" | "notification" | "response" {
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  return method === undefined ? "response" : id === undefined ? "notification" : "request";
+}
+
+/** The id of a value that may be no message: null unless it is a valid one. */
+export function validIdOf(value: unknown): JsonRpcId {
   const id = (value as { id?: unknown } | null)?.id;
-  return { kind: "invalid", problem, id: isJsonRpcId(id) ? id : null };
+  return isJsonRpcId(id) ? id : null;
 }
 
 /** Sorts one parsed JSON value into request, notification, response or invalid (with a specific problem). */
 export function classify(value: unknown): Classified {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return invalid(
-      value,
-      Array.isArray(value)
-        ? "JSON-RPC batches are not supported by ACP"
-        : `a JSON-RPC message must be an object, got ${describe(value)}`,
-    );
-  }
-  const record = value as Record<string, unknown>;
-  if (record.jsonrpc !== "2.0") return invalid(value, 'missing or wrong "jsonrpc": must be "2.0"');
-  const id = record.id;
-  const hasId = id !== undefined;
-  if (hasId && !isJsonRpcId(id)) {
-    return invalid(value, `invalid "id": must be a string, a finite number or null, got ${describe(id)}`);
-  }
-  const method = record.method;
-  if (method !== undefined) {
-    if (typeof method !== "string") return invalid(value, '"method" must be a string');
-    const params = record.params;
-    if (params !== undefined && (typeof params !== "object" || params === null)) {
-      return invalid(value, `"params" must be an object or an array, got ${describe(params)}`);
-    }
-    return hasId ? { kind: "request", message: value as JsonRpcRequest } : { kind: "notification", message: value as JsonRpcNotification };
-  }
-  if (!hasId) {
-    // codex-acp answers the $/cancel_request notification so: say whose defect it is.
-    if (Object.hasOwn(record, "result") || Object.hasOwn(record, "error")) return invalid(value, ID_LESS_ANSWER);
-    return invalid(value, 'neither "method" nor "id": not a request, notification or response');
-  }
-  const hasResult = Object.hasOwn(record, "result");
-  if (hasResult === Object.hasOwn(record, "error")) return invalid(value, 'a response needs exactly one of "result" and "error"');
-  if (!hasResult && !isErrorObject(record.error)) {
-    return invalid(value, '"error" must be an object with an integer "code" and a string "message"');
-  }
-  return { kind: "response", message: value as JsonRpcResponse };
+  const problem = problemOf(value);
+  if (problem !== undefined) return { kind: "invalid", problem, id: validIdOf(value) };
+  return { kind: kindOf(value as JsonRpcMessage), message: value } as Classified;
 }
 
 function isErrorObject(value: unknown): value is JsonRpcErrorObject {
