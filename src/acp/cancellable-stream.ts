@@ -13,34 +13,33 @@ export function isMessageStream(value: unknown): value is MessageStream {
 }
 
 /** The peer's side of an embedded connection: what the app's stream sends to and reads from. */
-export interface PeerEnd {
+export interface PeerEnd<C> {
   /** Closed or aborted with the app's writable; the reader is cancelled when the app stops reading. */
   readonly writer: Pick<WritableStreamDefaultWriter, "close" | "abort">;
-  readonly reader: Pick<ReadableStreamDefaultReader, "cancel">;
+  readonly reader: ReadableStreamDefaultReader<C>;
   send(message: unknown): void;
-  /** Hands the peer's messages to `received` until the peer's end; rejects when the connection fails. */
-  read(received: (message: unknown) => void): Promise<void>;
+  /** A chunk read from the peer: its messages go to the `fromPeer` given to `connect`. */
+  received(chunk: C): void;
+  /** The peer's stream ended. */
+  ended?(): void;
   /** After each write of the app: what its next write waits for, if anything. */
   afterWrite?(): Promise<void> | undefined;
   /** Sends what is still held, before the writer closes. */
   flush?(): void;
 }
 
-/**
- * Where a stream made here carries the way to attach its engine. A property, not a table keyed
- * by the object, so that a copy such as `{ ...stream, readable: tapped }` still attaches inline
- * instead of being wrapped in a second stream layer.
- */
+/** A property, not a table keyed by the stream: a copy such as `{ ...stream, readable: tapped }` still attaches inline. */
 const attachKey = Symbol("acp-cancel attach");
 
 type Attachable<M = unknown> = MessageStream<M> & { [attachKey]?: (options: CancellationOptions) => Cancellation };
 
 /**
- * The stream an app in this process connects to, in front of its peer: plain until an engine is
- * attached, then every message passes through the engine (one pass, no second stream layer).
- * `connect` makes the peer's end, given what to call when writing to the peer fails.
+ * The stream an app in this process connects to, in front of the peer's end that `connect` makes:
+ * plain until an engine is attached, then every message passes through the engine (one pass).
  */
-export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => void) => PeerEnd): Required<Attachable<M>> {
+export function embeddedStream<M, C = unknown>(
+  connect: (fromPeer: (message: unknown) => void, writeFailed: (error: unknown) => void) => PeerEnd<C>,
+): Required<Attachable<M>> {
   let cancellation: Cancellation | undefined;
   let toApp!: ReadableStreamDefaultController<M>;
   let appReading = true;
@@ -49,7 +48,6 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
     const { engine, role } = cancellation;
     engine.close(local ? role : otherSide(role), detail);
   };
-  const peer = connect((error) => sideGone(false, `writing to the peer failed: ${String(error)}`));
   const toLocal = (message: unknown) => {
     if (appReading) toApp.enqueue(message as M);
   };
@@ -57,10 +55,16 @@ export function embeddedStream<M>(connect: (writeFailed: (error: unknown) => voi
     if (cancellation === undefined) toLocal(message);
     else cancellation.engine.receive(otherSide(cancellation.role), message);
   };
+  const peer = connect(fromPeer, (error) => sideGone(false, `writing to the peer failed: ${String(error)}`));
   const pump = async () => {
     let detail = "the peer closed the connection";
     try {
-      await peer.read(fromPeer);
+      for (;;) {
+        const { value, done } = await peer.reader.read();
+        if (done) break;
+        peer.received(value);
+      }
+      peer.ended?.();
     } catch (error) {
       detail = `the connection to the peer failed: ${String(error)}`;
     } finally {
@@ -118,22 +122,15 @@ export function cancellableStream(
   const attachBuiltIn = (inner as Attachable)[attachKey];
   if (attachBuiltIn !== undefined) return { stream: inner, cancellation: attachBuiltIn(options) };
   // Any other object stream (the SDK's `ndJsonStream`, a WebSocket stream, …) is the peer's end.
-  const wrapped = embeddedStream((writeFailed) => {
+  const wrapped = embeddedStream((fromPeer, writeFailed) => {
     const writer = inner.writable.getWriter();
-    const reader = inner.readable.getReader();
     return {
       writer,
-      reader,
+      reader: inner.readable.getReader(),
       send(message) {
         writer.write(message).catch(writeFailed);
       },
-      async read(received) {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) return;
-          received(value);
-        }
-      },
+      received: fromPeer,
     };
   });
   return { stream: wrapped, cancellation: wrapped[attachKey](options) };

@@ -37,9 +37,8 @@ export function createCancellation(
   toLocal: (message: unknown) => void,
   toRemote: (message: unknown) => void,
 ): Cancellation {
-  const local = options.role;
+  const { role: local, peer, app, turnEnd, ...engineOptions } = options;
   const remote = otherSide(local);
-  const { role: _role, peer, app, turnEnd, ...engineOptions } = options;
   // On for clients unless turned off (docs/decisions.md, "Late updates of a cancelled turn, embedded").
   const followed = turnEnd === false ? undefined : (turnEnd ?? (local === "client" ? {} : undefined));
   const engine = new CancelEngine(
@@ -55,8 +54,7 @@ export function createCancellation(
     engine,
     role: local,
     scope(handler) {
-      const call = handler as unknown as (context: unknown) => unknown;
-      return ((context: unknown) => runHandlerInScope(engine, remote, call, context)) as unknown as typeof handler;
+      return ((context: unknown) => runHandlerInScope(engine, remote, handler as never, context)) as unknown as typeof handler;
     },
   };
 }
@@ -97,17 +95,15 @@ export function runHandlerInScope(
   if (ctx.signal instanceof AbortSignal) bindHandlerJob(ctx.signal, job);
   if (ctx.client !== undefined) markNestedRequests(engine, ctx.client, job);
   if (ctx.agent !== undefined) markNestedRequests(engine, ctx.agent, job);
-  const failed = (error: unknown): void => cancelOnOwnAbort(engine, remote, job, error);
   let result: unknown;
   try {
     result = handler(context);
   } catch (error) {
-    failed(error);
-    return Promise.reject(error);
+    result = Promise.reject(error);
   }
   if (!isThenable(result)) return Promise.resolve(result);
   return result.then(undefined, (error: unknown) => {
-    failed(error);
+    cancelOnOwnAbort(engine, remote, job, error);
     throw error;
   });
 }

@@ -20,24 +20,16 @@ const REASON_ONLY = Object.fromEntries(
   CANCEL_REASONS.map((reason) => [reason, Object.freeze(cancelledErrorData(reason))]),
 ) as Readonly<Record<CancelReason, Readonly<CancelledErrorData>>>;
 
-function reasonData(reason: CancelReason, detail: string | undefined): CancelledErrorData {
-  return detail === undefined ? REASON_ONLY[reason] : cancelledErrorData(reason, detail);
-}
-
 /** -32800 with the job's reason: the cancelled answer of a method without a cancelled result. */
 export function cancelledError(job: RequestJob, detail?: string): JsonRpcResponse {
   const reason = job.reason ?? "internal";
-  return errorResponse(job.payload.id, ErrorCode.RequestCancelled, "Request cancelled", reasonData(reason, detail));
+  const data = detail === undefined ? REASON_ONLY[reason] : cancelledErrorData(reason, detail);
+  return errorResponse(job.payload.id, ErrorCode.RequestCancelled, "Request cancelled", data);
 }
 
 /** The answer for a request whose handler side is gone: an error naming why. */
 export function abandonedAnswer(id: JsonRpcId, detail: string): JsonRpcResponse {
-  return errorResponse(
-    id,
-    ErrorCode.RequestCancelled,
-    `Request cancelled: ${detail}`,
-    cancelledErrorData("shutdown", detail),
-  );
+  return errorResponse(id, ErrorCode.RequestCancelled, `Request cancelled: ${detail}`, cancelledErrorData("shutdown", detail));
 }
 
 /**
@@ -55,38 +47,31 @@ export function cancelledAnswers(promptIsTurn: boolean): Pick<VersionRules, "can
   };
   const normaliseCancelled = (job: RequestJob, response: JsonRpcResponse): JsonRpcResponse => {
     const { id, method } = job.payload;
-    if (method === Method.prompt && promptIsTurn) {
-      if ("result" in response && typeof response.result === "object" && response.result !== null) {
-        return resultResponse(id, { ...response.result, stopReason: "cancelled" });
-      }
-      return cancelledAnswer(job);
+    const isTurn = method === Method.prompt && promptIsTurn;
+    if (isTurn && "result" in response && typeof response.result === "object" && response.result !== null) {
+      return resultResponse(id, { ...response.result, stopReason: "cancelled" });
     }
-    if (method === Method.requestPermission) return cancelledAnswer(job);
-    if ("result" in response) return response;
-    return normaliseCancelledError(job, response);
+    if (isTurn || method === Method.requestPermission) return cancelledAnswer(job);
+    return "result" in response ? response : normaliseCancelledError(job, response);
   };
   return { cancelledAnswer, normaliseCancelled };
 }
 
 /** A handler's error for a cancelled request, made -32800 with the reason (its own error kept). */
-function normaliseCancelledError(
-  job: RequestJob,
-  response: Extract<JsonRpcResponse, { error: unknown }>,
-): JsonRpcResponse {
+function normaliseCancelledError(job: RequestJob, response: Extract<JsonRpcResponse, { error: unknown }>): JsonRpcResponse {
   const { id } = job.payload;
   const { error } = response;
-  if (error.code === ErrorCode.RequestCancelled) {
-    const data = error.data;
-    if (data === undefined) return errorResponse(id, error.code, error.message, reasonData(job.reason ?? "internal", undefined));
-    const given =
-      typeof data === "object" && data !== null && !Array.isArray(data)
-        ? (data as Record<string, unknown>)
-        : { detail: typeof data === "string" ? data : jsonText(data) };
-    if (typeof given.reason === "string") return response;
-    return errorResponse(id, error.code, error.message, { ...given, reason: job.reason ?? "internal" });
+  const reason = job.reason ?? "internal";
+  if (error.code !== ErrorCode.RequestCancelled) {
+    // The handler's own error is kept whole, data included.
+    const original = error.data === undefined ? { code: error.code, message: error.message } : { ...error };
+    return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", cancelledErrorData(reason, undefined, original));
   }
-  // The handler's own error is kept whole, data included.
-  const original = error.data === undefined ? { code: error.code, message: error.message } : { ...error };
-  const data = cancelledErrorData(job.reason ?? "internal", undefined, original);
-  return errorResponse(id, ErrorCode.RequestCancelled, "Request cancelled", data);
+  const { data } = error;
+  if (data === undefined) return errorResponse(id, error.code, error.message, REASON_ONLY[reason]);
+  const given =
+    typeof data === "object" && data !== null && !Array.isArray(data)
+      ? (data as Record<string, unknown>)
+      : { detail: typeof data === "string" ? data : jsonText(data) };
+  return typeof given.reason === "string" ? response : errorResponse(id, error.code, error.message, { ...given, reason });
 }

@@ -18,10 +18,9 @@ export function ndJsonStream(
   input: ReadableStream<Uint8Array>,
   options: NdJsonStreamOptions = {},
 ): MessageStream<AnyMessage> {
-  return embeddedStream<AnyMessage>((writeFailed) => {
+  return embeddedStream<AnyMessage, Uint8Array>((fromPeer, writeFailed) => {
     const encoder = new TextEncoder();
     const writer = output.getWriter();
-    const reader = input.getReader();
 
     // The first message of an event-loop turn leaves at once; the rest of the turn leave in one
     // write, every FLUSH_CHARS at the most. After such an early flush the app's next write yields
@@ -50,22 +49,16 @@ export function ndJsonStream(
       }
     };
 
+    const splitter = jsonLineSplitter(
+      { value: fromPeer, problem: (problem) => send(framingErrorResponse(problem)) },
+      options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    );
     return {
       writer,
-      reader,
+      reader: input.getReader(),
       send,
-      async read(received) {
-        const splitter = jsonLineSplitter(
-          { value: received, problem: (problem) => send(framingErrorResponse(problem)) },
-          options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-        );
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          splitter.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-        }
-        splitter.end();
-      },
+      received: (chunk) => splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+      ended: () => splitter.end(),
       afterWrite() {
         if (!flushedEarly) return undefined;
         flushedEarly = false;

@@ -33,8 +33,7 @@ export class SessionTurns {
   parentOf(method: string, params: unknown, sessionId: string): AnyJob | undefined {
     const turn = this.turns.get(sessionId);
     // Background work listed by the work's latest state_update is not part of it (v2).
-    if (turn?.payload instanceof SessionWork && this.host.rules().forBackground(method, params, turn.payload)) return undefined;
-    return turn;
+    return isWorkJob(turn) && this.host.rules().forBackground(method, params, turn.payload) ? undefined : turn;
   }
 
   /** Starts foreground work unless some is open (a cancelled one's updates are still its own), or ends it. */
@@ -46,9 +45,7 @@ export class SessionTurns {
         open = new Job(new SessionWork(sessionId, promptId, this.host.now()));
         this.turns.set(sessionId, open);
       }
-      if (params !== undefined && open.payload instanceof SessionWork) {
-        open.payload.snapshot = (params as { update?: unknown }).update;
-      }
+      if (params !== undefined && isWorkJob(open)) open.payload.snapshot = (params as { update?: unknown }).update;
       return;
     }
     if (open !== undefined) for (const plugin of this.plugins) plugin.turnEnded?.(open);
@@ -84,12 +81,9 @@ export class SessionTurns {
    */
   promptRefused(sessionId: string, prompt: RequestJob): void {
     const open = this.turns.get(sessionId);
-    if (open === undefined || !isWorkJob(open)) return;
-    const work = open.payload;
-    if (work.promptId !== prompt.payload.id || work.snapshot !== undefined) return;
-    for (const plugin of this.plugins) plugin.turnEnded?.(open);
-    settleJob(open);
-    this.turns.delete(sessionId);
+    if (isWorkJob(open) && open.payload.promptId === prompt.payload.id && open.payload.snapshot === undefined) {
+      this.workChange(sessionId, "end");
+    }
   }
 
   /** A prompt was answered: if it was its session's turn (v1), the turn is over. */

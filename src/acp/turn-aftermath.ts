@@ -13,7 +13,7 @@ class Aftermath {
   /** Every prompt of the session answered for the agent and not yet answered by it (v1). */
   readonly open = new Set<JsonRpcId>();
   suppressed = 0;
-  held: { job: RequestJob; request: JsonRpcRequest }[] = [];
+  readonly held: { job: RequestJob; request: JsonRpcRequest }[] = [];
   escalations = 0;
   /** The window passed with the verdict `fail`: new prompts are refused at once. */
   failed = false;
@@ -28,11 +28,10 @@ class Aftermath {
 }
 
 /**
- * What the engine option `turnEnd` turns on, called by the engine at named hooks: a turn the
- * engine answered for the agent is followed to its real end (v1: the agent's late prompt answer;
- * v2: its idle `state_update`). Meanwhile its updates are dropped, its requests refused, and new
- * prompts wait, bounded by a window and an escalation hook. See docs/decisions.md, "The real end
- * of a turn".
+ * The plug-in `turnEnd` turns on: a turn the engine answered for the agent is followed to its real
+ * end (v1: the agent's late prompt answer; v2: its idle `state_update`). Meanwhile its updates are
+ * dropped, its requests refused, and new prompts wait, bounded by a window and an escalation hook
+ * (docs/decisions.md, "The real end of a turn").
  */
 export class TurnAftermath implements TurnPlugin {
   private readonly sessions = new Map<string, Aftermath>();
@@ -53,7 +52,6 @@ export class TurnAftermath implements TurnPlugin {
     this.windows = new GraceTimers(options.windowMs ?? DEFAULT_TURN_END_WINDOW_MS, (aftermath) => this.windowPassed(aftermath));
   }
 
-  /** A prompt went to the agent. */
   promptSent(job: RequestJob): void {
     this.started.set(job, this.host.now());
   }
@@ -74,7 +72,6 @@ export class TurnAftermath implements TurnPlugin {
     if (isWorkJob(turn)) this.workGrace.start(turn);
   }
 
-  /** The engine stopped following a session's turn (work ended, or a side closed). */
   turnEnded(turn: AnyJob): void {
     if (isWorkJob(turn)) this.workGrace.stop(turn);
   }
@@ -104,7 +101,7 @@ export class TurnAftermath implements TurnPlugin {
     return true;
   }
 
-  /** An agent request of a session whose turn was answered (the client was told it is over): why it is refused, or undefined. */
+  /** An agent request of a session whose turn was answered: the client was told that turn is over. */
   refuse(request: JsonRpcRequest, sessionId: string): string | undefined {
     if (!this.sessions.has(sessionId)) return undefined;
     this.stats.lateRequestsRefused++;
@@ -112,7 +109,7 @@ export class TurnAftermath implements TurnPlugin {
     return "its turn was already answered cancelled";
   }
 
-  /** A client prompt that just opened its session's turn: true when it waits here (or was refused) instead of going on. */
+  /** A prompt behind a turn still followed waits here, or is refused at once when that turn is stuck. */
   hold(job: RequestJob, request: JsonRpcRequest): boolean {
     const aftermath = this.of(job.payload.sessionId);
     if (aftermath === undefined) return false;
@@ -126,21 +123,17 @@ export class TurnAftermath implements TurnPlugin {
     return true;
   }
 
-  /** A prompt not yet delivered was cancelled: true when it was held here (the engine answers it now). */
   release(job: RequestJob): boolean {
-    const aftermath = this.of(job.payload.sessionId);
-    if (aftermath === undefined) return false;
-    const index = aftermath.held.findIndex((held) => held.job === job);
-    if (index === -1) return false;
-    aftermath.held.splice(index, 1);
-    return true;
+    const held = this.of(job.payload.sessionId)?.held;
+    const index = held?.findIndex((entry) => entry.job === job) ?? -1;
+    if (index !== -1) held?.splice(index, 1);
+    return index !== -1;
   }
 
   private of(sessionId: string | undefined): Aftermath | undefined {
     return sessionId === undefined ? undefined : this.sessions.get(sessionId);
   }
 
-  /** The agent side is gone or replaced: nothing more will end these turns. */
   closed(): void {
     this.workGrace.clear();
     this.windows.clear();
@@ -203,9 +196,7 @@ export class TurnAftermath implements TurnPlugin {
       return;
     }
     aftermath.failed = true;
-    const held = aftermath.held;
-    aftermath.held = [];
-    for (const { job } of held) {
+    for (const { job } of aftermath.held.splice(0)) {
       if (job.isRunning) this.host.answer(job, this.stuckAnswer(aftermath, job.payload.id));
     }
   }

@@ -5,10 +5,8 @@ import type { EngineHost } from "./engine-host.js";
 import type { EngineEvent } from "./engine-options.js";
 
 /**
- * A feature that decides about a turn's messages (turn-end tracking, the bridge's answer rules),
- * taken by the engine as a list, as undici composes interceptors around `dispatch`. Every hook
- * is optional; for a decision the first plug-in that takes it wins. The last plug-in's `answer`
- * is the last word: nothing rewrites an answer after it.
+ * A feature that decides about a turn's messages, in the engine's list (docs/decisions.md, "Turn
+ * plug-ins"). Every hook is optional; for a decision the first plug-in that takes it wins.
  */
 export interface TurnPlugin {
   /** An agent request of `sessionId`, before it starts: why it is refused (answered cancelled), or undefined. */

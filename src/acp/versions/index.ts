@@ -9,12 +9,10 @@ export { V1_RULES };
 
 /** A version the engine does not know: nothing rewritten or answered for a peer; only the bookkeeping. */
 export const PASS_THROUGH_RULES: VersionRules = Object.freeze({
+  ...V1_RULES, // no foreground work, as in v1
   passThrough: true,
   capabilityField: undefined,
   promptIsTurn: false,
-  workChange: () => undefined,
-  forBackground: () => false,
-  cancelledWorkEnd: () => undefined,
   // Only reached for a request whose issuer is gone (never delivered): plain JSON-RPC.
   cancelledAnswer: cancelledError,
   normaliseCancelled: (_job: unknown, response: JsonRpcResponse) => response,

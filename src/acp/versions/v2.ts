@@ -13,14 +13,10 @@ function workChangeV2(params: unknown): WorkChange {
   return state === "running" || state === "requires_action" ? "start" : undefined;
 }
 
+/** What is read of a permission's subject, and of an item of background work. */
 interface Subject {
   type?: unknown;
   toolCall?: { toolCallId?: unknown };
-  toolCallId?: unknown;
-  terminalId?: unknown;
-}
-interface Work {
-  type?: unknown;
   toolCallId?: unknown;
   terminalId?: unknown;
 }
@@ -33,7 +29,7 @@ function forBackgroundV2(method: string, params: unknown, work: SessionWork): bo
   if (!Array.isArray(background) || typeof subject !== "object" || subject === null) return false;
   const toolCallId = subject.type === "tool_call" ? subject.toolCall?.toolCallId : subject.toolCallId;
   const terminalId = subject.type === "command" ? subject.terminalId : undefined;
-  return (background as Work[]).some(
+  return (background as Subject[]).some(
     (item) =>
       (toolCallId != null && item.type === "tool_call" && item.toolCallId === toolCallId) ||
       (terminalId != null && item.type === "terminal" && item.terminalId === terminalId),
