@@ -11,7 +11,7 @@ import { AnswerStream, type Body, type Dialect } from "./dialect.js";
 import { gemini } from "./gemini.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
-import { type Script, shellCall, type TurnRecord } from "./scripts.js";
+import { type DialectName, type Script, shellCall } from "./scripts.js";
 
 const DIALECTS: readonly Dialect[] = [openaiResponses, openaiChat, gemini, anthropic];
 /** A request body larger than this is refused (413): the agents' requests are far smaller. */
@@ -22,6 +22,16 @@ export interface ModelServerOptions {
   script?: Script | undefined;
   /** Time between two text deltas of a held stream (default 300 ms). */
   holdTickMs?: number;
+}
+
+/** One turn request the model saw, and what became of it. */
+interface TurnRecord {
+  readonly dialect: DialectName;
+  /** When the agent closed the request before the model finished it. */
+  closedByAgentAt: number | undefined;
+  finishedAt: number | undefined;
+  /** The tool the model called in it, if any. */
+  toolCalled?: string;
 }
 
 export interface ModelServer {
@@ -44,7 +54,29 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const turns: TurnRecord[] = [];
   const open = new Set<ServerResponse>();
   const holdTickMs = options.holdTickMs ?? 300;
-  const state = { script: options.script ?? ({ kind: "finish", text: "hello from the scripted model" } as Script) };
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const model: ModelServer = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    script: options.script ?? { kind: "finish", text: "hello from the scripted model" },
+    turns,
+    get streaming() {
+      return turns.filter((t) => t.finishedAt === undefined && t.closedByAgentAt === undefined);
+    },
+    get closedRequests() {
+      return turns.filter((t) => t.closedByAgentAt !== undefined);
+    },
+    async close() {
+      for (const response of open) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return model;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "").split("?")[0] ?? "";
@@ -59,9 +91,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (json === undefined) return new AnswerStream(dialect, response).finish(dialect.quickText);
       return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
     }
-    const turn: TurnRecord = {
-      dialect: dialect.name, path, body, openedAt: Date.now(), closedByAgentAt: undefined, finishedAt: undefined,
-    };
+    const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
     turns.push(turn);
     open.add(response);
     response.on("close", () => {
@@ -71,7 +101,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     response.on("finish", () => {
       turn.finishedAt ??= Date.now();
     });
-    const script = state.script;
+    const script = model.script;
     if (script.kind === "slow") await sleep(script.delayMs);
     if (response.destroyed) return;
     const stream = new AnswerStream(dialect, response);
@@ -91,34 +121,6 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     turn.toolCalled = call.name;
     stream.toolCall(call.name, call.args);
   }
-
-  const server = createServer((request, response) => {
-    handle(request, response).catch(() => response.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    get script() {
-      return state.script;
-    },
-    set script(script: Script) {
-      state.script = script;
-    },
-    turns,
-    get streaming() {
-      return turns.filter((t) => t.finishedAt === undefined && t.closedByAgentAt === undefined);
-    },
-    get closedRequests() {
-      return turns.filter((t) => t.closedByAgentAt !== undefined);
-    },
-    async close() {
-      for (const response of open) response.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 async function readBody(request: IncomingMessage): Promise<Body | "too large" | undefined> {
