@@ -1,7 +1,4 @@
-/**
- * What the scripted model does with a turn request, and which shell tool call it makes for each
- * agent. Shared by the four API dialects; nothing here knows a wire format.
- */
+/** What the scripted model does with a turn request, and the shell tool call it makes: no wire format here. */
 
 /**
  * A turn request is one that offers tools; anything else (titles, routing, token counts) gets a
@@ -22,7 +19,6 @@ export type Script =
   | { kind: "permission"; command: string; text?: string }
   | { kind: "slow"; delayMs: number };
 
-/** The API dialects the agents speak. */
 export type DialectName = "anthropic" | "openai-responses" | "openai-chat" | "gemini";
 
 /** The shell tools the agents offer, by name, and how each takes a command. */

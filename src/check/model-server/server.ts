@@ -1,8 +1,6 @@
 /**
- * The scripted model: a real HTTP server on 127.0.0.1 that stands in for the remote model of a
- * real agent, in the wire format of whichever API the agent dials (one dialect per file). It plays
- * the current Script for every turn request and records when the agent closes a request before
- * the model finished it: that moment is "the agent stopped its upstream request".
+ * The scripted model: an HTTP server on 127.0.0.1 in the wire format of whichever API the agent dials. It plays
+ * the current Script for every turn request and records when the agent closes one before the model finished it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -40,7 +38,6 @@ export interface ModelServer {
   readonly port: number;
   /** The script for the next turn requests. */
   script: Script;
-  /** Every turn request, in order. */
   readonly turns: readonly TurnRecord[];
   /** Turn requests still streaming: neither finished nor closed by the agent. */
   readonly streaming: readonly TurnRecord[];
