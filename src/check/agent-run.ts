@@ -1,7 +1,6 @@
 /**
- * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge` (this
- * package's own CLI, in a process of its own). Every process of the run carries a marker in its
- * environment, so what it left running is found even after its parent is gone.
+ * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge`. Every process
+ * of the run carries a marker in its environment, so what it left running is found after its parent is gone.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -12,8 +11,7 @@ import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readP
 import { EditorWire } from "./editor-wire.js";
 import type { LeftProcess, Placement } from "./scorecard.js";
 
-/** The environment variable whose value marks every process of one run. */
-export const RUN_MARKER = "ACP_CANCEL_CHECK_RUN";
+const RUN_MARKER = "ACP_CANCEL_CHECK_RUN";
 const CLI = fileURLToPath(new URL("../cli/main.js", import.meta.url));
 const STDERR_KEPT = 4096;
 
@@ -22,10 +20,9 @@ export interface AgentCommand {
   readonly args: readonly string[];
 }
 
+/** `at`: performance.now() when it exited; `outcome`: `exit 0`, `signal SIGTERM`. */
 export interface Exit {
-  /** performance.now() when it exited. */
   readonly at: number;
-  /** `exit 0`, `signal SIGTERM`. */
   readonly outcome: string;
 }
 
@@ -90,26 +87,13 @@ export class AgentRun {
     return found;
   }
 
-  /** Sends `signal` to the process the editor started (not its group: an editor signals its child). */
-  signal(signal: NodeJS.Signals): void {
-    try {
-      this.child.kill(signal);
-    } catch {
-      // already gone
-    }
-  }
-
   /** Stops whatever of the run still runs: its group, then every marked process. */
   async dispose(): Promise<void> {
     this.child.stdin.end();
-    try {
-      if (this.child.pid !== undefined && this.exit === undefined) process.kill(-this.child.pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-    for (const entry of this.processes()) {
+    const group = this.child.pid !== undefined && this.exit === undefined ? [-this.child.pid] : [];
+    for (const pid of [...group, ...this.processes().filter(stillRunning).map((entry) => entry.pid)]) {
       try {
-        if (stillRunning(entry)) process.kill(entry.pid, "SIGKILL");
+        process.kill(pid, "SIGKILL");
       } catch {
         // gone meanwhile
       }

@@ -1,8 +1,7 @@
 /**
- * How to run each known agent offline against the scripted model: the environment (built from
- * scratch around a fresh HOME), the config files it reads, how it authenticates,
- * and what to send after `session/new` so that tools run (or ask) without a model-based judge.
- * Facts found running each one against the scripted model (docs/interop.md).
+ * How to run each known agent offline against the scripted model: its environment (from scratch around a fresh
+ * HOME), config files, authentication, and what to send after `session/new` so that tools run (or ask) without a
+ * model-based judge. Facts found running each one (docs/interop.md).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -14,23 +13,20 @@ export type AgentName = (typeof AGENT_NAMES)[number];
 export interface RecipeOptions {
   /** Make the agent ask before running a shell command, so that a permission dialog opens. */
   ask?: boolean | undefined;
-  /** Added to the environment (e.g. a marker to find the run's processes by). */
   extraEnv?: Record<string, string>;
 }
 
 export interface AgentRecipe {
   readonly name: AgentName;
-  /** The API the agent dials: the scripted model serves them all on one port. */
   readonly dialect: DialectName;
   /** The whole environment of the agent (PATH and LANG kept, nothing else inherited). */
   readonly env: Record<string, string>;
-  /** Config files to write before the agent starts (absolute paths under HOME): writeRecipeFiles. */
+  /** Config files under HOME, for writeRecipeFiles. */
   readonly files: readonly { path: string; content: string }[];
   /** Arguments the agent's command needs to speak ACP (e.g. `--acp`), when started by its plain bin. */
   readonly acpArgs: readonly string[];
-  /** `authenticate` params to send before `session/new` (undefined: none needed). */
   readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
-  /** Requests to send once a session exists, before the first prompt. */
+  /** Requests to send before the first prompt. */
   sessionSetup(sessionId: string): { method: string; params: Record<string, unknown> }[];
 }
 
@@ -126,7 +122,7 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
   }
 }
 
-/** Writes the recipe's config files (and the temp dir its env names). */
+/** Writes the recipe's config files and makes its TMPDIR. */
 export function writeRecipeFiles(recipe: AgentRecipe): void {
   if (recipe.env.TMPDIR !== undefined) mkdirSync(recipe.env.TMPDIR, { recursive: true });
   for (const file of recipe.files) {

@@ -1,7 +1,6 @@
 /**
- * The editor's end of one run: raw JSON-RPC on the stdio of the process the editor started (the
- * agent, or the bridge). Raw rather than the SDK's ClientSideConnection because a checker must
- * see what an SDK hides: a second answer, a line that is not JSON, an answer without an id.
+ * The editor's end of one run: raw JSON-RPC on the stdio of the process the editor started. Raw, not
+ * the SDK's ClientSideConnection: a checker must see what an SDK hides (a second answer, a line that is not JSON).
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -11,24 +10,21 @@ import { outcomeOf } from "./verdict.js";
 export type Message = Record<string, unknown>;
 
 export interface Logged {
-  /** performance.now() when it was sent or read. */
+  /** performance.now() */
   readonly at: number;
   readonly dir: "out" | "in";
   readonly message: Message;
 }
 
-const JUNK_KEPT = 5;
-
 export class EditorWire {
   readonly log: Logged[] = [];
-  /** The first few stdout lines that were not JSON-RPC (an agent logging to stdout breaks editors). */
-  readonly junk: string[] = [];
+  /** The first stdout line that was not JSON-RPC (an agent logging to stdout breaks editors), and how many there were. */
+  firstJunk = "";
   junkLines = 0;
   /** Permission requests the agent sent that nobody answered yet, by id. */
   readonly openDialogs = new Map<unknown, Message>();
   /** Allow each permission dialog as it opens (a cell whose tool must run), until Stop. */
   allowDialogs = false;
-  /** Called for each message read, after it is logged. */
   onMessage: (message: Message) => void = () => {};
   private nextId = 0;
   private readonly waiters = new Map<unknown, (message: Message) => void>();
@@ -46,8 +42,7 @@ export class EditorWire {
   }
 
   private noteJunk(line: string): void {
-    this.junkLines++;
-    if (this.junk.length < JUNK_KEPT) this.junk.push(line.length > 80 ? `${line.slice(0, 80)}…` : line);
+    if (this.junkLines++ === 0) this.firstJunk = line.length > 80 ? `${line.slice(0, 80)}…` : line;
   }
 
   private receive(message: Message): void {
@@ -63,7 +58,7 @@ export class EditorWire {
     this.onMessage(message);
   }
 
-  send(message: Message): void {
+  private send(message: Message): void {
     this.log.push({ at: performance.now(), dir: "out", message });
     if (this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
@@ -92,7 +87,7 @@ export class EditorWire {
   }
 
   /** Answers one open dialog with its allow-once option (else another allow, else the first): the user allowed it. */
-  allowDialog(id: unknown): void {
+  private allowDialog(id: unknown): void {
     const dialog = this.openDialogs.get(id);
     if (dialog === undefined) return;
     this.openDialogs.delete(id);

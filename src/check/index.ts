@@ -1,7 +1,4 @@
-/**
- * What `acp-cancel check` and the interop suite share: a scripted model that speaks the APIs the
- * real agents dial, and how to point each known agent at it offline.
- */
+/** What `acp-cancel check` and the interop suite share: the scripted model, and how to point each known agent at it. */
 export { startModelServer, type ModelServer } from "./model-server/server.js";
 export { type DialectName, delayedMarkerCommand, type Script } from "./model-server/scripts.js";
 export { AGENT_NAMES, type AgentName, type AgentRecipe, agentRecipe, writeRecipeFiles } from "./agents.js";

@@ -1,27 +1,21 @@
 /**
- * Where the model comes from in a check. Without --model-server it is whatever the agent is
- * configured with (the user's keys and settings), so only the cells that a plain text turn can
- * show run. With it, a scripted loopback model server and a recipe for the agent make every turn
- * do what a cell needs (hold, call a shell tool, ask permission, finish). The server and the
- * recipes plug in through this one interface.
+ * Where the model comes from in a check: the agent's own (only the cells a plain text turn can show run),
+ * or with --model-server a scripted loopback model that makes every turn do what a cell needs.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentCommand } from "./agent-run.js";
 
-/** What the model is to do with the next turn. */
 export type ModelScript = "hold" | "shell" | "permission" | "finish";
 
 /** How one cell starts the agent, and what it sends around `session/new`. */
 export interface Launch {
-  /** Its command (a recipe may add flags, e.g. to run tools unasked). */
+  /** A recipe may add flags (e.g. to run tools unasked) and seal the environment (a fresh HOME, fake keys). */
   readonly agent: AgentCommand;
-  /** Its environment: a scripted source seals it (a fresh HOME, fake keys, base URLs on the loopback model). */
   readonly env: NodeJS.ProcessEnv;
-  /** The directory its sessions are opened in. */
+  /** Where its sessions open. */
   readonly cwd: string;
-  /** `authenticate`'s params to send before `session/new`, when the agent needs it. */
   readonly authenticate?: Record<string, unknown> | undefined;
   /** Requests the agent needs after `session/new` (a mode without an approval classifier, say). */
   readonly sessionSetup?: ((sessionId: string) => { method: string; params: Record<string, unknown> }[]) | undefined;
@@ -38,7 +32,6 @@ export interface ModelSource {
   readonly scripted: boolean;
   /** How to start the agent for a cell whose turn is scripted `script`. */
   launch(script: ModelScript, agent: AgentCommand): Launch;
-  /** Makes the model do `script` with the next turn. */
   script(script: ModelScript): Scripted;
   /** How many of the model's turn requests the agent still holds open. */
   openRequests(): number;

@@ -1,7 +1,6 @@
 /**
- * The editor's opening: initialize, authenticate when asked, session/new. Whatever goes wrong
- * here is reported in one line that says what the agent did (exited, printed junk, refused,
- * stayed silent), because the check cannot go on without a session.
+ * The editor's opening: initialize, authenticate when asked, session/new. What goes wrong here is said in one
+ * line (the agent exited, printed junk, refused, stayed silent): the check cannot go on without a session.
  */
 import { escapeControl } from "../wire/index.js";
 import type { AgentRun } from "./agent-run.js";
@@ -54,7 +53,7 @@ async function ask(run: AgentRun, method: string, params: unknown, limitMs: numb
   if (outcome === "exited" || outcome === "late") {
     const junk = run.wire.junkLines === 0
       ? ""
-      : `; it wrote ${run.wire.junkLines} line(s) on stdout that are not JSON-RPC, the first: '${run.wire.junk[0] ?? ""}'`;
+      : `; it wrote ${run.wire.junkLines} line(s) on stdout that are not JSON-RPC, the first: '${run.wire.firstJunk}'`;
     const stderr = run.lastStderrLine() === "" ? "" : `; its stderr ends: ${run.lastStderrLine()}`;
     const what = outcome === "late"
       ? `did not answer ${method} within ${limitMs} ms`

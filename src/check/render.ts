@@ -1,7 +1,4 @@
-/**
- * The scorecard for people: a terminal table (one row per scenario: direct, bridge, what the
- * bridge changes) and a markdown matrix (one column per agent) for docs/interop.md.
- */
+/** The scorecard for people: a terminal table, and a markdown matrix (one column per agent) for docs/interop.md. */
 import { escapeControl } from "../wire/index.js";
 import { bridgeChange, type Cell, type Placement, type Scorecard } from "./scorecard.js";
 
@@ -30,12 +27,8 @@ function cellOf(card: Scorecard, scenario: string, placement: Placement): Cell |
   return card.cells.find((cell) => cell.scenario === scenario && cell.placement === placement);
 }
 
-/** A table cell's longest text: a long note is cut here (the JSON keeps it whole). */
-const TABLE_CELL_CHARS = 56;
-
-function clip(text: string): string {
-  return text.length > TABLE_CELL_CHARS ? `${text.slice(0, TABLE_CELL_CHARS - 1)}…` : text;
-}
+/** A table cell's text, a long note cut (the JSON keeps it whole). */
+const clip = (text: string) => (text.length > 56 ? `${text.slice(0, 55)}…` : text);
 
 /** The table `acp-cancel check` prints, with what was left running and what was left out below it. */
 export function renderTable(card: Scorecard): string {
@@ -67,14 +60,9 @@ export function renderTable(card: Scorecard): string {
 }
 
 /** `|` and newlines would break a markdown table row. */
-function mdCell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-}
+const mdCell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
 
-/**
- * A markdown matrix of several scorecards (one column per agent, one row per scenario; each cell
- * `D ✔ 12 ms · B ✔ 3 ms`), then what each left out. docs/interop.md's Stop matrix is this output.
- */
+/** A markdown matrix of several scorecards (each cell `D ✔ 12 ms · B ✔ 3 ms`), then what each left out. */
 export function renderMarkdown(cards: readonly Scorecard[]): string {
   const scenarios = [...new Set(cards.flatMap(scenariosOf))];
   const lines = [

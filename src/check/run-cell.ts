@@ -1,7 +1,4 @@
-/**
- * One cell: a fresh run of the agent in one placement, a session, a prompt, the scenario's Stop,
- * then what came back and what was left running.
- */
+/** One cell: a fresh run of the agent in one placement, a prompt, the scenario's Stop, what came back and what was left. */
 import { existsSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { type ProcessEntry, turnsWork, uptimeTicks } from "../os/index.js";
@@ -27,7 +24,7 @@ export interface CellContext {
   readonly bridgeArgs: readonly string[];
   /** The ACP version to ask for at `initialize`; the agent's answer is the one in force. */
   readonly protocol: 1 | 2;
-  /** Sees the session each run opened (the first one names the agent in the scorecard). */
+  /** Sees the session each run opened (the first names the agent in the scorecard). */
   readonly opened?: (session: OpenedSession) => void;
 }
 
@@ -41,7 +38,7 @@ const TOOL_RUNNING_MS = 1000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` until it holds or `limitMs` passed; whether it held. */
+/** Whether `check` held before `limitMs` passed. */
 async function until(check: () => boolean, limitMs: number): Promise<boolean> {
   const end = performance.now() + limitMs;
   for (;;) {
@@ -109,7 +106,9 @@ export async function runCell(asked: Scenario, placement: Placement, context: Ce
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
     if (early !== undefined) return judge({ ...base, endedBeforeStop: early.outcome, answers: [], leftRunning: [] });
     if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
-      return notReached(scenario, placement, limits.startMs);
+      // The tool never ran, or the dialog never opened: nothing to judge.
+      const what = scenario.when === "tool" ? "no process ran the scripted tool" : "no permission dialog opened";
+      return { scenario: name, placement, verdict: "skip", stopToAnswerMs: null, outcome: "", leftRunning: [], note: `${what} within ${limits.startMs} ms` };
     }
     let stopAt = performance.now();
     const judged = scenario.stop(run, session.sessionId, prompt.id);
@@ -151,10 +150,4 @@ async function undone(model: ModelSource, sideEffect: Scripted["sideEffect"], st
     if (existsSync(sideEffect.file)) found.push("the tool's side effect happened after Stop");
   }
   return found;
-}
-
-/** A tool or dialog cell whose tool never ran, or whose dialog never opened: nothing to judge. */
-function notReached(scenario: Scenario, placement: Placement, waitedMs: number): Cell {
-  const what = scenario.when === "tool" ? "no process ran the scripted tool" : "no permission dialog opened";
-  return { scenario: scenario.name, placement, verdict: "skip", stopToAnswerMs: null, outcome: "", leftRunning: [], note: `${what} within ${waitedMs} ms` };
 }

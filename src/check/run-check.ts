@@ -1,7 +1,6 @@
 /**
- * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent, and
- * the scorecard they make. The first cell opens the agent directly: if that fails, nothing else
- * runs and AgentUnusableError says why.
+ * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent. When the
+ * first cell cannot open a session, nothing else runs and AgentUnusableError says why.
  */
 import { AgentUnusableError, type OpenedSession } from "./open-session.js";
 import { type CellContext, runCell } from "./run-cell.js";
@@ -14,11 +13,9 @@ export interface CheckOptions extends Omit<CellContext, "opened"> {
   readonly only?: readonly string[];
   /** This package's version, for the scorecard. */
   readonly version: string;
-  /** Told of each cell as it is judged (the CLI prints progress). */
   readonly onCell?: (cell: Cell) => void;
 }
 
-/** The scenario names, for --only. */
 export const SCENARIO_NAMES: readonly string[] = SCENARIOS.map((scenario) => scenario.name);
 
 export async function runCheck(options: CheckOptions): Promise<Scorecard> {

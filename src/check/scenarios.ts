@@ -1,18 +1,13 @@
-/**
- * The ways an editor stops a turn, one per row of the scorecard. Each says when Stop goes out,
- * what Stop is, and what counts as stopped.
- */
+/** The ways an editor stops a turn, one per row of the scorecard: when Stop goes out, what it is, what counts as stopped. */
 import type { AgentRun } from "./agent-run.js";
 import type { ModelScript } from "./model.js";
 
 export interface Scenario {
-  /** The row's name (also its key in the JSON). */
   readonly name: string;
   /** `answer`: the stopped prompt must be answered; `exit`: the started process must exit. */
   readonly judge: "answer" | "exit";
   /** Outcomes of the prompt that count as stopped. */
   readonly accepted: readonly string[];
-  /** What the model does with the turn. */
   readonly script: ModelScript;
   /**
    * When Stop goes out: right after the prompt; once the turn is under way (its first update);
@@ -63,7 +58,7 @@ export const SCENARIOS: readonly Scenario[] = [
   // v2: a prompt the cancel reached before its insertion is withdrawn (-32800); no turn ran.
   scenario("cancel right after the prompt", { when: "at-once", v2: { accepted: [...CANCELLED, "error -32800"] } }),
   scenario("stdin closed mid-turn", { judge: "exit", accepted: [], stop: (run) => void run.child.stdin.end() }),
-  scenario("SIGTERM mid-turn", { judge: "exit", accepted: [], stop: (run) => run.signal("SIGTERM") }),
+  scenario("SIGTERM mid-turn", { judge: "exit", accepted: [], stop: (run) => void run.child.kill("SIGTERM") }),
   scenario("session/cancel while a tool runs", { script: "shell", when: "tool" }),
   scenario("session/cancel with a dialog open", { script: "permission", when: "dialog" }),
   scenario("next prompt after a cancel", { accepted: ["end_turn"], nextPrompt: true }),

@@ -1,16 +1,11 @@
-/**
- * What `acp-cancel check` found: one cell per scenario and placement, and the scorecard that
- * holds them. Plain data, written as JSON by `--json` and read back by scripts/interop-matrix.
- */
+/** What `acp-cancel check` found, one cell per scenario and placement: plain data, written by `--json`. */
 
-/** Where the editor's Stop went: straight to the agent, or through `acp-cancel bridge`. */
 export type Placement = "direct" | "bridge";
 export const PLACEMENTS: readonly Placement[] = ["direct", "bridge"];
 
 /** ✔ the cell holds, ✘ it does not, – it could not be judged (the note says why). */
 export type Verdict = "pass" | "fail" | "skip";
 
-/** A process of the run still running when the cell was judged. */
 export interface LeftProcess {
   readonly pid: number;
   readonly command: string;
@@ -34,7 +29,7 @@ export interface Scorecard {
   readonly version: string;
   readonly agent: {
     readonly command: readonly string[];
-    /** From its `initialize` answer (agentInfo), when it gave one. */
+    /** From its `initialize` answer, when it gave one. */
     readonly name?: string;
     readonly agentVersion?: string;
     readonly protocolVersion?: number;
@@ -50,11 +45,7 @@ export function allHold(card: Scorecard): boolean {
   return card.cells.every((cell) => cell.verdict !== "fail");
 }
 
-/**
- * What putting the bridge in front changed for one scenario, in a few words: a ✘ it turns into ✔,
- * a faster answer, processes it stopped, or a regression (a cell that holds directly but not
- * through the bridge).
- */
+/** What putting the bridge in front changed for one scenario, in a few words. */
 export function bridgeChange(direct: Cell | undefined, bridge: Cell | undefined): string {
   if (direct === undefined || bridge === undefined) return "";
   if (direct.verdict === "skip" || bridge.verdict === "skip") return "not compared";

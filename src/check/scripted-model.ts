@@ -1,7 +1,6 @@
 /**
- * `check --model-server`: the scripted loopback model (check/model-server) and the recipe of the
- * agent the command names (check/agents.ts) as a ModelSource. Each cell gets a fresh HOME with the
- * recipe's config files; the dialog cell's recipe makes the agent ask before its shell tool.
+ * `check --model-server`: the scripted model and the named agent's recipe as a ModelSource. Each cell gets a
+ * fresh HOME with the recipe's config files; the dialog cell's recipe makes the agent ask before its shell tool.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";

@@ -1,7 +1,4 @@
-/**
- * From what a cell saw to its verdict. Kept apart from the driving (pure, no processes), so the
- * rules are tested in process and read in one place.
- */
+/** From what a cell saw to its verdict: pure, so the rules are tested in process and read in one place. */
 import type { Cell, LeftProcess, Placement } from "./scorecard.js";
 
 /** What one cell saw, times in ms from Stop. */
@@ -13,14 +10,13 @@ export interface Observation {
    * `exit`: Stop (stdin closed, SIGTERM) holds when the process the editor started exits in time.
    */
   readonly judge: "answer" | "exit";
-  /** Outcomes that count as stopped (`cancelled`, `error -32800`). */
   readonly accepted: readonly string[];
   readonly limitMs: number;
   /** The prompt's outcome when it was answered before Stop went out: nothing to judge. */
   readonly endedBeforeStop?: string;
   /** Answers to the stopped prompt (there should be one). */
   readonly answers: readonly { readonly atMs: number; readonly outcome: string }[];
-  /** The editor-side process's exit, when it exited within the limit: `exit 0`, `signal SIGTERM`. */
+  /** The started process's exit, when it exited within the limit. */
   readonly exit?: { readonly atMs: number; readonly outcome: string };
   /** Processes of the run still running once the cell settled (for `answer`: those the turn started). */
   readonly leftRunning: readonly LeftProcess[];

@@ -19,10 +19,10 @@ export interface Dialect {
   readonly quickText: string;
   /** Whether each event is named (an `event:` line), by its data's `type`. */
   readonly namedEvents: boolean;
-  /** The events of a streamed answer. It opens; then a held one streams text (`first`: its first piece), */
+  /** A streamed answer opens; then a held one streams text (`first`: its first piece), or it ends with */
   opening(): SseData[];
   text(delta: string, first: boolean): SseData[];
-  /** or it ends with the whole text, or with a call of the tool `name`. */
+  /** the whole text, or with a call of the tool `name`. */
   finish(text: string): SseData[];
   toolCall(name: string, args: Body): SseData[];
 }

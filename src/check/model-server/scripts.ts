@@ -1,7 +1,4 @@
-/**
- * What the scripted model does with a turn request, and which shell tool call it makes for each
- * agent. Shared by the four API dialects; nothing here knows a wire format.
- */
+/** What the scripted model does with a turn request, and the shell tool call it makes: no wire format here. */
 
 /**
  * A turn request is one that offers tools; anything else (titles, routing, token counts) gets a
@@ -22,22 +19,7 @@ export type Script =
   | { kind: "permission"; command: string; text?: string }
   | { kind: "slow"; delayMs: number };
 
-/** The API dialects the agents speak. */
 export type DialectName = "anthropic" | "openai-responses" | "openai-chat" | "gemini";
-
-/** One turn request the model saw, and what became of it. */
-export interface TurnRecord {
-  readonly dialect: DialectName;
-  readonly path: string;
-  readonly body: Record<string, unknown>;
-  readonly openedAt: number;
-  /** When the agent closed the request before the model finished it (undefined: open, or finished). */
-  closedByAgentAt: number | undefined;
-  /** When the model completed it. */
-  finishedAt: number | undefined;
-  /** The tool the model called in it, if any. */
-  toolCalled?: string;
-}
 
 /** The shell tools the agents offer, by name, and how each takes a command. */
 const SHELL_TOOLS: Record<string, (command: string) => Record<string, unknown>> = {
@@ -52,13 +34,8 @@ const SHELL_TOOLS: Record<string, (command: string) => Record<string, unknown>> 
   shell: (command) => ({ command: ["sh", "-c", command] }),
 };
 
-export interface ToolCall {
-  name: string;
-  args: Record<string, unknown>;
-}
-
 /** The shell tool call to make, given the tool names the request offers; undefined when none is a shell. */
-export function shellCall(offered: readonly string[], command: string, askFirst = false): ToolCall | undefined {
+export function shellCall(offered: readonly string[], command: string, askFirst = false) {
   for (const [name, args] of Object.entries(SHELL_TOOLS)) {
     if (!offered.includes(name)) continue;
     // codex asks (approval_policy "on-request") only when the model asks to leave its sandbox.

@@ -1,8 +1,6 @@
 /**
- * The scripted model: a real HTTP server on 127.0.0.1 that stands in for the remote model of a
- * real agent, in the wire format of whichever API the agent dials (one dialect per file). It plays
- * the current Script for every turn request and records when the agent closes a request before
- * the model finished it: that moment is "the agent stopped its upstream request".
+ * The scripted model: an HTTP server on 127.0.0.1 in the wire format of whichever API the agent dials. It plays
+ * the current Script for every turn request and records when the agent closes one before the model finished it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,7 +9,7 @@ import { AnswerStream, type Body, type Dialect } from "./dialect.js";
 import { gemini } from "./gemini.js";
 import { openaiChat } from "./openai-chat.js";
 import { openaiResponses } from "./openai-responses.js";
-import { type Script, shellCall, type TurnRecord } from "./scripts.js";
+import { type DialectName, type Script, shellCall } from "./scripts.js";
 
 const DIALECTS: readonly Dialect[] = [openaiResponses, openaiChat, gemini, anthropic];
 /** A request body larger than this is refused (413): the agents' requests are far smaller. */
@@ -24,13 +22,22 @@ export interface ModelServerOptions {
   holdTickMs?: number;
 }
 
+/** One turn request the model saw, and what became of it. */
+interface TurnRecord {
+  readonly dialect: DialectName;
+  /** When the agent closed the request before the model finished it. */
+  closedByAgentAt: number | undefined;
+  finishedAt: number | undefined;
+  /** The tool the model called in it, if any. */
+  toolCalled?: string;
+}
+
 export interface ModelServer {
   /** The base URL, `http://127.0.0.1:PORT` (agents add their own path prefix, e.g. `/v1`). */
   readonly url: string;
   readonly port: number;
   /** The script for the next turn requests. */
   script: Script;
-  /** Every turn request, in order. */
   readonly turns: readonly TurnRecord[];
   /** Turn requests still streaming: neither finished nor closed by the agent. */
   readonly streaming: readonly TurnRecord[];
@@ -44,7 +51,29 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const turns: TurnRecord[] = [];
   const open = new Set<ServerResponse>();
   const holdTickMs = options.holdTickMs ?? 300;
-  const state = { script: options.script ?? ({ kind: "finish", text: "hello from the scripted model" } as Script) };
+  const server = createServer((request, response) => {
+    handle(request, response).catch(() => response.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const model: ModelServer = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    script: options.script ?? { kind: "finish", text: "hello from the scripted model" },
+    turns,
+    get streaming() {
+      return turns.filter((t) => t.finishedAt === undefined && t.closedByAgentAt === undefined);
+    },
+    get closedRequests() {
+      return turns.filter((t) => t.closedByAgentAt !== undefined);
+    },
+    async close() {
+      for (const response of open) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return model;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "").split("?")[0] ?? "";
@@ -59,9 +88,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (json === undefined) return new AnswerStream(dialect, response).finish(dialect.quickText);
       return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
     }
-    const turn: TurnRecord = {
-      dialect: dialect.name, path, body, openedAt: Date.now(), closedByAgentAt: undefined, finishedAt: undefined,
-    };
+    const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
     turns.push(turn);
     open.add(response);
     response.on("close", () => {
@@ -71,7 +98,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     response.on("finish", () => {
       turn.finishedAt ??= Date.now();
     });
-    const script = state.script;
+    const script = model.script;
     if (script.kind === "slow") await sleep(script.delayMs);
     if (response.destroyed) return;
     const stream = new AnswerStream(dialect, response);
@@ -91,34 +118,6 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     turn.toolCalled = call.name;
     stream.toolCall(call.name, call.args);
   }
-
-  const server = createServer((request, response) => {
-    handle(request, response).catch(() => response.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    get script() {
-      return state.script;
-    },
-    set script(script: Script) {
-      state.script = script;
-    },
-    turns,
-    get streaming() {
-      return turns.filter((t) => t.finishedAt === undefined && t.closedByAgentAt === undefined);
-    },
-    get closedRequests() {
-      return turns.filter((t) => t.closedByAgentAt !== undefined);
-    },
-    async close() {
-      for (const response of open) response.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 async function readBody(request: IncomingMessage): Promise<Body | "too large" | undefined> {
