@@ -1,8 +1,6 @@
 /**
- * The agent side of ABP, written once for every transport. Each call runs the core call
- * lifecycle: an AbortSignal, a timeout, a cancelled parent job (an ACP turn, say) or a shutdown
- * cancels it, which sends `capabilities/cancel` and waits for the app's answer, at most `graceMs`.
- * This file only maps ABP: what the cancel is, and what a cancelled call answers.
+ * The agent side of ABP, for every transport, on core's call lifecycle: an AbortSignal, a timeout, a cancelled parent
+ * job or a shutdown cancels a call, which sends `capabilities/cancel` and waits for the app's answer at most `graceMs`.
  */
 import { type AnyJob, traceCarrier } from "../core/index.js";
 import { type Call, type CallProtocol, Calls, type CancelOrigin, doomedBy } from "../core/call.js";
@@ -40,7 +38,6 @@ export type AbpCallResult = CallResult & {
 
 interface AbpCall {
   callId: string;
-  capability: string;
   /** Set when the call is cancelled from this side. */
   cause: CancelCause | undefined;
 }
@@ -97,8 +94,7 @@ export class AbpClient {
       const early: CancelCause = options.signal?.aborted === true ? "abort" : "parent";
       return Promise.resolve({ success: false, cancelled: true, callId, cancelledBy: early });
     }
-    // The transport forgets the request once the call settles without its answer (an error per
-    // answered call would cost more than the call itself).
+    // The transport forgets the request once the call settles without its answer.
     const sent = new AbortController();
     let answered = false;
     const protocol: CallProtocol<AbpCall, AbpCallResult> = {
@@ -118,13 +114,12 @@ export class AbpClient {
       },
       describe: () => ({ protocol: "abp", method: capability, id: callId, kind: "client" }),
     };
-    const payload: AbpCall = { callId, capability, cause: undefined };
+    const payload: AbpCall = { callId, cause: undefined };
     const call = this.calls.start(payload, links, protocol, callId) as Call<AbpCall, AbpCallResult>;
     const request: CallRequest = { capability, callId };
     if (params !== undefined) request.params = params;
     if (options.progressToken !== undefined) request.options = { progressToken: options.progressToken };
-    // The call's W3C trace context travels in `options._meta`, which every transport carries
-    // (docs/decisions.md, "ABP: the trace context of a call").
+    // docs/decisions.md, "ABP: the trace context of a call".
     const meta = traceCarrier(call.job);
     if (meta !== undefined) request.options = { ...request.options, _meta: meta };
     this.transport.request("capabilities/call", request, sent.signal, options.onProgress).then(

@@ -1,8 +1,7 @@
 /**
- * The agent side of an envelope channel: sends requests with fresh envelope ids, matches each
- * `-result` to its request by that id, validates everything that comes back, and rejects whatever
- * is pending when the channel goes away. Its carriers (postMessage, WebSocket, Playwright) only
- * supply `send` and feed `receive` (or `answer` / `reject`) and `fail`.
+ * The agent side of an envelope channel: requests under fresh envelope ids, each `-result` matched by that id and
+ * validated, whatever is pending rejected when the channel goes away. Its carriers (postMessage, WebSocket,
+ * Playwright) supply `send` and feed `receive` (or `answer` / `reject`) and `fail`.
  */
 import {
   type CallRequest,
@@ -46,10 +45,7 @@ export class AbpProtocolError extends Error {
   }
 }
 
-/**
- * One way of reaching an app (postMessage, WebSocket, Playwright): it only carries requests and answers.
- * Each request settles once; when the channel goes away, each pending one rejects with an AbpClosedError.
- */
+/** One way of reaching an app: each request settles once; when it goes away, each pending one rejects with an AbpClosedError. */
 export type AbpTransport = Pick<EnvelopeChannel, "closedWith" | "request" | "shutdown" | "close">;
 
 export interface EnvelopeChannelOptions {
@@ -82,13 +78,9 @@ export class EnvelopeChannel {
   private readonly progress = new Map<string | number, (progress: ProgressPayload) => void>();
   private readonly prefix = `c${++channels}-`;
   private nextId = 0;
-  /** Set, with the reason, once the channel is gone for good. */
   private gone: AbpClosedError | undefined = undefined;
 
-  /**
-   * `send` may return a promise for a one-way message (`shutdown`), which `shutdown` then awaits;
-   * `peer` names the other side in errors.
-   */
+  /** `send` may return a promise for a one-way message (`shutdown` awaits it); `peer` names the other side in errors. */
   constructor(
     private readonly send: (envelope: Envelope) => void | Promise<void>,
     private readonly options: EnvelopeChannelOptions = {},
@@ -220,10 +212,9 @@ export class EnvelopeChannel {
     });
   }
 
+  /** Every answer settles its request, well-formed or not; one to a request already settled here is dropped. */
   private settle(type: MessageType, id: string | undefined, payload: unknown): void {
-    // Every answer settles its request, well-formed or not.
     const waiting = this.take(id);
-    // Answers to calls already settled here (after a grace period or a shutdown) are dropped.
     if (waiting === undefined) return;
     if (RESULT_TYPE[waiting.type] !== type) {
       return waiting.reject(new AbpProtocolError("UNEXPECTED_TYPE", `the app answered a ${waiting.type} with "${type}"`));
@@ -283,10 +274,7 @@ export type PostMessageTransportOptions = EnvelopeChannelOptions
     }
   );
 
-/**
- * ABP over postMessage, to an app in another window, iframe or worker, as structured clones. Only
- * the app's window and exact origin are heard, and posted to, never "*".
- */
+/** ABP over postMessage to an app's window, iframe or worker, as structured clones; only the app's exact origin, never "*". */
 export function postMessageTransport(options: PostMessageTransportOptions): EnvelopeChannel {
   if ("worker" in options) {
     const { worker } = options;
@@ -301,7 +289,6 @@ export function postMessageTransport(options: PostMessageTransportOptions): Enve
   if (targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
   const receiver = options.receiver ?? (globalThis as unknown as WorkerTarget);
   const listener = (event: MessageEvent) => {
-    // Each of the event's fields is read once: every read crosses into the browser.
     const { origin } = event;
     if (origin !== targetOrigin) {
       // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.

@@ -1,7 +1,6 @@
 /**
- * ABP through Playwright: each request is a `page.evaluate` into `window.abp` (a cancel one that runs
- * while the call's still waits), carried by an envelope channel, which measures, matches and checks
- * the answers as for the other transports. Progress does not cross `page.evaluate`: use postMessage or WebSocket.
+ * ABP through Playwright: each request is a `page.evaluate` into `window.abp` (a cancel's runs while the call's
+ * waits), whose answer the envelope channel measures and checks. Progress does not cross `page.evaluate`.
  */
 import type { Page } from "playwright-core";
 import type { CallRequest, CancelRequest, Envelope } from "./app/protocol.js";
@@ -34,9 +33,8 @@ function evaluation({ type, payload }: Envelope): { method: AbpMethod; args: unk
 }
 
 /**
- * A page closing rejects everything pending and closes the transport; navigating rejects only what
- * is pending (a later call is evaluated in the new document). Nothing waits here once a request is
- * forgotten: the page's `evaluate` cannot be stopped, only no longer waited for.
+ * A page closing rejects everything pending and closes the transport; navigating rejects only what is pending (a
+ * later call is evaluated in the new document). A forgotten request's `evaluate` cannot be stopped, only not awaited.
  */
 export function playwrightTransport(page: Page, options: PlaywrightTransportOptions = {}): EnvelopeChannel {
   const onPageClose = () => channel.fail("the page was closed");

@@ -1,7 +1,6 @@
 /**
- * zod schemas for what the agent side receives from an app inside an envelope: every field is
- * untrusted. (The envelope itself is checked by hand, as the page checks it: validate.ts.) The
- * types of these answers are read from the schemas, for both sides (type imports only on the page's).
+ * zod schemas for the untrusted payloads the agent side receives (the envelope itself is checked by hand, as the page
+ * does: validate.ts). The answers' types come from here for both sides (the page imports types only).
  */
 import { z } from "zod";
 import { LIMITS, type RequestType } from "./app/protocol.js";
@@ -40,10 +39,7 @@ const InitializeResultSchema = z.object({
 });
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
-/**
- * `capabilities/cancel-result` payload. Without an active session it is
- * `{callId, cancelled: false, error: {code: "NOT_INITIALIZED", …}}`.
- */
+/** `capabilities/cancel-result` payload; without a session `{callId, cancelled: false, error: {code: "NOT_INITIALIZED", …}}`. */
 const CancelResultSchema = z.object({
   callId: Id,
   cancelled: z.boolean(),
@@ -68,9 +64,8 @@ export const ProgressSchema = z.object({
 export type ProgressPayload = z.infer<typeof ProgressSchema>;
 
 /**
- * `notification` payload. Bad input is answered with `{event: "error", error, inReplyTo?}`
- * (`inReplyTo` is the offending envelope's id when it could be read). `{event: "closing"}` tells a
- * postMessage agent that the app's page is going away.
+ * `notification` payload: `{event: "error", error, inReplyTo?}` answers bad input (with its envelope id when it could
+ * be read); `{event: "closing"}` tells a postMessage agent that the app's page is going away.
  */
 export const NotificationSchema = z.object({
   event: Text,
@@ -80,10 +75,7 @@ export const NotificationSchema = z.object({
 });
 export type NotificationPayload = z.infer<typeof NotificationSchema>;
 
-/**
- * The common case of `CallResultSchema` (`success`, and maybe `data` and `cancelled`), by hand:
- * true only when zod would accept `value` as it is. Errors and metadata go to zod.
- */
+/** The common case of `CallResultSchema` by hand (measured, docs/decisions.md): true only when zod would accept it as it is. */
 export function isPlainCallResult(value: unknown): boolean {
   if (!isObject(value)) return false;
   for (const key in value) if (key !== "success" && key !== "data" && key !== "cancelled") return false;

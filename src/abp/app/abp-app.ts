@@ -1,7 +1,4 @@
-/**
- * The app side of ABP over an app's capability handlers, per the spec's edge-case table. Runs in the page: it imports
- * types only beyond protocol.ts.
- */
+/** The app side of ABP over an app's capability handlers, per the spec's edge-case table. Runs in the page. */
 import type { AbpError, CallResult, CancelResult, InitializeResult, ProgressPayload } from "../schemas.js";
 import {
   CANCEL_REASONS_TEXT,
@@ -19,11 +16,7 @@ export interface CapabilityContext {
   callId: string;
   /** Reports progress (sent only when the agent gave a progressToken). */
   progress(progress: number, total?: number, message?: string): void;
-  /**
-   * The W3C trace context the agent sent with the call (`traceparent`, and `tracestate` /
-   * `baggage` when set), so an app that traces can continue the agent's trace:
-   * `propagation.extract(ROOT_CONTEXT, context.trace)`. Empty when the agent sent none.
-   */
+  /** The W3C trace context the agent sent with the call (empty if none): `propagation.extract(ROOT_CONTEXT, context.trace)`. */
   readonly trace: Readonly<Record<string, string>>;
 }
 
@@ -58,16 +51,13 @@ export interface AppStats {
   skipped: number;
 }
 
-type State = "queued" | "running" | "cancelled";
-type Ending = "completed" | "cancelled";
-
 interface CallRecord {
   callId: string;
   handler: CapabilityHandler;
   params: Record<string, unknown>;
   options: AppCallOptions;
   onProgress: ((payload: ProgressPayload) => void) | undefined;
-  state: State;
+  state: "queued" | "running" | "cancelled";
   answer: (result: CallResult) => void;
   controller: AbortController | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -80,7 +70,7 @@ export class AbpApp {
   private readonly records = new Map<string, CallRecord>();
   private readonly queue: CallRecord[] = [];
   /** Finished and cancelled call ids, so a later cancel still gets its answer; past `rememberIds`, the oldest goes. */
-  private readonly remembered = new Map<string, Ending>();
+  private readonly remembered = new Map<string, "completed" | "cancelled">();
   private running = 0;
   private controllers = 0;
   private timers = 0;
@@ -89,22 +79,12 @@ export class AbpApp {
   private sessions = 0;
   private localIds = 0;
   private pumping = false;
-  /** A call's controller, made when its handler first asks for the signal; one function for every call's context. */
-  private readonly controllerOf = (record: CallRecord): AbortController => {
-    if (record.controller === undefined) {
-      record.controller = new AbortController();
-      this.controllers++;
-      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
-    }
-    return record.controller;
-  };
 
   constructor(private readonly options: AbpAppOptions) {}
 
   initialize(params: InitializeParams): InitializeResult {
-    const requested = params.requestedCapabilities;
     this.sessionId ??= `${this.options.app.id}-session-${++this.sessions}`;
-    const names = requested ?? Object.keys(this.options.capabilities);
+    const names = params.requestedCapabilities ?? Object.keys(this.options.capabilities);
     return {
       sessionId: this.sessionId,
       protocolVersion: PROTOCOL_VERSION,
@@ -129,12 +109,10 @@ export class AbpApp {
   ): void {
     if (this.sessionId === undefined) return answer(failure(notInitialized()));
     const handler = Object.hasOwn(this.options.capabilities, capability) ? this.options.capabilities[capability] : undefined;
-    if (handler === undefined) {
-      return answer(failure({ code: ERROR_CODES.capabilityNotFound, message: `no capability named "${capability}"`, retryable: false }));
-    }
+    if (handler === undefined) return answer(failure(refusal(ERROR_CODES.capabilityNotFound, `no capability named "${capability}"`)));
     const callId = options.callId ?? `local-${++this.localIds}`;
     if (this.records.has(callId) || this.remembered.has(callId)) {
-      return answer(failure({ code: ERROR_CODES.duplicateCallId, message: `callId "${callId}" was already used`, retryable: false }));
+      return answer(failure(refusal(ERROR_CODES.duplicateCallId, `callId "${callId}" was already used`)));
     }
     const record: CallRecord = {
       callId, handler, params, options, onProgress, state: "queued", answer, controller: undefined, timer: undefined,
@@ -182,16 +160,52 @@ export class AbpApp {
     this.running++;
     this.started++;
     const succeed = (data: unknown) => this.finish(record, data === undefined ? { success: true } : { success: true, data });
-    const fail = (error: unknown) => this.finish(record, failure(handlerError(error)));
+    const fail = (error: unknown) => this.finish(record, failure(refusal(ERROR_CODES.handlerFailed, errorMessage(error))));
     let outcome: unknown;
     try {
-      outcome = record.handler(record.params, new CallContext(this.controllerOf, record));
+      outcome = record.handler(record.params, this.contextOf(record));
     } catch (error) {
       return fail(error);
     }
     // A plain value needs no turn of the event loop: answer now.
     if (isThenable(outcome)) Promise.resolve(outcome).then(succeed, fail);
     else succeed(outcome);
+  }
+
+  /** What a handler gets; its fields survive destructuring, and its signal is made only when asked for. */
+  private contextOf(record: CallRecord): CapabilityContext {
+    const signalOf = () => this.signalOf(record);
+    return {
+      callId: record.callId,
+      progress: (progress, total, message) => {
+        const { progressToken } = record.options;
+        if (progressToken === undefined || record.state !== "running") return;
+        record.onProgress?.({
+          progressToken,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        });
+      },
+      get signal() {
+        return signalOf();
+      },
+      get trace() {
+        const meta: Record<string, unknown> = record.options._meta ?? {};
+        const trace: Record<string, string> = {};
+        for (const key of TRACE_KEYS) if (typeof meta[key] === "string") trace[key] = meta[key];
+        return trace;
+      },
+    };
+  }
+
+  private signalOf(record: CallRecord): AbortSignal {
+    if (record.controller === undefined) {
+      record.controller = new AbortController();
+      this.controllers++;
+      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
+    }
+    return record.controller.signal;
   }
 
   /** The handler has returned: answer (unless it was cancelled meanwhile) and free its record. */
@@ -245,7 +259,7 @@ export class AbpApp {
     }
   }
 
-  private remember(callId: string, ending: Ending): void {
+  private remember(callId: string, ending: "completed" | "cancelled"): void {
     const capacity = this.options.rememberIds ?? 1024;
     if (capacity <= 0) return;
     this.remembered.delete(callId);
@@ -261,41 +275,6 @@ export class AbpApp {
   }
 }
 
-/** What a handler gets; its signal is made when asked; its fields survive destructuring. */
-class CallContext implements CapabilityContext {
-  readonly callId: string;
-  readonly progress: CapabilityContext["progress"];
-
-  constructor(private readonly controllerOf: (record: CallRecord) => AbortController, private readonly record: CallRecord) {
-    this.callId = record.callId;
-    this.progress = (progress, total, message) => {
-      const { progressToken } = record.options;
-      if (progressToken === undefined || record.state !== "running") return;
-      record.onProgress?.({
-        progressToken,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === undefined ? {} : { message }),
-      });
-    };
-  }
-
-  get signal(): AbortSignal {
-    return this.controllerOf(this.record).signal;
-  }
-
-  get trace(): Readonly<Record<string, string>> {
-    const meta: unknown = this.record.options._meta;
-    const trace: Record<string, string> = {};
-    if (typeof meta !== "object" || meta === null) return trace;
-    for (const key of TRACE_KEYS) {
-      const value = (meta as Record<string, unknown>)[key];
-      if (typeof value === "string") trace[key] = value;
-    }
-    return trace;
-  }
-}
-
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
@@ -304,11 +283,14 @@ function failure(error: AbpError): CallResult {
   return { success: false, error };
 }
 
-function notInitialized(): AbpError {
-  return { code: ERROR_CODES.notInitialized, message: "no active session: call initialize first", retryable: false };
+function refusal(code: string, message: string): AbpError {
+  return { code, message, retryable: false };
 }
 
-function handlerError(error: unknown): AbpError {
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: ERROR_CODES.handlerFailed, message, retryable: false };
+function notInitialized(): AbpError {
+  return refusal(ERROR_CODES.notInitialized, "no active session: call initialize first");
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -16,43 +16,42 @@ export interface EnvelopeHostOptions {
   onReject?: (rejection: Rejection) => void;
 }
 
+type Reply = (envelope: Envelope) => void;
+
 export class EnvelopeHost {
   /** Messages refused so far. */
   rejected = 0;
 
   constructor(private readonly app: AbpApp, private readonly options: EnvelopeHostOptions = {}) {}
 
-  receive(data: unknown, reply: (envelope: Envelope) => void): void {
+  receive(data: unknown, reply: Reply): void {
     const checked = checkAgentMessage(data, this.options.maxMessageBytes ?? LIMITS.maxMessageBytes);
     if (!checked.ok) {
-      this.reject({ code: checked.code, message: checked.message });
-      const payload: NotificationPayload = { event: "error", error: { code: checked.code, message: checked.message } };
-      if (checked.id !== undefined) payload.inReplyTo = checked.id;
-      reply(envelope("notification", undefined, payload));
-      return;
+      const { code, message, id } = checked;
+      this.reject({ code, message });
+      const payload: NotificationPayload = { event: "error", error: { code, message } };
+      if (id !== undefined) payload.inReplyTo = id;
+      return reply(envelope("notification", undefined, payload));
     }
     const { message } = checked;
     switch (message.type) {
       case "initialize":
-        reply(envelope("initialize-result", message.id, this.app.initialize(message.payload)));
-        return;
+        return reply(envelope("initialize-result", message.id, this.app.initialize(message.payload)));
       case "capabilities/call": {
         const { capability, callId, params, options } = message.payload;
-        const id = message.id;
         // Progress goes back only for a call that asked for it (the app checks the token too).
         const onProgress = options?.progressToken === undefined
           ? undefined
           : (progress: ProgressPayload) => reply(envelope("progress", undefined, progress));
-        const callOptions = options === undefined ? { callId } : { ...options, callId };
-        this.app.dispatch(capability, params ?? {}, callOptions, onProgress, (result) => reply(envelope("capabilities/call-result", id, result)));
-        return;
+        const answer = (result: unknown) => reply(envelope("capabilities/call-result", message.id, result));
+        return this.app.dispatch(capability, params ?? {}, { ...options, callId }, onProgress, answer);
       }
-      case "capabilities/cancel":
-        reply(envelope("capabilities/cancel-result", message.id, this.app.cancel(message.payload.callId, message.payload.reason)));
-        return;
+      case "capabilities/cancel": {
+        const { callId, reason } = message.payload;
+        return reply(envelope("capabilities/cancel-result", message.id, this.app.cancel(callId, reason)));
+      }
       case "shutdown":
-        this.app.shutdown(message.payload);
-        return;
+        return this.app.shutdown(message.payload);
     }
   }
 
@@ -93,33 +92,26 @@ type Source = { postMessage(message: unknown, targetOrigin: string): void };
 export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): ServedApp {
   const receiver = options.receiver ?? (globalThis as unknown as MessageReceiver);
   const host = new EnvelopeHost(app, options);
-  // Agents heard from (told when the page goes away: postMessage has no close), each with its reply while its form holds.
-  const agents = new Map<unknown, { origin: string; text: boolean; reply: (envelope: unknown) => void }>();
-  const replyTo = (source: Source | null, origin: string, text: boolean) =>
-    source !== null && origin !== ""
-      ? (envelope: unknown) => source.postMessage(text ? JSON.stringify(envelope) : envelope, origin)
-      : (envelope: unknown) => receiver.postMessage?.(text ? JSON.stringify(envelope) : envelope); // a worker answers its owner
+  // The agents heard from, each with how it was last answered: told when the page goes away (postMessage has no close).
+  const agents = new Map<Source, Reply>();
   const listener = (event: MessageEvent) => {
-    // Each of the event's fields is read once: every read crosses into the browser.
-    const { origin } = event;
+    const { origin, data } = event;
     if (!options.allowedOrigins.includes(origin)) {
       // Answering an unknown origin would leak that we exist: refuse it here and say so locally.
-      host.reject({ code: "WRONG_ORIGIN", message: `message from origin "${origin}" is not allowed` });
-      return;
+      return host.reject({ code: "WRONG_ORIGIN", message: `message from origin "${origin}" is not allowed` });
     }
-    const { data } = event;
     const source = event.source as Source | null;
     // Answers take the form the request came in: JSON text for text, a structured clone otherwise.
     const text = typeof data === "string";
-    const known = source === null ? undefined : agents.get(source);
-    if (known !== undefined && known.origin === origin && known.text === text) return host.receive(data, known.reply);
-    const reply = replyTo(source, origin, text);
-    if (source !== null && known === undefined) agents.set(source, { origin, text, reply });
+    const reply: Reply = source !== null && origin !== ""
+      ? (envelope) => source.postMessage(text ? JSON.stringify(envelope) : envelope, origin)
+      : (envelope) => receiver.postMessage?.(text ? JSON.stringify(envelope) : envelope); // a worker answers its owner
+    if (source !== null) agents.set(source, reply);
     host.receive(data, reply);
   };
   const goingAway = () => {
     app.shutdown({ reason: "the app's page is going away" });
-    for (const { reply } of agents.values()) reply(envelope("notification", undefined, { event: "closing" }));
+    for (const reply of agents.values()) reply(envelope("notification", undefined, { event: "closing" }));
     agents.clear();
   };
   receiver.addEventListener("message", listener);
@@ -146,15 +138,12 @@ export function serveWebSocket(
 ): Promise<ServedApp & { socket: WebSocket }> {
   const socket = new WebSocket(url);
   const host = new EnvelopeHost(app, options);
-  const reply = (envelope: unknown) => {
+  const reply = (envelope: Envelope) => {
     if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(envelope));
   };
   socket.addEventListener("message", (event: MessageEvent) => {
-    if (typeof event.data !== "string") {
-      host.reject({ code: "INVALID_MESSAGE", message: "binary frames are not ABP envelopes" });
-      return;
-    }
-    host.receive(event.data, reply);
+    if (typeof event.data === "string") host.receive(event.data, reply);
+    else host.reject({ code: "INVALID_MESSAGE", message: "binary frames are not ABP envelopes" });
   });
   socket.addEventListener("close", (event: CloseEvent) => {
     app.shutdown({ reason: "the agent's socket closed" });

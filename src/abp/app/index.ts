@@ -28,30 +28,26 @@ export type WindowAbp = Pick<AbpApp, "initialize" | "call" | "cancel" | "shutdow
 
 /** Installs `window.abp` (`globalThis.abp` in a worker); its arguments are checked as envelopes are (untrusted too). */
 export function exposeAbp(app: AbpApp, target: object = globalThis): WindowAbp {
-  const check = (type: string, payload: unknown) => checkAgentMessage({ type, id: "evaluate", timestamp: 0, payload });
+  const refusal = (type: string, payload: unknown) => {
+    const checked = checkAgentMessage({ type, id: "evaluate", timestamp: 0, payload });
+    return checked.ok ? undefined : { code: checked.code, message: checked.message };
+  };
   const abp: WindowAbp = {
     initialize: (params) => {
-      const checked = check("initialize", params);
-      if (!checked.ok) throw new TypeError(checked.message);
+      const refused = refusal("initialize", params);
+      if (refused !== undefined) throw new TypeError(refused.message);
       return app.initialize(params);
     },
     call: (capability, params, options = {}) => {
       const { callId, ...rest } = options;
-      const checked = check("capabilities/call", { capability, callId: callId ?? "local", params, options: rest });
-      if (!checked.ok) {
-        const error = { code: checked.code, message: checked.message, retryable: false };
-        return Promise.resolve<CallResult>({ success: false, error });
-      }
-      return app.call(capability, params, options);
+      const refused = refusal("capabilities/call", { capability, callId: callId ?? "local", params, options: rest });
+      if (refused === undefined) return app.call(capability, params, options);
+      return Promise.resolve<CallResult>({ success: false, error: { ...refused, retryable: false } });
     },
     cancel: (callId, reason) => {
-      const checked = check("capabilities/cancel", reason === undefined ? { callId } : { callId, reason });
-      if (!checked.ok) {
-        const echoed = String(callId).slice(0, 200) || "(invalid)";
-        const error = { code: checked.code, message: checked.message };
-        return { callId: echoed, cancelled: false, error } satisfies CancelResult;
-      }
-      return app.cancel(callId, reason);
+      const refused = refusal("capabilities/cancel", reason === undefined ? { callId } : { callId, reason });
+      if (refused === undefined) return app.cancel(callId, reason);
+      return { callId: String(callId).slice(0, 200) || "(invalid)", cancelled: false, error: refused } satisfies CancelResult;
     },
     shutdown: (params) => app.shutdown(params),
     stats: () => app.stats(),

@@ -1,7 +1,6 @@
 /**
- * The ABP wire: envelope, message types, request payloads and limits. Shared by the agent side
- * (Node or browser) and the app side (the page). Plain ESM with no imports, so the page can load
- * it as it is. What the app answers is typed by the agent's schemas that check it (schemas.ts).
+ * The ABP wire: envelope, message types, request payloads and limits, shared by the agent side and
+ * the page. No imports, so the page loads it as it is. The app's answers are typed by schemas.ts.
  */
 
 export const PROTOCOL_VERSION = "0.1";
@@ -40,10 +39,7 @@ export const LIMITS = {
   maxTraceValueLength: 8192,
 } as const;
 
-/**
- * The W3C trace context keys a call may carry in `options._meta` (the keys of MCP's SEP-414 and
- * ACP's `_meta`): the agent-side call's span, for an app that traces to continue.
- */
+/** The W3C trace context keys a call may carry in `options._meta`, as in MCP's and ACP's `_meta`. */
 export const TRACE_KEYS = ["traceparent", "tracestate", "baggage"] as const;
 
 /** The spec's answers for its edge-case table, word for word. */
@@ -78,7 +74,7 @@ export interface CallOptions {
   _meta?: Record<string, string>;
 }
 
-/** `capabilities/call` payload. The callId travels at the top level, beside the capability. */
+/** `capabilities/call` payload: the callId beside the capability, as in the cancel payload. */
 export interface CallRequest {
   capability: string;
   callId: string;
@@ -86,7 +82,6 @@ export interface CallRequest {
   options?: CallOptions;
 }
 
-/** `capabilities/cancel` payload. */
 export interface CancelRequest {
   callId: string;
   reason?: string;
@@ -107,7 +102,7 @@ export type RequestType = keyof typeof RESULT_TYPE;
 /** What {@link messageValue} gives for a text message that is not JSON. */
 export const NOT_JSON: unique symbol = Symbol("not JSON");
 
-/** A received message as a value: a text message parsed ({@link NOT_JSON} when it is not JSON), a clone as it is. */
+/** A received message as a value: text parsed ({@link NOT_JSON} when it is not JSON), a clone as it is. */
 export function messageValue(data: unknown): unknown {
   if (typeof data !== "string") return data;
   try {
@@ -118,15 +113,14 @@ export function messageValue(data: unknown): unknown {
 }
 
 /**
- * A message's size against the limits, the same on both sides: UTF-8 bytes of its JSON text, counted
- * for an object as JSON.stringify would write its strings and keys (plus 8 per other value) without
- * serializing it. Stops once over `limit`; nesting deeper than 64 counts as infinite.
+ * A message's UTF-8 size as JSON text, the same on both sides: an object is counted as JSON.stringify
+ * would write its strings and keys (plus 8 per other value) without serializing it. Stops once over
+ * `limit`; nesting deeper than 64 counts as infinite.
  */
 export function messageSize(data: unknown, limit: number = Number.POSITIVE_INFINITY): number {
   return typeof data === "string" ? utf8Size(data, 0, limit, false) : sizeOf(data, 0, 0, limit);
 }
 
-/** `size` plus what `value` counts for; one plain recursive function, no closure per message. */
 function sizeOf(value: unknown, size: number, depth: number, limit: number): number {
   if (typeof value === "string") return utf8Size(value, size + 2, limit, true);
   if (typeof value !== "object" || value === null) return size + 8;
@@ -144,7 +138,7 @@ function sizeOf(value: unknown, size: number, depth: number, limit: number): num
 
 /** `size` plus the UTF-8 bytes of `text`, as a JSON string's contents when `escaped`; a lone surrogate counts as U+FFFD. */
 function utf8Size(text: string, size: number, limit: number, escaped: boolean): number {
-  // Most text is printable ASCII with nothing to escape: one byte a character, found by one regex.
+  // The regex and the table are measured (docs/decisions.md, "ABP's size count").
   if (PLAIN_ASCII.test(text)) return size + text.length;
   for (let i = 0; i < text.length; i++) {
     if (size > limit) return size;
@@ -153,7 +147,8 @@ function utf8Size(text: string, size: number, limit: number, escaped: boolean): 
       size += escaped ? (ESCAPED_ASCII_SIZE[code] ?? 6) : 1;
     } else if (code < 0x800) {
       size += 2;
-    } else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+    } else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair (past the end, charCodeAt gives NaN, which matches no low surrogate).
       size += 4;
       i++;
     } else if (code >= 0xd800 && code <= 0xdfff) {
@@ -167,16 +162,8 @@ function utf8Size(text: string, size: number, limit: number, escaped: boolean): 
 
 const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-/**
- * What each ASCII character takes inside a JSON string: a quote or backslash 2, \b \t \n \f \r 2,
- * other controls 6 (\u00XX), the rest 1. A table, because this runs per character of every
- * message on both sides (a Set lookup here cost 4 µs per KB; see docs/decisions.md).
- */
+/** Each ASCII character's size inside a JSON string: `"` `\` and \b \t \n \f \r 2, other controls 6 (\u00XX), the rest 1. */
 const ESCAPED_ASCII_SIZE = Uint8Array.from({ length: 0x80 }, (_, code) => {
   if (code === 0x22 || code === 0x5c || [0x08, 0x09, 0x0a, 0x0c, 0x0d].includes(code)) return 2;
   return code < 0x20 ? 6 : 1;
 });
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}

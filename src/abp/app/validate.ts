@@ -1,7 +1,4 @@
-/**
- * Hand-written checks for what the page receives from an agent: every field is untrusted.
- * (The agent side validates with zod; the page stays free of dependencies.)
- */
+/** Hand-written checks for what the page receives from an agent (every field untrusted): the page has no dependencies. */
 import {
   type CallRequest,
   type CancelRequest,
@@ -26,14 +23,13 @@ export type AgentMessage =
   | (Envelope<ShutdownPayload> & { type: "shutdown" });
 
 type Refusal = { ok: false; code: string; message: string; id?: string };
-export type Checked = { ok: true; message: AgentMessage } | Refusal;
-
+type Checked = { ok: true; message: AgentMessage } | Refusal;
 type Fields = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-export const isId = (value: unknown): value is string =>
+const isId = (value: unknown): value is string =>
   typeof value === "string" && value.length > 0 && value.length <= LIMITS.maxIdLength;
 
 const isText = (value: unknown): value is string =>
@@ -92,18 +88,7 @@ function checkPayload(type: Envelope["type"], p: Fields, id: string | undefined)
       if (!isId(p.capability)) return "capabilities/call payload.capability must be a non-empty string";
       if (!isId(p.callId)) return `capabilities/call payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
       if (p.params !== undefined && !isObject(p.params)) return "capabilities/call payload.params must be an object";
-      if (p.options !== undefined) {
-        if (!isObject(p.options)) return "capabilities/call payload.options must be an object";
-        const { timeout, progressToken } = p.options;
-        if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= 2 ** 31 - 1)) {
-          return "capabilities/call options.timeout must be a positive number of milliseconds";
-        }
-        if (progressToken !== undefined && !isId(progressToken) && !Number.isFinite(progressToken)) {
-          return "capabilities/call options.progressToken must be a string or a number";
-        }
-        if (p.options._meta !== undefined) return checkTraceMeta(p.options._meta);
-      }
-      return undefined;
+      return p.options === undefined ? undefined : checkCallOptions(p.options);
     case "capabilities/cancel":
       if (!isId(p.callId)) return `capabilities/cancel payload.callId must be a string of 1 to ${LIMITS.maxIdLength} characters`;
       if (p.reason !== undefined && !isText(p.reason)) return "capabilities/cancel payload.reason must be a short string";
@@ -117,32 +102,33 @@ function checkPayload(type: Envelope["type"], p: Fields, id: string | undefined)
 }
 
 /**
- * The trace context a call carries: an object whose W3C keys, when present, are bounded strings.
- * Other keys are left alone, as in ACP's and MCP's `_meta`; the value's format is the
- * propagator's to check (a malformed `traceparent` is ignored there, as W3C asks).
+ * A call's options. Of its `_meta` only the W3C keys are checked, as bounded strings: other keys are left
+ * alone as in ACP's and MCP's `_meta`, and a malformed `traceparent` is the propagator's to ignore.
  */
-function checkTraceMeta(meta: unknown): string | undefined {
-  if (!isObject(meta)) return "capabilities/call options._meta must be an object";
-  for (const key of TRACE_KEYS) {
-    const value = meta[key];
-    if (value !== undefined && !(typeof value === "string" && value.length <= LIMITS.maxTraceValueLength)) {
-      return `capabilities/call options._meta.${key} must be a string of at most ${LIMITS.maxTraceValueLength} characters`;
-    }
+function checkCallOptions(options: unknown): string | undefined {
+  if (!isObject(options)) return "capabilities/call payload.options must be an object";
+  const { timeout, progressToken, _meta: meta } = options;
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout > 0 && timeout <= 2 ** 31 - 1)) {
+    return "capabilities/call options.timeout must be a positive number of milliseconds";
   }
-  return undefined;
+  if (progressToken !== undefined && !isId(progressToken) && !Number.isFinite(progressToken)) {
+    return "capabilities/call options.progressToken must be a string or a number";
+  }
+  if (meta === undefined) return undefined;
+  if (!isObject(meta)) return "capabilities/call options._meta must be an object";
+  const max = LIMITS.maxTraceValueLength;
+  const tooLong = TRACE_KEYS.find((key) => meta[key] !== undefined && !(typeof meta[key] === "string" && meta[key].length <= max));
+  return tooLong === undefined ? undefined : `capabilities/call options._meta.${tooLong} must be a string of at most ${max} characters`;
 }
 
-/**
- * Where an envelope's id leads its text: `{"type":"...","id":"..."`, scalar fields only before
- * it. Read from the first few KiB only, never by parsing the whole oversized message.
- */
+/** An envelope's id leading its text (`{"type":"...","id":"..."`, scalars only before it), read from its first 4 KiB. */
 const JSON_TEXT = String.raw`"(?:[^"\\]|\\.){0,256}"`;
 const JSON_SCALAR = String.raw`(?:${JSON_TEXT}|-?[0-9.eE+-]{1,32}|true|false|null)`;
 const LEADING_ID = new RegExp(
   String.raw`^\s*\{\s*(?:${JSON_TEXT}\s*:\s*${JSON_SCALAR}\s*,\s*){0,4}"id"\s*:\s*("(?:[^"\\]|\\.){1,400}")`,
 );
 
-/** The id of an envelope that cannot be checked (too large, or malformed), when it can be read cheaply; undefined otherwise. */
+/** The id of an envelope that cannot be checked (too large, or malformed), when it can be read cheaply. */
 export function envelopeIdOf(data: unknown): string | undefined {
   let id: unknown;
   if (typeof data === "string") {
