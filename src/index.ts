@@ -1,10 +1,7 @@
 /**
- * acp-cancel: cancellation that actually stops work in the Agent Client Protocol.
- *
- * Most apps need one line: `withCancellation(acp.agent(...))` or `withCancellation(acp.client())`.
- * This entry exports what docs/embedding.md shows and nothing else (see its "API" section). The
- * layers' own barrels (src/acp, src/core, src/wire) also hold internals; they are no entry of the
- * package, so they may change without breaking anyone.
+ * acp-cancel: cancellation that actually stops work in the Agent Client Protocol. Most apps need one line:
+ * `withCancellation(acp.agent(...))` or `withCancellation(acp.client())`. This entry exports what
+ * docs/embedding.md shows ("API"); the layers' own barrels are no entry of the package.
  */
 export {
   type CancellableApp,

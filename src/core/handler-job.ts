@@ -9,15 +9,9 @@ export function bindHandlerJob(signal: AbortSignal, job: AnyJob): void {
 }
 
 /**
- * The job of the request a handler is handling, for passing on as `parent` to another
- * binding's call, so that a cancel reaches that call and the request waits for it:
- *
- *     .onRequest(acp.methods.agent.session.prompt, async (ctx) => {
- *       await mcp.callTool({ name: "search", arguments: {} }, { parent: jobOf(ctx) });
- *     })
- *
- * Takes the handler's context (anything carrying its request's signal) or the signal. Undefined
- * outside a handler that acp-cancel scopes; pass `ctx.signal` as `signal` to plain libraries instead.
+ * The job of the request a handler is handling (from its context or its signal), to pass on as
+ * `parent` to another binding's call: `mcp.callTool(params, { parent: jobOf(ctx) })`. Undefined
+ * outside a handler that acp-cancel scopes.
  */
 export function jobOf(context: { readonly signal?: AbortSignal | undefined } | AbortSignal | undefined): AnyJob | undefined {
   if (context === undefined) return undefined;

@@ -11,10 +11,9 @@ function isSlotKey(key: unknown): key is number {
 }
 
 /**
- * Jobs in flight keyed by their issuer's id (one table per direction). Integer keys live in a
- * slot array: key k in slot k mod length or the slot half the array away, so a lookup is one or
- * two reads however many are in flight; any other key, or one whose slots are taken, goes to a
- * Map. Kept by the 3% rule: docs/decisions.md, "Optimisations kept and dropped".
+ * Jobs in flight by their issuer's id. Integer key k lives in slot k mod length or the slot half the array
+ * away (one or two reads); any other key, or one whose slots are taken, in a Map. Kept by the 3% rule
+ * (docs/decisions.md, "Optimisations kept and dropped").
  */
 export class JobTable<K, P> {
   private slotKeys = new Int32Array(INITIAL_SLOTS).fill(EMPTY);

@@ -59,11 +59,9 @@ export class Job<P = unknown> {
 
   /** Why the nearest cancelled job from here to the root was cancelled (Go's `context.Cause`). */
   get cause(): CancelReason | undefined {
-    if (this.reason !== undefined) return this.reason;
-    for (let at = this.parent; at !== undefined; at = at.parent) {
-      if (at.reason !== undefined) return at.reason;
-    }
-    return undefined;
+    let at: AnyJob | undefined = this.parent;
+    while (at !== undefined && at.reason === undefined) at = at.parent;
+    return this.why ?? at?.reason;
   }
 
   /** Children still attached (not settled), of any binding. */
@@ -110,14 +108,11 @@ export class Job<P = unknown> {
     if (this.current === "cancelling") return "already-cancelled";
     this.current = "cancelling";
     this.why = reason;
-    if (this.deadlineTimer !== undefined) this.clearDeadline();
+    this.clearDeadline();
     jobObserver?.onCancel(this, reason, origin);
     // A throw must not stop the cascade: it is reported afterwards (report-errors.ts).
     const errors: unknown[] = [];
-    const children = this.childSet;
-    if (children !== undefined && children.size !== 0) {
-      for (const child of [...children]) guarded(() => child.cancel(reason, "parent"), errors);
-    }
+    if (this.childSet?.size) for (const child of [...this.childSet]) guarded(() => child.cancel(reason, "parent"), errors);
     const hooks = this.hooks;
     if (hooks !== undefined) {
       this.hooks = undefined;
@@ -141,7 +136,7 @@ export class Job<P = unknown> {
     this.current = "settled";
     jobObserver?.onSettle(this, failure);
     this.hooks = undefined;
-    if (this.deadlineTimer !== undefined) this.clearDeadline();
+    this.clearDeadline();
     const parent = this.parent;
     const siblings = parent?.childSet;
     if (siblings !== undefined && siblings.delete(this) && siblings.size === 0) parent?.lastChildSettled(this);
@@ -161,10 +156,8 @@ export class Job<P = unknown> {
   }
 
   private clearDeadline(): void {
-    if (this.deadlineTimer !== undefined) {
-      clearTimeout(this.deadlineTimer);
-      this.deadlineTimer = undefined;
-    }
+    clearTimeout(this.deadlineTimer);
+    this.deadlineTimer = undefined;
   }
 }
 

@@ -3,9 +3,8 @@ import { jobObserver } from "./observer.js";
 import { RecentKeys } from "./recent-keys.js";
 
 /**
- * The one memory of settled keys (bounded, oldest forgotten first), so that a peer's reply to a
- * key already answered is dropped as late, not taken for a reply to an unknown one. The jobs
- * behind the keys are kept only while an observer is installed, to tell it of the drop.
+ * Settled keys (bounded), so that a reply to a key already answered is dropped as late, not taken for an
+ * unknown one. Their jobs are kept only while an observer is installed, to tell it of the drop.
  */
 export class LateReplies<K> {
   private readonly keys: RecentKeys<K>;

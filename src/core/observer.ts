@@ -1,7 +1,7 @@
 import type { CancelReason } from "./cancel-reason.js";
 
 // The one seam through which tracing (src/otel) watches every binding's jobs: a process global,
-// as OpenTelemetry's tracer provider is, one compare per hook while unset.
+// as OpenTelemetry's tracer provider is.
 
 /** What an observer sees of a job (named here, as job.ts imports this file). */
 export interface ObservedJob {
@@ -13,15 +13,12 @@ export interface ObservedJob {
 export interface JobInfo {
   /** The protocol: "acp", "mcp", "rap", "a2a", "abp", "jsonrpc". */
   readonly protocol: string;
-  /** The protocol's method or operation (`session/prompt`, `tools/call`, `tasks/cancel`...). */
   readonly method: string;
-  /** The protocol's id of the request, when it has one. */
   readonly id?: string | number | undefined;
   /** `client`: this process sent it and waits for the answer; `server`: this process handles it. */
   readonly kind: "client" | "server";
   /** Where the sender's trace context came with it (ACP/MCP `params._meta`, HTTP headers). */
   readonly carrier?: Readonly<Record<string, unknown>> | undefined;
-  /** Extra protocol attributes (a session id, a tool name). */
   readonly attributes?: Readonly<Record<string, string | number | boolean>> | undefined;
 }
 
@@ -52,11 +49,7 @@ export interface JobObserver {
 /** The observer in force; undefined (the default) costs the hooks one compare. */
 export let jobObserver: JobObserver | undefined = undefined;
 
-/**
- * `job`'s W3C trace context (`traceparent`, and `tracestate`, `baggage`) as carrier keys for an
- * outgoing message; undefined while nothing traces, or when the observer wrote nothing (no
- * propagator registered), so the message leaves untouched.
- */
+/** `job`'s W3C trace context as carrier keys; undefined when nothing was written, so the message leaves untouched. */
 export function traceCarrier(job: ObservedJob): Record<string, string> | undefined {
   if (jobObserver === undefined) return undefined;
   const carrier: Record<string, string> = {};

@@ -1,8 +1,8 @@
 /**
- * The one bounded memory of keys: at most `capacity`, each for at most `windowMs` (default
- * forever), oldest forgotten first. Keys expire in the order they were added: a queue of
- * (key, stamp, due) beside a Map of each key's latest stamp; a queue entry whose stamp is no
- * longer its key's is stale and passed over. Every read first drops what expired.
+ * The one bounded memory of keys: at most `capacity`, each for at most `windowMs` (default forever), oldest
+ * forgotten first. A queue of (key, stamp, due) beside a Map of each key's latest stamp (an entry with an
+ * older stamp is stale); every read first drops what expired. Why a queue, not a Map's order: docs/decisions.md,
+ * "Optimisations kept and dropped".
  */
 export class RecentKeys<K> {
   private readonly live = new Map<K, number>();

@@ -32,12 +32,8 @@ export interface AcpMessageConnection extends MessageConnection {
   readonly inFlight: { readonly outgoing: number; readonly incoming: number };
 }
 
-/** What the binding keeps per request, in either direction. */
-interface Work {
-  readonly method: string;
-  /** The `sessionId` of the request's params, when it has one. */
-  readonly sessionId?: string | undefined;
-}
+/** What the binding keeps per request, in either direction (`sessionId`: of the request's params). */
+type Work = { readonly method: string; readonly sessionId?: string | undefined };
 
 type WorkCall = Call<Work, unknown>;
 
@@ -78,7 +74,6 @@ export function createAcpMessageConnection(
   const deadlines = new Map(Object.entries(options.deadlines ?? {}));
   const outgoing = new Calls<Work, unknown>(options);
   const incoming = new Calls<Work, unknown>(options);
-  const graceMs = outgoing.graceMs;
   let closed = false;
   const connectionOptions: ConnectionOptions = {
     cancellationStrategy: {
@@ -106,7 +101,7 @@ export function createAcpMessageConnection(
   if (options.maxParallelism !== undefined) connectionOptions.maxParallelism = options.maxParallelism;
   const reader = new NdjsonMessageReader(input, options);
   const connection = createMessageConnection(reader, new NdjsonMessageWriter(output), options.logger, connectionOptions);
-  const giveUp = (call: WorkCall) => call.reject(cancelledError(call.job.reason ?? "internal", `no answer within ${graceMs} ms`));
+  const giveUp = (call: WorkCall) => call.reject(cancelledError(call.job.reason ?? "internal", `no answer within ${outgoing.graceMs} ms`));
   /** Either direction's call: `token` (the peer's or the user's) cancels it; its cancel runs `sendCancel`. */
   const start = (
     calls: Calls<Work, unknown>,
@@ -172,9 +167,8 @@ export function createAcpMessageConnection(
     return register(type, scoped(handler as (...args: unknown[]) => unknown, () => method));
   };
 
-  // ACP: after the client's own session/cancel, it MUST answer that session's pending permission
-  // requests with the cancelled outcome. Their handlers' tokens fire too, but the answer does
-  // not wait for them (a dialog may ignore its token).
+  // ACP: after its own session/cancel, the client MUST answer that session's pending permission requests
+  // as cancelled. Their handlers' tokens fire too; the answer does not wait for them (a dialog may ignore its token).
   const sendNotification = (type: unknown, ...args: unknown[]): Promise<void> => {
     const sent = (connection.sendNotification as (...a: unknown[]) => Promise<void>)(type, ...args);
     const sessionId = methodOf(type) === "session/cancel" ? sessionIdOf(args[0]) : undefined;

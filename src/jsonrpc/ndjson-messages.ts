@@ -7,10 +7,7 @@ export const ACP_CANCEL_METHOD = "$/cancel_request";
 /** LSP's, `{id}`: the only one vscode-jsonrpc's receive path knows. */
 const LSP_CANCEL_METHOD = "$/cancelRequest";
 
-/**
- * A vscode-jsonrpc reader for ACP's ndjson; bad lines go to `onError`, never ending the connection. ACP's
- * `$/cancel_request {requestId}` is translated to LSP's `$/cancelRequest {id}`, the only one vscode-jsonrpc knows.
- */
+/** A vscode-jsonrpc reader for ACP's ndjson (`$/cancel_request` read as LSP's); bad lines go to `onError`, never ending it. */
 export class NdjsonMessageReader extends AbstractMessageReader {
   constructor(private readonly stream: Readable, private readonly options: { maxLineBytes?: number } = {}) {
     super();

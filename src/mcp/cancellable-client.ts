@@ -75,8 +75,8 @@ export function cancellableMcpClient<C extends McpClientLike>(
   function call<R>(method: string, send: McpSend<R>, callOptions: McpCallOptions = {}, tool?: string) {
     const { parent, signal, task, ...requestOptions } = callOptions;
     const links = { parent, signal };
-    const doomed = doomedBy(links);
     // Nothing is sent under work that is already being cancelled.
+    const doomed = doomedBy(links);
     if (doomed !== undefined) return Promise.reject(new JobCancelledError(doomed));
     // MCP forbids cancelling `initialize`: the client waits for it, or gives up and closes.
     const cancellable = method !== "initialize";
@@ -90,7 +90,6 @@ export function cancellableMcpClient<C extends McpClientLike>(
     const mcpCall = calls.start({ method, label }, links, {
       // The SDK reacts to the same abort for cancellable requests; the grace bounds the rest.
       sendCancel: (c) => {
-        // A task-augmented request in flight is not cancelled on the wire; its task will be.
         const notified = cancellable && (task === undefined || follower !== undefined);
         emit?.({ type: "cancel", method, label, reason: c.cause ?? "internal", notified, at: performance.now() });
         follower?.cancel();
@@ -113,7 +112,6 @@ export function cancellableMcpClient<C extends McpClientLike>(
       if (outcome === "cancelled") mcpCall.reject(cancelledError(mcpCall));
       else answer();
     };
-    // The executor runs `send` now; its synchronous throw rejects like an asynchronous one.
     const followTask = (value: unknown) => {
       const answer = readTaskAnswer(value);
       if (answer.kind === "result") return settle("answered", () => mcpCall.resolve(value));
@@ -133,6 +131,7 @@ export function cancellableMcpClient<C extends McpClientLike>(
       if (mcpCall.job.reason === undefined) follower.start();
       else follower.cancel();
     };
+    // The executor runs `send` now; its synchronous throw rejects like an asynchronous one.
     new Promise<R>((resolve) => resolve(send(sdkOptions, traceCarrier(mcpCall.job)))).then(
       (value) => (task === undefined ? settle("answered", () => mcpCall.resolve(value)) : followTask(value)),
       (error: unknown) => settle("failed", () => mcpCall.reject(error)),

@@ -29,3 +29,6 @@ export type McpEvent =
   | { type: "bad-task"; method: string; label: string | undefined; problem: string; at: number }
   | { type: "task-cancelled"; method: string; taskId: string; reason: CancelReason; at: number }
   | { type: "task-result-dropped"; method: string; taskId: string; at: number };
+
+/** The scopes' options: `onEvent` sees what they did. */
+export type McpEventOptions = { onEvent?: ((event: McpEvent) => void) | undefined };

@@ -2,7 +2,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import { bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
 import { type ServerCall, ServerCalls } from "../core/server-calls.js";
 import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
-import type { McpEvent } from "./events.js";
+import type { McpEventOptions } from "./events.js";
 
 /**
  * What the scope needs of a handler's context: the signal the SDK aborts and the request's id. 1.x hands
@@ -11,7 +11,6 @@ import type { McpEvent } from "./events.js";
 type HandlerExtra = Partial<Pick<RequestHandlerExtra<never, never>, "signal" | "requestId">> & {
   mcpReq?: { signal: AbortSignal; id?: string | number };
 };
-type RequestId = string | number | undefined;
 type McpParams = { name?: unknown; _meta?: Record<string, unknown> };
 type McpRequest = { method: string; params?: McpParams };
 type Handler = (request: McpRequest, extra: HandlerExtra) => unknown;
@@ -21,10 +20,6 @@ type HandlerRegistry = { setRequestHandler: (schema: never, handler: never) => v
 /** The SDK `Protocol` the handlers are registered on, as far as the scope reads it. */
 type ScopedProtocol = WatchedProtocol & { setRequestHandler: (...args: unknown[]) => void };
 export type McpHandlerHost = HandlerRegistry | { server: HandlerRegistry };
-
-export interface McpHandlerScopeOptions {
-  onEvent?: ((event: McpEvent) => void) | undefined;
-}
 
 export interface McpHandlerScope {
   /** Requests whose handler has not finished; zero at quiescence. */
@@ -36,10 +31,8 @@ const CONNECTION_CLOSED = -32000;
 /** SDK 2.x aborts them with an `SdkError` whose code is this string. */
 const CONNECTION_CLOSED_2X = "CONNECTION_CLOSED";
 
-/** A request a handler of this process is answering (a class, so a visitor can tell it apart). */
-export class McpHandling {
-  constructor(readonly method: string) {}
-}
+/** A request a handler of this process is answering. */
+type McpHandling = { readonly method: string };
 
 /**
  * The cancel reason of a handler's aborted signal. MCP SDK 1.32 aborts handlers without a reason on close, like a
@@ -66,7 +59,7 @@ function closeReasons(target: ScopedProtocol): (signal: AbortSignal) => CancelRe
  * inner `server`) as a job: `jobOf(extra)` is its parent for any binding's call, and the SDK's abort of
  * `extra.signal` cancels its subtree (`external` for the peer's cancel, `shutdown` when the connection closes).
  */
-export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeOptions = {}): McpHandlerScope {
+export function scopeMcpHandlers(host: McpHandlerHost, options: McpEventOptions = {}): McpHandlerScope {
   const target = ("server" in host ? host.server : host) as unknown as ScopedProtocol;
   const { onEvent } = options;
   const reasonOf = closeReasons(target);
@@ -80,7 +73,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpHandlerScopeO
       const { signal, requestId } = handlerLinks(extra);
       const method = named ?? request.method;
       const describe = () => handlingInfo(method, paramsOf(request, named), requestId);
-      const call = calls.start(new McpHandling(method), undefined, describe) as ServerCall<McpHandling>;
+      const call = calls.start({ method }, undefined, describe) as ServerCall<McpHandling>;
       const { job } = call;
       bindHandlerJob(signal, job);
       const onAbort = () => {
@@ -119,7 +112,7 @@ function handlerLinks(extra: HandlerExtra): { signal: AbortSignal; requestId: st
 }
 
 /** What the observer is told of a handler's job, joined to the sender's trace by `params._meta` (SEP-414). */
-function handlingInfo(method: string, params: McpParams | undefined, id: RequestId): JobInfo {
+function handlingInfo(method: string, params: McpParams | undefined, id: string | number | undefined): JobInfo {
   const tool = method === "tools/call" ? params?.name : undefined;
   return {
     protocol: "mcp", method, id, kind: "server",

@@ -28,9 +28,8 @@ export interface TaskFollowing {
 }
 
 /**
- * Follows a task a server answered a request with (MCP 2025-11-25 `tasks`): waits on `tasks/result` for its
- * answer; on a cancel sends `tasks/cancel(taskId)`, stops the `tasks/result` wait, and settles the call when
- * the task is terminal (the cancel's own answer, or `tasks/get`), or at the grace's end.
+ * Follows a task a server answered a request with (MCP 2025-11-25): waits on `tasks/result`; on a cancel sends
+ * `tasks/cancel`, stops that wait, and settles the call once the task is terminal, or at the grace's end.
  */
 export class TaskFollower {
   private readonly resultWait = new AbortController();

@@ -4,7 +4,7 @@ import type { Result } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyJob, bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
 import { ServerCalls } from "../core/server-calls.js";
 import { watchConnection, type WatchedProtocol } from "./connection-watch.js";
-import type { McpEvent } from "./events.js";
+import type { McpEventOptions } from "./events.js";
 import type { McpHandlerHost } from "./handler-scope.js";
 
 /** A task's work in this process. */
@@ -19,10 +19,6 @@ export interface McpTaskExtra {
 
 /** A task's work: it stops when `signal` aborts (a child process spawned with it ends); its answer is the task's result. */
 export type McpTaskWorkFn = (signal: AbortSignal, job: AnyJob) => Promise<Result> | Result;
-
-export interface McpTaskScopeOptions {
-  onEvent?: ((event: McpEvent) => void) | undefined;
-}
 
 export interface McpTaskScope {
   /** Give this to the SDK server as `taskStore`: the given store, plus a `cancelled` status that stops the task's work. */
@@ -40,7 +36,7 @@ export interface McpTaskScope {
  * writes `cancelled` to the task store; this scope wraps the store, so that write also aborts the work's signal
  * (before the SDK answers), and a result the work returns afterwards is dropped: the task stays `cancelled`.
  */
-export function scopeMcpTasks(inner: TaskStore, options: McpTaskScopeOptions = {}): McpTaskScope {
+export function scopeMcpTasks(inner: TaskStore, options: McpEventOptions = {}): McpTaskScope {
   const { onEvent } = options;
   const running = new ServerCalls<string, McpTaskWork>({ keyOf: (work) => work.taskId });
 

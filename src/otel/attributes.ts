@@ -1,12 +1,7 @@
 import type { JobInfo } from "../core/index.js";
 
-/**
- * Span names and attributes for a job, after the OpenTelemetry semantic conventions where
- * they exist: JSON-RPC (`rpc.*`, `jsonrpc.*`) for ACP and A2A, MCP (`mcp.*`, GenAI's
- * `gen_ai.tool.name`) for MCP. Both the current (`rpc.system.name`, `jsonrpc.request.id`)
- * and the earlier JSON-RPC names (`rpc.system`, `rpc.jsonrpc.request_id`) are written, as
- * the conventions' `rpc/dup` migration mode does, so older backends' views still work.
- */
+// Span names and attributes after OpenTelemetry's semantic conventions (JSON-RPC, MCP, GenAI). The
+// current and the earlier JSON-RPC names are both written (their `rpc/dup` mode): older backends still work.
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 

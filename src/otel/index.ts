@@ -16,37 +16,23 @@ export interface TraceJobsOptions {
 }
 
 /**
- * Makes every job a binding starts a span, from now on, in this process. Returns a function
- * that stops it. Call it after registering an SDK: without one (and without `tracer`) it
- * installs nothing, so an unconfigured process pays nothing.
- *
- * ```ts
- * import { traceJobs } from "acp-cancel/otel";
- * const stop = traceJobs();
- * ```
+ * Makes every job a binding starts a span, from now on, in this process; returns a function that
+ * stops it. Call it after registering an SDK: without one (and without `tracer`) it installs nothing.
  */
 export function traceJobs(options: TraceJobsOptions = {}): () => void {
   const { tracer, tracerFor } = options;
   const current = tracer === undefined ? registeredTracer : () => tracer;
-  // Without an SDK there is nothing to record: the seam stays unset and costs nothing.
   if (current() === undefined && tracerFor === undefined) {
     diag.warn("acp-cancel: no OpenTelemetry SDK is registered; call traceJobs() after registering one");
     return () => {};
   }
   const previous = setJobObserver(new SpanObserver(current, tracerFor));
-  return () => {
-    setJobObserver(previous);
-  };
+  return () => void setJobObserver(previous);
 }
 
 /**
- * A job's W3C trace context (`traceparent`, and `tracestate`/`baggage` when set) as a plain
- * record: for carriers acp-cancel does not write itself, such as an A2A message's `metadata`
- * (which `CancellableExecutor` reads) or headers of your own. Empty while not tracing.
- *
- * ```ts
- * await client.sendMessage({ message: { ...message, metadata: traceContext(jobOf(ctx)) } });
- * ```
+ * A job's W3C trace context as a plain record, for carriers acp-cancel does not write itself: an A2A
+ * message's `metadata` (which `CancellableExecutor` reads), your own headers. Empty while not tracing.
  */
 export function traceContext(job: AnyJob | undefined): Record<string, string> {
   const carrier: Record<string, string> = {};

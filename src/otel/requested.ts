@@ -1,7 +1,6 @@
 /**
- * (Kept apart from the exporter so that asking costs no OpenTelemetry package load.)
- * Whether tracing is asked for: the flag, or the standard variables naming an OTLP endpoint or
- * exporter. `OTEL_SDK_DISABLED=true` and `OTEL_TRACES_EXPORTER=none` turn the variables' ask off.
+ * Whether tracing is asked for: the flag, or the standard variables naming an OTLP endpoint or exporter
+ * (unless `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none`). Apart, so asking loads no OpenTelemetry.
  */
 export function otelRequested(flag: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
   if (flag) return true;

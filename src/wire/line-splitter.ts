@@ -74,21 +74,17 @@ export class LineSplitter {
   }
 
   private finishLine(): void {
-    const bytes = this.pendingBytes;
-    const parts = this.parts;
-    const wasDiscarding = this.discarding;
+    const { pendingBytes: bytes, parts, discarding, head } = this;
     this.parts = [];
     this.pendingBytes = 0;
     this.discarding = false;
-    if (wasDiscarding) {
-      const head = this.head;
+    if (discarding) {
       this.head = Buffer.alloc(0);
       this.sink.oversize(bytes, head);
-      return;
+    } else if (bytes > 0) {
+      // Copied: the parts alias chunks the caller may reuse.
+      this.emit(Buffer.concat(parts, bytes), 0, bytes);
     }
-    if (bytes === 0) return;
-    // Copied: the parts alias chunks the caller may reuse.
-    this.emit(Buffer.concat(parts, bytes), 0, bytes);
   }
 
   /** Emits `bytes[start, end)` (LF excluded) as a line unless it is blank. */

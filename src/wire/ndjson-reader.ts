@@ -112,9 +112,8 @@ export function readNdjson(
 }
 
 /**
- * What was wrong with a line, fit to answer and to log: its size and the parser's complaint. Its text
- * (the first 80 characters, control characters escaped) only `withText`, for a peer whose stray output
- * is the user's to read (an agent's log line on stdout), never for a line that may carry an editor's secret.
+ * What was wrong with a line, fit to answer and to log: its size and the parser's complaint. Its text (escaped)
+ * only `withText`, for a peer whose stray output is the user's to read, never for one that may carry a secret.
  */
 export function describeProblem(problem: FramingProblem, withText = false): string {
   return problem.kind === "parse"
