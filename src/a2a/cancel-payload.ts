@@ -18,9 +18,8 @@ export function a2aVersion(header: string | undefined): A2aVersion {
 
 /** The cancel as a JSON-RPC message on the wire; hooks get the decoded input only, so `rpcId` is the caller's. */
 export function cancelMessage(version: A2aVersion, input: CancelInput, rpcId: string | number): A2aCancelMessage {
-  const metadata = input.metadata ?? {};
-  if (version === "0.3") return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: input.id, metadata } };
-  const params: A2aCancelMessage["params"] = { id: input.id, metadata };
+  const params: A2aCancelMessage["params"] = { id: input.id, metadata: input.metadata ?? {} };
+  if (version === "0.3") return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params };
   if (input.tenant !== undefined && input.tenant !== "") params.tenant = input.tenant;
   return { jsonrpc: "2.0", id: rpcId, method: "CancelTask", params };
 }
