@@ -61,9 +61,8 @@ const SERVED_TASKS: ServerCallProtocol<string, ServedTask, never> = {
 };
 
 /**
- * An `AgentExecutor` whose work gets an AbortSignal per task (`jobOf(signal)` is its job). Once aborted
- * work has returned, it publishes the `canceled` status the SDK's cancel waits for (unless the work
- * published a final state); work still out after the grace is answered `canceled` for.
+ * An `AgentExecutor` whose work gets an AbortSignal per task (`jobOf(signal)` is its job). A cancelled task is
+ * answered `canceled` once its work returned (unless it published a final state), or when the grace ends.
  */
 export class CancellableExecutor implements AgentExecutor {
   private readonly tasks: ServerCalls<string, ServedTask>;

@@ -7,12 +7,11 @@ import { escapeControl } from "../wire/index.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
 /** Why a task was found orphaned, in the words of its new status message. */
-export type OrphanFinder = "cancel" | "sweep";
-
-const FOUND_BY: Record<OrphanFinder, string> = {
+const FOUND_BY = {
   cancel: "a cancel found no live owner",
   sweep: "a sweep found its replica's lease on the cancel bus expired",
 };
+type OrphanFinder = keyof typeof FOUND_BY;
 
 /** Marks an orphan's status message: acp-cancel/replicas' `guardTerminalTaskStates` applies it as a status change only. */
 export const ORPHANED_MARK = "acpCancelOrphaned";

@@ -18,8 +18,6 @@ export interface CancelGuardHandlerOptions {
   caller?: (context: ServerCallContext) => AosAgent;
 }
 
-const GUARD_NAME = "aos";
-
 /**
  * The AOS server hook: every cancel, on any transport, is put to the guardian before the executor hears of it
  * (a missing or final task is the inner handler's). Deny: the task runs on, the caller gets TaskNotCancelable.
@@ -64,7 +62,7 @@ function checkParams(params: CancelTaskRequest): void {
 
 function deniedError(decision: GuardDecision): Error {
   const { message, reasonCode, requestId, failure } = decision;
-  const named = { guard: GUARD_NAME, decision: decision.decision, source: decision.source };
+  const named = { guard: "aos", decision: decision.decision, source: decision.source };
   return new JsonRpcTaskNotCancelableError({
     message: `Task not cancelable: the AOS guard denied the cancel of ${decision.taskId} (${message})`,
     // ErrorInfo metadata (the v1.0 wire) holds strings only.

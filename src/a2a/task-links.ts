@@ -47,9 +47,8 @@ const DEFAULT_TASK_GRACE_MS = 5000;
 type TaskCall = Call<A2aTaskPayload, void>;
 
 /**
- * Links remote A2A tasks to the work that started them, on the core call lifecycle: cancelling the
- * parent or aborting the signal sends a guarded cancel for every task still running, the grace
- * bounding the wait for its answer. Tell it when a task finishes on its own with `finished(taskId)`.
+ * Links remote A2A tasks to the work that started them: cancelling the parent or aborting the signal sends a
+ * guarded cancel for every task still running, its grace bounding the wait. `finished(taskId)`: it ended alone.
  */
 export class A2aTaskLinks {
   private readonly calls: Calls<A2aTaskPayload, void, string>;
