@@ -13,7 +13,6 @@ export const AosResultSchema = z.object({
 });
 export type AosResult = z.infer<typeof AosResultSchema>;
 
-/** The answer to AOS `ping`. */
 export const PingResultSchema = z.object({ status: z.string(), version: z.string(), timestamp: z.string() });
 export type PingResult = z.infer<typeof PingResultSchema>;
 
@@ -42,20 +41,13 @@ export const AosGuardParamsSchema = z.object({
   context: z.object({ from: PartySchema, to: PartySchema }),
 });
 
-/** `params` of an AOS guard request; its payload is the A2A cancel in the wire shape of its connection. */
 export type AosGuardParams = z.infer<typeof AosGuardParamsSchema>;
 export type A2aCancelMessage = AosGuardParams["payload"];
 export type AosAgent = z.infer<typeof AgentSchema>;
 
-export interface AosGuardRequest {
-  jsonrpc: "2.0";
-  id: string;
-  method: "tasks/cancel";
-  params: AosGuardParams;
-}
+export type AosGuardRequest = { jsonrpc: "2.0"; id: string; method: "tasks/cancel"; params: AosGuardParams };
 
-// On every guarded cancel's path, the usual result is recognised by hand (the schema costs more than the rest of
-// its handling); anything else goes through the schema, which alone decides what is accepted.
+// The usual result is recognised by hand, anything else by the schema (docs/decisions.md, "Kept: the guardian's usual answer").
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -66,7 +58,6 @@ const isCode = (value: unknown) => typeof value === "string" || (typeof value ==
 export function aosResult(value: unknown): AosResult | undefined {
   const { decision, message, reasoning, reasonCode }: Record<string, unknown> = isObject(value) ? value : {};
   const codes = reasonCode === undefined || (Array.isArray(reasonCode) && reasonCode.every(isCode));
-  // Only the schema's fields are read from it; `data` and `modifiedRequest` are any value.
   if (typeof decision === "string" && decision !== "" && isOptionalString(message) && isOptionalString(reasoning) && codes) {
     return value as AosResult;
   }

@@ -1,12 +1,10 @@
 import type { AgentCard } from "@a2a-js/sdk";
 import type { A2aCancelMessage, AosAgent } from "./aos.js";
 
-// What a hook puts in its question to the guardian: the cancel as its connection sends it, and the agents.
-
 /** The A2A protocol version a connection speaks, as the `A2A-Version` header names it. */
 export type A2aVersion = "0.3" | "1.0";
 
-/** The fields of a cancel that matter to a guard, whichever SDK type carried them. */
+/** A cancel's fields that matter to a guard, whichever SDK type carried them. */
 export interface CancelInput {
   id: string;
   metadata?: Record<string, unknown> | undefined;
@@ -20,9 +18,8 @@ export function a2aVersion(header: string | undefined): A2aVersion {
 
 /** The cancel as a JSON-RPC message on the wire; hooks get the decoded input only, so `rpcId` is the caller's. */
 export function cancelMessage(version: A2aVersion, input: CancelInput, rpcId: string | number): A2aCancelMessage {
-  const metadata = input.metadata ?? {};
-  if (version === "0.3") return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params: { id: input.id, metadata } };
-  const params: A2aCancelMessage["params"] = { id: input.id, metadata };
+  const params: A2aCancelMessage["params"] = { id: input.id, metadata: input.metadata ?? {} };
+  if (version === "0.3") return { jsonrpc: "2.0", id: rpcId, method: "tasks/cancel", params };
   if (input.tenant !== undefined && input.tenant !== "") params.tenant = input.tenant;
   return { jsonrpc: "2.0", id: rpcId, method: "CancelTask", params };
 }
@@ -42,7 +39,7 @@ export function cancelInputProblem(input: unknown): string | undefined {
 
 /** An A2A card as AOS describes it: in full (the observed agent), or only what identifies it. */
 export function aosAgent(card: AgentCard, full: boolean): AosAgent {
-  // AOS puts the endpoint in `url`; a v1.0 card keeps it in its first interface.
+  // A v1.0 card keeps AOS's `url` in its first interface.
   const url = card.supportedInterfaces?.[0]?.url;
   const base: AosAgent = { name: card.name };
   if (url !== undefined) base.url = url;

@@ -16,15 +16,11 @@ export interface CancellableExecutorOptions {
   replicas?: TaskOwnership;
 }
 
-/**
- * A task is claimed while its work runs; `stop` is called when a cancel for it reached another
- * replica. `record` (the task's store scope) is kept with the claim for the orphan sweep.
- */
+/** Claims a task while its work runs; `stop` is called when a cancel for it reached another replica. */
 export interface TaskOwnership {
   claim(key: string, stop: () => Promise<StoppedTask>, options?: { record?: string }): { release(): void };
 }
 
-/** The final state the owner published once the task's work stopped. */
 export interface StoppedTask {
   taskId: string;
   state: TaskState | undefined;
@@ -36,12 +32,12 @@ export const taskKey = (taskId: string) => `${TASK_KEY_PREFIX}${taskId}`;
 /** How many returned tasks are remembered, to tell "ran here and returned" from "never ran here". */
 const RETURNED_MEMORY = 10_000;
 
-/** One task this agent is executing (the payload of its job): its one answer, and its end. */
+/** One task this agent is executing (its job's payload). */
 class ServedTask {
   readonly kind = "a2a-served-task";
-  /** The final state published: the work's, or `canceled`. The first is the task's one answer. */
+  /** The first final state published (the work's, or `canceled`): the task's one answer. */
   finalState: TaskState | undefined = undefined;
-  /** Resolves once the task settled: its work returned, or the grace ran out. */
+  /** Resolves once its work returned, or the grace ran out. */
   readonly ended: Promise<void>;
   end!: () => void;
 
@@ -53,7 +49,6 @@ class ServedTask {
     this.ended = new Promise<void>((resolve) => (this.end = resolve));
   }
 
-  /** Answers `canceled`, unless the task has its answer. */
   canceled(): void {
     if (this.finalState === undefined) this.finalState = publishCanceled(this.eventBus, this.taskId, this.contextId);
   }
@@ -61,17 +56,13 @@ class ServedTask {
 
 const SERVED_TASKS: ServerCallProtocol<string, ServedTask, never> = {
   keyOf: (task) => task.taskId,
-  graceEnded: (call) => {
-    call.payload.canceled();
-    return undefined;
-  },
+  graceEnded: (call) => void call.payload.canceled(),
   settled: (call) => call.payload.end(),
 };
 
 /**
- * An `AgentExecutor` whose work gets an AbortSignal per task (`jobOf(signal)` is its job). Once aborted
- * work has returned, it publishes the `canceled` status the SDK's cancel waits for (unless the work
- * published a final state); work still out after the grace is answered `canceled` for.
+ * An `AgentExecutor` whose work gets an AbortSignal per task (`jobOf(signal)` is its job). A cancelled task is
+ * answered `canceled` once its work returned (unless it published a final state), or when the grace ends.
  */
 export class CancellableExecutor implements AgentExecutor {
   private readonly tasks: ServerCalls<string, ServedTask>;
@@ -82,12 +73,11 @@ export class CancellableExecutor implements AgentExecutor {
     this.replicas = options.replicas;
   }
 
-  /** Tasks in flight: their work has not returned (nor run past its grace). */
+  /** Tasks whose work has not returned (nor run past its grace). */
   get running(): number {
     return this.tasks.size;
   }
 
-  /** Whether the work of `taskId` runs in this process now. */
   runs(taskId: string): boolean {
     return this.tasks.get(taskId) !== undefined;
   }
@@ -115,13 +105,12 @@ export class CancellableExecutor implements AgentExecutor {
   };
 
   cancelTask = async (taskId: string, eventBus: ExecutionEventBus): Promise<void> => {
-    // A repeated cancel waits for the same answer.
     const effect = this.tasks.cancel(taskId, "external");
     // Never answer canceled for work this process cannot see: it may run on another replica.
     if (effect === "unknown") {
       throw new Error(`task ${taskId} does not run in this process: CancellableExecutor cannot cancel work it cannot see`);
     }
-    // Its work ran here and returned (in an interrupted state): nothing runs, answer at once.
+    // Its work ran here and returned (waiting for input): nothing runs, answer at once.
     if (effect === "already-finished") publishCanceled(eventBus, taskId, "");
   };
 
@@ -134,15 +123,8 @@ export class CancellableExecutor implements AgentExecutor {
 }
 
 function publishCanceled(eventBus: ExecutionEventBus, taskId: string, contextId: string): TaskState {
-  eventBus.publish({
-    kind: "statusUpdate",
-    data: {
-      taskId,
-      contextId,
-      status: { state: TASK_STATE.canceled, message: undefined, timestamp: new Date().toISOString() },
-      metadata: {},
-    },
-  });
+  const status = { state: TASK_STATE.canceled, message: undefined, timestamp: new Date().toISOString() };
+  eventBus.publish({ kind: "statusUpdate", data: { taskId, contextId, status, metadata: {} } });
   return TASK_STATE.canceled;
 }
 

@@ -1,10 +1,10 @@
-/** What a fail policy does when the guardian cannot give an answer. */
+/** What to decide when the guardian gives no usable answer. */
 export type FailPolicy = "deny" | "allow";
 
 /** Why the guardian gave no usable answer. */
 export type GuardFailure = "unreachable" | "timeout" | "invalid-answer" | "rpc-error";
 
-/** Which AOS hook asked: before sending a cancel (client) or before processing one (server). */
+/** The AOS hook that asked: before sending a cancel (client) or before processing one (server). */
 export type GuardHook = "client" | "server";
 
 /** One decision about one cancel: the event an audit log records. */

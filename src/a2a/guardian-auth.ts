@@ -20,11 +20,10 @@ export function guardianTokens(rules: {
     ...(rules.token === undefined ? [] : [{ digest: digest(rules.token) }]),
     ...(rules.tokens ?? []).map(({ agent, token }) => ({ digest: digest(token), agent })),
   ];
-  /** The caller behind an `Authorization` header, or undefined when it carries no known token. */
   return (header: string | undefined, address: string | undefined): GuardianCaller | undefined => {
     const byAddress = { client: `address:${address ?? "unknown"}` };
     if (known.length === 0) return byAddress;
-    // The auth scheme is case-insensitive (RFC 7235 2.1): "bearer", "BEARER" and "Bearer" alike.
+    // The auth scheme is case-insensitive (RFC 7235 2.1).
     const scheme = header === undefined ? null : BEARER.exec(header);
     if (header === undefined || scheme === null) return undefined;
     const given = digest(header.slice(scheme[0].length));

@@ -48,7 +48,6 @@ export interface GuardQuestion {
   to: AosAgent;
 }
 
-type DecisionBase = Pick<GuardDecision, "hook" | "taskId" | "requestId">;
 /** A decision before its timing is known. */
 type Verdict = Omit<GuardDecision, "durationMs" | "at">;
 
@@ -148,7 +147,7 @@ export class GuardianClient {
   }
 
   /** The decision an answer gives, its fields in the audit event's order (a log's lines stay alike). */
-  private fromResult(base: DecisionBase, result: AosResult): Verdict {
+  private fromResult(base: Pick<Verdict, "hook" | "taskId" | "requestId">, result: AosResult): Verdict {
     const reasonCode = (result.reasonCode ?? []).map(String);
     const reasoning = result.reasoning === undefined ? {} : { reasoning: result.reasoning };
     const verdict = result.decision;

@@ -10,15 +10,10 @@ export interface RateCounter {
   hit(key: string, windowMs: number, now: number): number | Promise<number>;
 }
 
-/** One key's event times, oldest first; `head` is the first still inside the window. */
-interface Log {
-  times: number[];
-  head: number;
-}
-
 /** A sliding-window counter in memory; past `maxKeys` keys the least recently hit is forgotten. */
 export class MemoryRateCounter implements RateCounter {
-  private readonly logs = new Map<string, Log>();
+  /** Each key's event times, oldest first; `head` is the first still inside the window. */
+  private readonly logs = new Map<string, { times: number[]; head: number }>();
 
   constructor(private readonly maxKeys = 10_000) {}
 

@@ -1,7 +1,4 @@
-/**
- * Tasks whose replica is gone: the one way they are marked `failed` in the store, whether a
- * cancel found them orphaned or the periodic sweep did (docs/scale-out.md).
- */
+// Tasks whose replica is gone: the one way a cancel or the sweep marks them `failed` (docs/scale-out.md).
 import type { Task } from "@a2a-js/sdk";
 import type { RequestContext, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { z } from "zod";
@@ -10,28 +7,21 @@ import { escapeControl } from "../wire/index.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
 
 /** Why a task was found orphaned, in the words of its new status message. */
-export type OrphanFinder = "cancel" | "sweep";
-
-const FOUND_BY: Record<OrphanFinder, string> = {
+const FOUND_BY = {
   cancel: "a cancel found no live owner",
   sweep: "a sweep found its replica's lease on the cancel bus expired",
 };
+type OrphanFinder = keyof typeof FOUND_BY;
 
-/**
- * The key in the status message metadata of an orphan marking: the PostgreSQL guard
- * (acp-cancel/replicas' `guardTerminalTaskStates`) applies such a write to the current row as a
- * status change only, and only while that status is not final.
- */
+/** Marks an orphan's status message: acp-cancel/replicas' `guardTerminalTaskStates` applies it as a status change only. */
 export const ORPHANED_MARK = "acpCancelOrphaned";
 
 /** What marking one task did: `left` = final already, or waiting for input (its work returned). */
 export type OrphanOutcome = "marked-failed" | "left" | "not-found";
 
 /**
- * Marks the task failed, saying why, unless its status is already final or it waits for input
- * (its work returned: nothing ran on the replica that died). Reads the task now, in full, and
- * writes that copy: never one read before a wait (it would erase the artifacts and history
- * persisted since). The one path for cancels and sweeps.
+ * Marks the task failed, saying why, unless it is final or waits for input (nothing ran on the dead replica).
+ * Writes a copy read now: one read before a wait would erase the artifacts and history persisted since.
  */
 export async function markOrphaned(
   store: TaskStore,
@@ -48,7 +38,6 @@ export async function markOrphaned(
   return "marked-failed";
 }
 
-/** The task of a replica that died, as the store should say: failed, and why. */
 function orphaned(task: Task, foundBy: OrphanFinder, replica?: string): Task {
   const who = replica !== undefined ? `The replica running this task (${replica})` : "The replica running this task";
   const text = `${who} stopped before the task ended; ${FOUND_BY[foundBy]}.`;
@@ -71,10 +60,7 @@ function orphaned(task: Task, foundBy: OrphanFinder, replica?: string): Task {
   } as Task;
 }
 
-/**
- * What the owner keeps with a task's claim on the bus: the store scope (tenant, user) the task
- * was saved under, so a sweep on another replica reads and writes it in the same scope.
- */
+/** Kept with a task's claim: the store scope (tenant, user) a sweep on another replica then uses. */
 export function claimRecord(context: RequestContext): string {
   const call = context.context as ServerCallContext | undefined;
   const user = call?.user;
@@ -104,12 +90,8 @@ export async function sweepContext(record: string): Promise<ServerCallContext> {
   return new Context({ tenant: parsed.tenant, ...(parsed.user !== undefined ? { user: parsed.user } : {}) });
 }
 
-/** A claim on the cancel bus whose owner's lease expired (acp-cancel/replicas' `OrphanedClaim`). */
-interface OrphanedClaim {
-  key: string;
-  replica: string;
-  record: string;
-}
+/** acp-cancel/replicas' `OrphanedClaim`: a claim whose owner's lease expired. */
+type OrphanedClaim = { key: string; replica: string; record: string };
 
 /** The part of a cancel bus the sweep needs (acp-cancel/replicas' `CancelBus.sweepOrphans`). */
 export interface OrphanSweeper {
@@ -125,11 +107,7 @@ export type SweepEvent =
   | { taskId: string; replica: string; outcome: OrphanOutcome }
   | { taskId?: string; replica?: string; error: Error };
 
-/**
- * Starts the bus's sweep over task claims, once `everyMs` and the bus are checked: each task whose
- * replica is gone is marked failed (markOrphaned, as a cancel does). `report` hears every outcome
- * and error; a throwing one is ignored. Stopped by the bus's `close()`.
- */
+/** Starts the bus's sweep over task claims, marking each orphan failed; stopped by the bus's `close()`. */
 export function sweepOrphanedTasks(
   bus: Partial<OrphanSweeper>,
   store: TaskStore,

@@ -197,13 +197,7 @@ export class ReferenceGuardian {
 }
 
 /** Answers a request that is refused before (or while) its body is read, and closes the connection. */
-function refuse(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, message: string, headers = {}): void {
   if (res.headersSent) return;
   res.writeHead(status, { ...headers, "content-type": "text/plain; charset=utf-8", "connection": "close" });
   res.end(`${message}\n`);

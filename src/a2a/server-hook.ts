@@ -18,18 +18,14 @@ export interface CancelGuardHandlerOptions {
   caller?: (context: ServerCallContext) => AosAgent;
 }
 
-const GUARD_NAME = "aos";
-
 /**
- * The AOS server hook: wraps an `A2ARequestHandler` so every cancel, on any transport, is put to
- * the guardian before the executor hears of it (a missing or final task is answered by the inner
- * handler unchanged). On deny the task keeps running and the caller gets TaskNotCancelable (-32002)
- * whose data names the guard and carries the decision.
+ * The AOS server hook: every cancel, on any transport, is put to the guardian before the executor hears of it
+ * (a missing or final task is the inner handler's). Deny: the task runs on, the caller gets TaskNotCancelable.
  */
 export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuardHandlerOptions): A2ARequestHandler {
   let self: Promise<AosAgent> | undefined;
+  // A failed getAgentCard is asked again next time rather than kept.
   const selfCard = () => {
-    // A failed getAgentCard is asked again next time rather than kept.
     self ??= options.self !== undefined
       ? Promise.resolve(toAosAgent(options.self))
       : handler.getAgentCard().then((card) => aosAgent(card, true), (error: unknown) => {
@@ -43,7 +39,6 @@ export function guardCancelTasks(handler: A2ARequestHandler, options: CancelGuar
 
   async function cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     checkParams(params);
-    // TaskNotFound from here passes through as the inner handler threw it.
     const task = await handler.getTask({ tenant: params.tenant, id: params.id, historyLength: 0 }, context);
     if (isFinalState(task.status?.state)) return handler.cancelTask(params, context);
     const decision = await options.guardian.check({
@@ -65,10 +60,9 @@ function checkParams(params: CancelTaskRequest): void {
   if (problem !== undefined) throw new JsonRpcRequestMalformedError({ message: problem, envelopeCode });
 }
 
-/** The A2A error a denied cancel gets: TaskNotCancelable, with the guard's decision as data. */
 function deniedError(decision: GuardDecision): Error {
   const { message, reasonCode, requestId, failure } = decision;
-  const named = { guard: GUARD_NAME, decision: decision.decision, source: decision.source };
+  const named = { guard: "aos", decision: decision.decision, source: decision.source };
   return new JsonRpcTaskNotCancelableError({
     message: `Task not cancelable: the AOS guard denied the cancel of ${decision.taskId} (${message})`,
     // ErrorInfo metadata (the v1.0 wire) holds strings only.
@@ -82,10 +76,7 @@ function defaultCaller(context: ServerCallContext): AosAgent {
   return { name: name !== "" ? name : "anonymous" };
 }
 
-/**
- * Delivers a cancel to whichever replica claimed the key (a cancel bus); rejects when it cannot.
- * `sweepOrphans` is needed only with the `sweepMs` option.
- */
+/** Delivers a cancel to whichever replica claimed the key; `sweepOrphans` is needed only with `sweepMs`. */
 export interface ReplicaCancels extends Partial<OrphanSweeper> {
   cancel(key: string, options?: { waitMs?: number; reason?: string }): Promise<ReplicaVerdict>;
 }
@@ -104,18 +95,9 @@ export interface CancelRoutingOptions {
   taskStore: TaskStore;
   /** How long the owner has to confirm, and then the store to show the final state (default 2000 ms). */
   confirmMs?: number;
-  /**
-   * Off by default. Every `sweepMs`, this replica looks on the bus for tasks whose replica's lease
-   * expired (it died, or closed its bus with the task running) and marks them `failed` in
-   * `taskStore`, as a cancel finding them orphaned does, without waiting for a cancel. Stopped by
-   * the bus's `close()`. An integer from 10 to 2147483647, else a RangeError.
-   */
+  /** Off by default: how often to mark `failed` the tasks whose replica's lease expired (docs/scale-out.md). */
   sweepMs?: number;
-  /**
-   * Hears what each sweep did: `{ taskId, replica, outcome }` with outcome `marked-failed`,
-   * `left` (already final, or waiting for input) or `not-found`; or `{ error }` when the bus or
-   * the store could not be reached (nothing changed; the next sweep tries again).
-   */
+  /** Hears what each sweep did to a task, or the error it met. */
   onSweep?: (event: SweepEvent) => void;
 }
 
@@ -123,10 +105,9 @@ export interface CancelRoutingOptions {
 export type ReplicaFailure = "bus-unavailable" | "unconfirmed" | "owner-gone" | "owner-unknown" | "not-final";
 
 /**
- * The replica hook: a cancel for a task on another replica goes over the cancel bus to it, instead of
- * the SDK writing CANCELED into the shared store while the work goes on. `canceled` only once the
- * owner confirmed and the store shows it; otherwise TaskNotCancelable whose metadata `replicas` names
- * what failed. Put `guardCancelTasks` outside it, so the guard decides once (docs/scale-out.md).
+ * The replica hook: a cancel for a task on another replica goes to it over the cancel bus. `canceled` once the
+ * owner confirmed and the store shows it, else TaskNotCancelable naming the failure in metadata `replicas`.
+ * Put `guardCancelTasks` outside it, so the guard decides once (docs/scale-out.md).
  */
 export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelRoutingOptions): A2ARequestHandler {
   const confirmMs = options.confirmMs ?? 2000;
@@ -170,10 +151,7 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     return finalTask(params, context, "its work had ended", "no replica runs it");
   }
 
-  /**
-   * The work stopped (the owner confirmed) or ended by itself: read the state its replica wrote
-   * (the store write may trail). `canceled` is the answer; another final state is `not-final`.
-   */
+  /** The work stopped or ended by itself: waits for the final state its replica writes (the write may trail). */
   async function finalTask(params: CancelTaskRequest, context: ServerCallContext, ended: string, gone: string): Promise<Task> {
     const until = Date.now() + confirmMs;
     for (;;) {

@@ -47,9 +47,8 @@ const DEFAULT_TASK_GRACE_MS = 5000;
 type TaskCall = Call<A2aTaskPayload, void>;
 
 /**
- * Links remote A2A tasks to the work that started them, on the core call lifecycle: cancelling the
- * parent or aborting the signal sends a guarded cancel for every task still running, the grace
- * bounding the wait for its answer. Tell it when a task finishes on its own with `finished(taskId)`.
+ * Links remote A2A tasks to the work that started them: cancelling the parent or aborting the signal sends a
+ * guarded cancel for every task still running, its grace bounding the wait. `finished(taskId)`: it ended alone.
  */
 export class A2aTaskLinks {
   private readonly calls: Calls<A2aTaskPayload, void, string>;
@@ -70,7 +69,6 @@ export class A2aTaskLinks {
   add(taskId: string): Job<A2aTaskPayload> {
     const existing = this.calls.get(taskId);
     if (existing !== undefined) return existing.job;
-    // A parent already cancelling cancels the task at once, with the parent's cause.
     const { parent, signal } = this.options;
     const call = this.calls.start({ kind: "a2a-task", taskId }, { parent }, this.protocol, taskId) as TaskCall;
     if (signal?.aborted === true) call.cancel(reasonOf(signal.reason));
@@ -101,15 +99,13 @@ export class A2aTaskLinks {
 
   private sendCancel(call: TaskCall): void {
     const { taskId } = call.payload;
-    const { reasoning } = this.options;
+    const { reasoning, tenant = "" } = this.options;
     // While tracing, the cancel carries the task's W3C trace context as HTTP headers.
     const trace = traceCarrier(call.job);
     const traced = trace !== undefined ? { serviceParameters: trace } : undefined;
+    const options = reasoning !== undefined ? { ...traced, context: cancelReasoning(reasoning) } : traced;
     this.options.client
-      .cancelTask(
-        { tenant: this.options.tenant ?? "", id: taskId, metadata: {} },
-        reasoning !== undefined ? { ...traced, context: cancelReasoning(reasoning) } : traced,
-      )
+      .cancelTask({ tenant, id: taskId, metadata: {} }, options)
       .then(
         (task) => {
           const canceled = Number(task.status?.state) === TASK_STATE.canceled;
