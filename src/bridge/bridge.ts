@@ -66,7 +66,7 @@ class BridgeSession {
     private readonly logger: Logger,
     private readonly trace: TraceWriter | undefined,
     agent: AgentProcess,
-    hooks: SessionHooks = {},
+    hooks: SessionHooks,
   ) {
     const agentPid = () => this.agent.process.child.pid;
     this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
@@ -357,6 +357,5 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
     return finish(error instanceof AgentSpawnError ? error.exitCode : ExitCode.internal);
   }
   logger.debug(`started agent ${options.command} (pid ${agent.child.pid})`);
-  const session = new BridgeSession(settings, logger, trace, agent, hooks);
-  return finish(await session.run());
+  return finish(await new BridgeSession(settings, logger, trace, agent, hooks).run());
 }
