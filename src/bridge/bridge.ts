@@ -66,15 +66,15 @@ class BridgeSession {
     private readonly logger: Logger,
     private readonly trace: TraceWriter | undefined,
     agent: AgentProcess,
-    hooks: SessionHooks = {},
+    hooks: SessionHooks,
   ) {
     const agentPid = () => this.agent.process.child.pid;
     this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
-    const onTurnEnded = hooks.cancelledTurnEnded;
-    // The bridge's turn state; the answer rules last: nothing rewrites an answer after them.
+    const { cancelledTurnEnded } = hooks;
+    // The answer rules last: nothing rewrites an answer after them.
     const plugins = [
       this.turnProcesses,
-      ...(onTurnEnded === undefined ? [] : [new CancelledTurns(onTurnEnded, agentPid)]),
+      ...(cancelledTurnEnded === undefined ? [] : [new CancelledTurns(cancelledTurnEnded, agentPid)]),
       new EditorAnswers(settings.deadlines, () => this.crashed, logger.warn),
     ];
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
@@ -169,7 +169,12 @@ class BridgeSession {
 
   private async replaceAgent(old: ConnectedAgent): Promise<void> {
     old.end.end();
-    this.stopGroup(old.process);
+    // SIGKILL to what is left after the kill grace: the stuck tool.
+    old.process.signalGroup("SIGTERM");
+    void Promise.race([old.process.exited, sleep(this.settings.killGraceMs)]).then(() => {
+      old.process.signalGroup("SIGKILL");
+      old.process.release();
+    });
     let fresh: AgentProcess;
     try {
       fresh = await spawnAgent(this.settings.command, this.settings.args, this.logger.warn);
@@ -188,28 +193,14 @@ class BridgeSession {
     for (const message of queued) this.deliver("agent", message);
   }
 
-  /** SIGTERM to a replaced agent's group; SIGKILL to what is left after the kill grace (the stuck tool). */
-  private stopGroup(agent: AgentProcess): void {
-    agent.signalGroup("SIGTERM");
-    void Promise.race([agent.exited, sleep(this.settings.killGraceMs)]).then(() => {
-      agent.signalGroup("SIGKILL");
-      agent.release();
-    });
-  }
-
   private deliver(side: Side, message: JsonRpcMessage): void {
-    if (side === "client") {
-      this.trace?.message("bridge->editor", message);
-      this.write("client", message);
-      return;
-    }
-    this.replay?.toAgent(message);
-    if (this.waiting !== undefined) {
+    if (side === "agent") this.replay?.toAgent(message);
+    if (side === "agent" && this.waiting !== undefined) {
       this.waiting.push(message);
       return;
     }
-    this.trace?.message("bridge->agent", message);
-    this.write("agent", message);
+    this.trace?.message(side === "client" ? "bridge->editor" : "bridge->agent", message);
+    this.write(side, message);
   }
 
   /** A message too deep to serialise never throws out of here (decisions.md, "Bridge: a message too deep to write"). */
@@ -221,8 +212,8 @@ class BridgeSession {
       const detail = `a message to the ${side === "client" ? "editor" : "agent"} is nested too deeply to serialise (${String(error)})`;
       this.logger.warn(`${detail}: ${"method" in message ? "answered with an error for its handler" : "replaced"}`);
       this.trace?.note(detail);
-      const answer = "id" in message ? errorResponse(message.id, ErrorCode.InternalError, `Internal error: ${detail}`) : undefined;
-      if (answer === undefined) return;
+      if (!("id" in message)) return;
+      const answer = errorResponse(message.id, ErrorCode.InternalError, `Internal error: ${detail}`);
       if ("method" in message) queueMicrotask(() => this.engine.receive(side, answer));
       else to.write(answer, from);
     }
@@ -287,7 +278,12 @@ class BridgeSession {
   private onEvent(event: EngineEvent): void {
     if (event.type === "emulated") this.emulations++;
     if (event.type === "problem") this.logger.warnRepeated(`${event.side === "client" ? "editor" : "agent"}: ${event.detail}`);
-    if (event.type === "protocol-version") this.logVersion(event.version, event.rules);
+    if (event.type === "protocol-version") {
+      const version = `protocol version ${jsonText(event.version, 100)}`;
+      if (event.rules !== "pass-through") this.logger.debug(`${version}: ${event.rules} rules`);
+      else this.logger.warn(`agent answered initialize with ${version}, which acp-cancel does not know: ` +
+        "messages pass through untouched (only $/cancel_request is tracked)");
+    }
     this.trace?.note(jsonText(event));
   }
 
@@ -308,15 +304,6 @@ class BridgeSession {
     }
     this.logger.warn(`${what}: failing the prompts waiting behind it`);
     return "fail";
-  }
-
-  /** Which rules the agent's `initialize` answer put in force; an unknown version is a warning. */
-  private logVersion(version: unknown, rules: string): void {
-    if (rules === "pass-through") {
-      this.logger.warn(
-        `agent answered initialize with protocol version ${jsonText(version, 100)}, which acp-cancel does not know: messages pass through untouched (only $/cancel_request is tracked)`,
-      );
-    } else this.logger.debug(`protocol version ${jsonText(version, 100)}: ${rules} rules`);
   }
 }
 
@@ -370,6 +357,5 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
     return finish(error instanceof AgentSpawnError ? error.exitCode : ExitCode.internal);
   }
   logger.debug(`started agent ${options.command} (pid ${agent.child.pid})`);
-  const session = new BridgeSession(settings, logger, trace, agent, hooks);
-  return finish(await session.run());
+  return finish(await new BridgeSession(settings, logger, trace, agent, hooks).run());
 }

@@ -10,9 +10,9 @@ export interface EndedCancelledTurn {
   agentPid: number | undefined;
 }
 
-/** A turn plug-in that tells when a cancelled prompt really ends at the agent: its answer, or the engine's `turn-ended`. */
+/** Tells when a cancelled prompt really ends at the agent: its answer, a late reply, or the engine's `turn-ended`. */
 export class CancelledTurns implements TurnPlugin {
-  /** Prompts in flight at the agent, by id (ids are the editor's): each job (its reason says it was cancelled), when sent. */
+  /** Prompts in flight at the agent, by the editor's id: each job (its reason says it was cancelled), when sent. */
   private readonly turns = new Map<JsonRpcId, { job: RequestJob; began: number }>();
 
   constructor(
@@ -24,7 +24,6 @@ export class CancelledTurns implements TurnPlugin {
     this.turns.set(job.payload.id, { job, began: performance.now() });
   }
 
-  /** The agent answered the prompt: its turn ended. */
   answered(job: RequestJob, _response: JsonRpcResponse, forPeer: boolean): void {
     if (!forPeer && job.payload.issuer === "client") this.end(job.payload.id);
   }
@@ -35,7 +34,6 @@ export class CancelledTurns implements TurnPlugin {
     return false;
   }
 
-  /** The engine followed a prompt it answered for the agent (a cancelled one) to its real end. */
   event(event: EngineEvent): void {
     if (event.type === "turn-ended") this.end(event.id);
   }

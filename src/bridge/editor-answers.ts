@@ -3,8 +3,8 @@ import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcResponse } from "
 import { type AgentExit, describeExit } from "./agent-process.js";
 
 /**
- * The bridge's rules for what the editor is told, as the engine's last turn plug-in: the crash
- * error in place of a -32800 naming the exit, and a deadline answer naming the method, deadline and flag.
+ * What the editor is told, as the engine's last turn plug-in: the crash error in place of a -32800
+ * naming the exit, and a deadline answer naming the method, deadline and flag.
  */
 export class EditorAnswers implements TurnPlugin {
   /** Editor requests whose deadline passed, with the text that names it. */
@@ -32,33 +32,28 @@ export class EditorAnswers implements TurnPlugin {
     return job.payload.issuer === "client" ? this.deadlineAnswer(crashAnswer(response, this.crashed())) : response;
   }
 
-  /** `response` itself, or the engine's deadline answer with a message naming the cause. */
+  /** `response` itself, or the engine's deadline answer with a message naming the cause (a partial result stands). */
   private deadlineAnswer(response: JsonRpcResponse): JsonRpcResponse {
-    if (this.expired.size === 0 || response.id === null) return response;
+    if (response.id === null) return response;
     const detail = this.expired.get(response.id);
     if (detail === undefined) return response;
     this.expired.delete(response.id);
-    if (!("error" in response)) return response; // a partial result stands
-    const data = response.error.data as { reason?: unknown } | undefined;
-    if (response.error.code !== ErrorCode.RequestCancelled || data?.reason !== "deadline") return response;
+    if (!("error" in response) || response.error.code !== ErrorCode.RequestCancelled) return response;
+    if ((response.error.data as { reason?: unknown } | undefined)?.reason !== "deadline") return response;
     return { ...response, error: { ...response.error, message: `Request cancelled: ${detail}` } };
   }
 }
 
 /**
- * `response` itself, or, once the agent has crashed (`exit`), the crash error in place of the
- * engine's -32800 answer naming that exit: an editor takes -32800 for its own Stop and shows
- * nothing. See docs/decisions.md, "Bridge: an agent that ends on its own".
+ * `response` itself, or, once the agent has crashed, the crash error in place of the engine's
+ * -32800 naming that exit: an editor takes -32800 for its own Stop and shows nothing
+ * (docs/decisions.md, "Bridge: an agent that ends on its own").
  */
 function crashAnswer(response: JsonRpcResponse, exit: AgentExit | undefined): JsonRpcResponse {
   if (exit === undefined || !("error" in response) || response.error.code !== ErrorCode.RequestCancelled) return response;
   const detail = describeExit(exit);
   const data = response.error.data as { reason?: unknown; detail?: unknown } | undefined;
   if (data?.reason !== "shutdown" || data.detail !== detail) return response;
-  return errorResponse(response.id, ErrorCode.InternalError, `The agent stopped before answering: ${detail}`, {
-    reason: "agent-exited",
-    detail,
-    exitCode: exit.code,
-    signal: exit.signal,
-  });
+  const exitData = { reason: "agent-exited", detail, exitCode: exit.code, signal: exit.signal };
+  return errorResponse(response.id, ErrorCode.InternalError, `The agent stopped before answering: ${detail}`, exitData);
 }

@@ -20,9 +20,8 @@ export class InitializeReplay {
 
   /** True for the restarted agent's answer to the replayed `initialize`: it is not the editor's. */
   swallows(value: unknown): boolean {
-    if (this.replayId === undefined) return false;
-    const message = value as { id?: unknown };
-    if (message.id !== this.replayId || "method" in (value as object)) return false;
+    const message = value as { id?: unknown; method?: unknown } | null;
+    if (this.replayId === undefined || message?.id !== this.replayId || message.method !== undefined) return false;
     this.replayId = undefined;
     return true;
   }

@@ -15,6 +15,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export class Logger {
   private readonly rank: number;
+  private readonly repeats = new Map<string, number>();
   readonly sink: Writable;
 
   constructor(level: LogLevel, file?: string) {
@@ -35,11 +36,7 @@ export class Logger {
   readonly info = (text: string): void => this.log("info", text);
   readonly debug = (text: string): void => this.log("debug", text);
 
-  /**
-   * A warning that may come in floods (a peer's late answers, one per request): the first
-   * `REPEATS_SHOWN` of each kind are printed, the rest counted and summed up by `close()`.
-   * `kind` is the text with its numbers and quoted values taken out.
-   */
+  /** A warning that may flood (late answers): the first of each kind (numbers, quoted values out) printed, the rest counted. */
   warnRepeated(text: string): void {
     if (!this.enabled("warn")) return;
     const kind = text.replace(/"[^"]*"|\d+/g, "…");
@@ -47,8 +44,6 @@ export class Logger {
     this.repeats.set(kind, seen);
     if (seen <= REPEATS_SHOWN) this.warn(text);
   }
-
-  private readonly repeats = new Map<string, number>();
 
   /** Sums up each kind of repeated warning that was cut short, then closes the file. */
   close(): Promise<void> {

@@ -7,10 +7,7 @@ type EndpointHandlers = Pick<NdjsonReaderHandlers, "problem" | "end"> & { value(
 
 const LF = 0x0a;
 const NEWLINE = Buffer.from("\n");
-/**
- * A burst is written in parts of this many messages (or bytes), so the peer starts on the first
- * while the rest is parsed (bench 1e: about 0.6x the byte relay whole, 1x in parts of 16).
- */
+/** A burst leaves in parts, so the peer starts on the first while the rest is parsed (bench 1e: 0.6x a byte relay whole, 1x). */
 const PART_MESSAGES = 16;
 const PART_BYTES = 64 * 1024;
 
@@ -42,11 +39,10 @@ export class NdjsonEndpoint {
 
   private readonly pieces: Buffer[] = [];
   private pieceBytes = 0;
-  /** The byte range being extended: `openChunk[openFrom, openTo)`. */
+  /** The byte range being extended. */
   private openChunk: Buffer | undefined;
   private openFrom = 0;
   private openTo = 0;
-  /** Messages and bytes queued since the last write. */
   private queuedMessages = 0;
   private queuedBytes = 0;
   private flushScheduled = false;

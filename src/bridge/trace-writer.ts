@@ -23,18 +23,18 @@ export class TraceWriter {
   private readonly started = performance.now();
   private readonly replacer: ((key: string, value: unknown) => unknown) | undefined;
 
-  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error; `keepSecrets` skips redaction. */
+  /** Throws `RefusedFileError` (a link, another user's file, …) or the open's own error. */
   constructor(file: string, options: { keepSecrets?: boolean } = {}) {
     this.fd = openPrivateFile(file);
     this.replacer = options.keepSecrets === true ? undefined : redactSecrets;
   }
 
   message(hop: TraceHop, message: unknown): void {
-    this.write({ t: this.elapsed(), hop, message });
+    this.write({ hop, message });
   }
 
   note(note: string): void {
-    this.write({ t: this.elapsed(), note });
+    this.write({ note });
   }
 
   close(): Promise<void> {
@@ -43,12 +43,9 @@ export class TraceWriter {
     return Promise.resolve();
   }
 
-  private elapsed(): number {
-    return Math.round((performance.now() - this.started) * 1000) / 1000;
-  }
-
-  private write(entry: TraceEntry): void {
+  private write(fields: Omit<TraceEntry, "t">): void {
     if (this.fd === undefined) return;
+    const entry: TraceEntry = { t: Math.round((performance.now() - this.started) * 1000) / 1000, ...fields };
     let line: string;
     try {
       line = JSON.stringify(entry, this.replacer);

@@ -12,16 +12,15 @@ export const TURN_PROCESS_SETTLE_MS = 500;
 interface TurnSpan {
   readonly sessionId: string | undefined;
   readonly began: number;
-  /** When its first `tool_call` was read: what the agent itself started before is its housekeeping. */
+  /** When its first `tool_call` was read: what the agent started before is its housekeeping. */
   toolCall: number | undefined;
   /** The agent's descendants when the prompt went out (pid:startTicks): never the turn's. */
   readonly before: ReadonlySet<string>;
   ended: number | undefined;
-  /** Answered `cancelled`. */
   cancelled: boolean;
   /** Answered `cancelled`, its processes not yet stopped. */
   stopping: boolean;
-  /** Answered for the agent, whose own turn goes on (the engine follows it): still running. */
+  /** Answered for the agent, whose own turn goes on (the engine follows it). */
   outliving: boolean;
 }
 
@@ -30,16 +29,16 @@ const openTurn = (sessionId: string | undefined, began: number, before: Readonly
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
+/** A turn whose processes may still be stopped: open, waiting to be stopped, or followed past its answer. */
+const live = (turn: TurnSpan) => turn.ended === undefined || turn.stopping || turn.outliving;
+
 /** What the plug-in reads of a request's job. */
 type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer" | "sessionId"> };
 
 /**
- * Stops what a cancelled turn left running (codex-acp keeps its tools on purpose): the agent's
- * descendants born during the turn, and during no other turn not cancelled, but not the agent's
- * housekeeping before its first tool call (claude-agent-acp's auth probe), that still run
- * {@link TURN_PROCESS_SETTLE_MS} after the answer; for `--on-stuck kill-tools`, a stuck turn's;
- * at shutdown, those of the turns in flight. What ran when the prompt went out is never the turn's.
- * Linux only. See docs/decisions.md, "Processes a cancelled turn leaves running (bridge)".
+ * Stops what a cancelled turn left running {@link TURN_PROCESS_SETTLE_MS} after its answer; for
+ * `--on-stuck kill-tools`, a stuck turn's; at shutdown, those of the turns in flight. Which processes
+ * are a turn's, and why: docs/decisions.md, "Processes a cancelled turn leaves running (bridge)". Linux only.
  */
 export class TurnProcesses implements TurnPlugin {
   private readonly turns = new Map<string, TurnSpan>();
@@ -52,14 +51,12 @@ export class TurnProcesses implements TurnPlugin {
     private readonly killGraceMs: number,
     private readonly logger: Logger,
     private readonly trace: TraceWriter | undefined,
-    /** False with --keep-turn-processes: a cancelled turn's processes are left alone. */
+    /** False with --keep-turn-processes. */
     private readonly stopsCancelledTurns: boolean,
   ) {}
 
-  /** A prompt goes to the agent: its turn begins. */
   promptSent(job: PromptJob): void {
     if (!this.stopsCancelledTurns) return;
-    // What ran before it is never the turn's (a server born in the same tick included).
     const before = new Set(this.descendants().map(identity));
     this.turns.set(JSON.stringify(job.payload.id), openTurn(job.payload.sessionId, this.now(), before));
   }
@@ -69,13 +66,11 @@ export class TurnProcesses implements TurnPlugin {
     if (this.turns.size === 0 || !isToolCallUpdate(params)) return false;
     const sessionId = sessionIdOf(params);
     for (const turn of this.turns.values()) {
-      const open = turn.ended === undefined || turn.outliving;
-      if (turn.sessionId === sessionId && open) turn.toolCall ??= this.now();
+      if (turn.sessionId === sessionId && (turn.ended === undefined || turn.outliving)) turn.toolCall ??= this.now();
     }
     return false;
   }
 
-  /** The editor got its answer to `job`: a prompt's turn ended, cancelled or not. */
   answered(job: PromptJob, response: JsonRpcResponse): void {
     const { id, issuer } = job.payload;
     if (!this.stopsCancelledTurns || issuer !== "client" || id === null) return;
@@ -115,17 +110,12 @@ export class TurnProcesses implements TurnPlugin {
     if (targets.length > 0) await this.stopAll(targets, `turn-processes: prompt ${JSON.stringify(promptId)} ended cancelled`);
   }
 
-  /** The agent's descendants now (none off Linux). */
   private descendants(): ProcessEntry[] {
     const pid = this.supported ? this.agentPid() : undefined;
     return pid === undefined ? [] : descendantsOf(pid);
   }
 
-  /**
-   * `--on-stuck kill-tools`: stops what the stuck prompt's turn started, by the rule for cancelled
-   * turns (never what another turn not cancelled started). A turn no longer known (v2 work opened
-   * before, say) is taken to have begun `turnAgeMs` ago.
-   */
+  /** `--on-stuck kill-tools`: the stuck turn's work; a turn no longer known (v2 work) began `turnAgeMs` ago. */
   async stopStuck(promptId: unknown, turnAgeMs: number): Promise<void> {
     if (!this.supported) return;
     const known = this.turns.get(JSON.stringify(promptId));
@@ -139,19 +129,17 @@ export class TurnProcesses implements TurnPlugin {
   }
 
   /**
-   * The bridge is stopping (editor gone, signal): the turns in flight are cancelled ones. Their
-   * processes, taken now, before the agent goes and its tools lose their parent; stopped after
-   * the agent exits or {@link TURN_PROCESS_SETTLE_MS}, whichever comes first.
+   * The bridge is stopping: the turns in flight count as cancelled. Their processes are taken now,
+   * before the agent goes and its tools lose their parent, and stopped once it exited or after `settleMs`.
    */
   async stopInFlight(agentExited: Promise<unknown>, settleMs = TURN_PROCESS_SETTLE_MS): Promise<void> {
     if (!this.supported || !this.stopsCancelledTurns) return;
-    const inFlight = [...this.turns.values()].filter((turn) => turn.ended === undefined || turn.stopping || turn.outliving);
-    if (inFlight.length === 0) return;
+    const inFlight = [...this.turns.values()].filter(live);
     for (const turn of inFlight) {
       turn.cancelled = true;
       turn.ended = undefined;
     }
-    const descendants = this.descendants();
+    const descendants = inFlight.length === 0 ? [] : this.descendants();
     const targets = [...new Set(inFlight.flatMap((turn) => this.work(descendants, turn)))];
     if (targets.length === 0) return;
     // The bridge's own timers are unref'd: this keeps it running until they are stopped.
@@ -171,10 +159,7 @@ export class TurnProcesses implements TurnPlugin {
     this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
-  /**
-   * `turn`'s work among the agent's `descendants` (see turnsWork: born during it, not the agent's
-   * housekeeping; not running when the prompt went out), but none born during another turn not cancelled.
-   */
+  /** `turn`'s work among `descendants` (turnsWork), not running at its prompt, none born during another turn not cancelled. */
   private work(descendants: ProcessEntry[], turn: TurnSpan, self: TurnSpan = turn): ProcessEntry[] {
     const agent = this.agentPid();
     if (agent === undefined) return [];
@@ -186,9 +171,8 @@ export class TurnProcesses implements TurnPlugin {
       own(entry) && !turn.before.has(identity(entry)) && !others.some((other) => during(entry, other)));
   }
 
-  /** Forgets ended turns, but those open, waiting to be stopped, still followed, or overlapping one that is. */
+  /** Forgets ended turns, but those live or overlapping one that is. */
   private prune(): void {
-    const live = (span: TurnSpan) => span.ended === undefined || span.stopping || span.outliving;
     let earliest = Infinity;
     for (const span of this.turns.values()) if (live(span)) earliest = Math.min(earliest, span.began);
     for (const [key, span] of this.turns) {

@@ -1,31 +1,22 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 
-/** One process as /proc/PID/stat tells it. */
+/** One process as /proc/PID/stat tells it (fields 4, 5, 6 and 22). */
 export interface ProcessEntry {
   readonly pid: number;
   readonly ppid: number;
-  /** Its process group (field 5). */
   readonly pgrp: number;
-  /** Its session (field 6): a process that called setsid leads a session of its own. */
+  /** A process that called setsid leads a session of its own. */
   readonly session: number;
-  /** When it started, in clock ticks since boot (field 22): with the pid, who it is. */
+  /** When it started, in clock ticks since boot: with the pid, who it is. */
   readonly startTicks: number;
 }
 
-/**
- * Linux's USER_HZ: the unit of /proc start times. It is 100 on every architecture Node
- * runs on (the kernel keeps it fixed for user space), so no sysconf call is needed.
- */
+/** Linux's USER_HZ, the unit of /proc start times: fixed at 100 for user space on every architecture. */
 export const TICKS_PER_SECOND = 100;
 
 /** Whether this machine has a Linux /proc to read processes from. */
 export function hasProcTable(): boolean {
-  try {
-    readFileSync("/proc/self/stat", "utf8");
-    return process.platform === "linux";
-  } catch {
-    return false;
-  }
+  return process.platform === "linux" && existsSync("/proc/self/stat");
 }
 
 /** One running process's entry; undefined when it is gone, a zombie, or /proc is not Linux's. */
@@ -59,11 +50,9 @@ export function readProcesses(): ProcessEntry[] {
 }
 
 /**
- * The descendants of `root` (children, their children, …), never `root` itself. The walk
- * follows parent pids, so it finds a descendant that left the group or the session
- * (setsid) as long as its parent still runs; an orphan is re-parented and lost to it.
- * Without `processes`, it reads only the descendants' own /proc entries (see {@link childrenOf}),
- * not the whole table; given the table a caller already read, it walks that.
+ * The descendants of `root` by parent pid (so one that called setsid is found; an orphan is
+ * lost), never `root` itself. It walks `processes` when given, else the children files below
+ * `root` (docs/decisions.md, "Bridge: which processes are a cancelled turn's").
  */
 export function descendantsOf(root: number, processes?: readonly ProcessEntry[]): ProcessEntry[] {
   if (processes === undefined) {
@@ -98,9 +87,8 @@ function breadthFirst<T extends ProcessEntry[] | undefined>(root: number, childr
 }
 
 /**
- * The running children of `pid` from /proc/PID/task/TID/children (a child is listed under the
- * thread that forked it): [] when `pid` is gone, undefined when the file cannot be read. A
- * listed pid whose parent is no longer `pid` exited and was reused meanwhile: not a child.
+ * The running children of `pid` from /proc/PID/task/TID/children: [] when `pid` is gone,
+ * undefined when a file cannot be read. A listed pid whose parent is not `pid` was reused meanwhile.
  */
 function childrenOf(pid: number): ProcessEntry[] | undefined {
   let threads: string[];
@@ -127,15 +115,8 @@ function childrenOf(pid: number): ProcessEntry[] | undefined {
   return children;
 }
 
-/**
- * Running processes whose environment holds `name=value`: what a run started, even an
- * orphan that no parent-pid walk reaches any more (only the user's own processes are readable).
- */
-export function processesWithEnv(
-  name: string,
-  value: string,
-  processes: readonly ProcessEntry[] = readProcesses(),
-): ProcessEntry[] {
+/** Those of `processes` whose environment holds `name=value`: what a run started, orphans included (the user's own only). */
+export function processesWithEnv(name: string, value: string, processes: readonly ProcessEntry[]): ProcessEntry[] {
   const needle = Buffer.from(`\0${name}=${value}\0`);
   return processes.filter((entry) => {
     try {
@@ -153,8 +134,7 @@ export function stillRunning(entry: ProcessEntry): boolean {
 
 /** Now, in /proc start-time ticks since boot. */
 export function uptimeTicks(): number {
-  // /proc/uptime has hundredths: round them, as "12345.67" * 100 is 1234566.99… in floating point
-  // (a tick early in about one read of 13: a process born in a turn's last tick looked born after it).
+  // Rounded: "12345.67" * 100 is 1234566.99… in floating point, a tick early.
   const hundredths = Math.round(Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]) * 100);
   return Math.floor((hundredths * TICKS_PER_SECOND) / 100);
 }

@@ -1,17 +1,12 @@
 import { type ProcessEntry, stillRunning } from "./process-table.js";
 
 export interface Terminated {
-  /** The pids sent SIGTERM (those still running when it was sent). */
+  /** Those still running when SIGTERM was sent. */
   readonly terminated: number[];
   /** Those still running after the grace, sent SIGKILL. */
   readonly killed: number[];
   /** Those still running after SIGKILL and the wait for it (stuck in the kernel, or not ours to signal). */
   readonly remaining: number[];
-}
-
-export interface TerminateOptions {
-  /** Time between SIGTERM and SIGKILL (ms). */
-  readonly graceMs: number;
 }
 
 /** After SIGKILL the kernel needs only moments; this bounds the wait if something is stuck in D state. */
@@ -20,11 +15,10 @@ const POLL_MS = 20;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
- * Stops `targets`: SIGTERM, then SIGKILL after the grace to those still running, then waits
- * until they are gone. Every signal goes only to a process with the pid *and* start time it
- * was found with, so a pid the kernel reused meanwhile is never signalled.
+ * Stops `targets`: SIGTERM, SIGKILL after `graceMs` to those still running, then waits until they
+ * are gone. A signal goes only to the pid *and* start time found, never to a pid reused meanwhile.
  */
-export async function terminate(targets: readonly ProcessEntry[], options: TerminateOptions): Promise<Terminated> {
+export async function terminate(targets: readonly ProcessEntry[], options: { readonly graceMs: number }): Promise<Terminated> {
   const alive = () => targets.filter(stillRunning);
   const terminated = alive();
   for (const target of terminated) signal(target.pid, "SIGTERM");

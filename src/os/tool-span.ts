@@ -1,10 +1,6 @@
 import { type ProcessEntry, TICKS_PER_SECOND } from "./process-table.js";
 
-/**
- * How long before the first tool call is read the agent may have started that tool itself: it
- * announces a tool before running it, but the announcement crosses a pipe. What the agent started
- * earlier in the turn is its own housekeeping (claude-agent-acp's `claude auth status` probe).
- */
+/** How long before its first tool call is read the agent may have started that tool: the announcement crosses a pipe. */
 export const TOOL_ANNOUNCE_LAG_MS = 100;
 
 /** A turn in /proc ticks: begun, ended (undefined: still running), its first tool call read (undefined: none yet). */
@@ -15,10 +11,9 @@ export interface TurnTicks {
 }
 
 /**
- * Which of `agentPid`'s `descendants` are a turn's work (docs/decisions.md, "Bridge: which
- * processes are a cancelled turn's"): born during the turn, and not the agent's housekeeping, a
- * child the agent started itself before announcing a tool, or anything that child started.
- * Tools that a helper of the agent runs (codex's, announced late) are never its direct children.
+ * Which of `agentPid`'s `descendants` are a turn's work: born during the turn, and not the agent's
+ * housekeeping (a child it started before announcing a tool, or below one). docs/decisions.md,
+ * "Bridge: which processes are a cancelled turn's".
  */
 export function turnsWork(descendants: readonly ProcessEntry[], agentPid: number, turn: TurnTicks): (e: ProcessEntry) => boolean {
   const byPid = new Map(descendants.map((entry) => [entry.pid, entry]));

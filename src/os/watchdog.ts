@@ -4,20 +4,16 @@ import type { Socket } from "node:net";
 export interface WatchdogOptions {
   /** Time between SIGTERM and SIGKILL once the parent is gone (ms, rounded to tenths of a second). Default 2000. */
   readonly graceMs?: number;
-  /**
-   * `NAME=value` of an environment entry only the watched processes carry: those that left the
-   * group (`setsid`) are stopped too, found by it in /proc (Linux).
-   */
+  /** `NAME=value` only the watched processes carry in their environment: those that left the group are stopped too. */
   readonly envMarker?: string;
   /** The watchdog could not start (no /bin/sh): the group is then not watched. */
   readonly onError?: (error: Error) => void;
 }
 
 /**
- * What the watchdog runs (POSIX sh; `$1` is the process group): a line on its stdin stands it
- * down, end of file stops the group, and every process carrying the marker (docs/decisions.md,
- * "Bridge: when the bridge dies (the watchdog)"). dash's `kill` takes no `--`; `-N` after the
- * signal names the group. grep -z reads /proc/PID/environ's NUL-separated entries whole.
+ * POSIX sh, `$1` the process group: a line on stdin stands it down, end of file stops the group and
+ * every process carrying the marker (docs/decisions.md, "Bridge: the SIGKILL watchdog"). dash's
+ * `kill` takes no `--`; grep -z reads /proc/PID/environ's NUL-separated entries whole.
  */
 const WATCHDOG_SCRIPT = [
   "if IFS= read -r _; then exit 0; fi",
@@ -42,8 +38,7 @@ const WATCHDOG_SCRIPT = [
 export function armWatchdog(pgid: number, options: WatchdogOptions = {}): () => void {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", WATCHDOG_TENTHS: String(Math.ceil((options.graceMs ?? 2000) / 100)) };
   if (options.envMarker !== undefined) env.WATCHDOG_MARKER = options.envMarker;
-  // A session of its own: a signal sent to the parent's group (Ctrl-C) does not reach it. Its
-  // environment is not the parent's: it must not carry the marker it looks for.
+  // Its own session: the parent's group's Ctrl-C does not reach it. Not the parent's environment: no marker.
   const child = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, "acp-cancel-watchdog", String(pgid)], {
     stdio: ["pipe", "ignore", "ignore"],
     detached: true,
