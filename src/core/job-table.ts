@@ -63,11 +63,9 @@ export class JobTable<K, P> {
     return found;
   }
 
-  /** Puts `job` under `key`; false when the key is already in flight. */
-  insert(key: K, job: Job<P>): boolean {
-    if (this.get(key) !== undefined) return false;
+  /** Puts `job` under `key`, which the caller has found not in flight. */
+  insert(key: K, job: Job<P>): void {
     if (!isSlotKey(key) || !this.slot(key, job)) this.others.set(key, job);
-    return true;
   }
 
   /** Removes the job under `key`; undefined if none was in flight. */

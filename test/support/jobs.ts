@@ -36,8 +36,9 @@ export class TestTable<K, P> extends JobTable<K, P> {
   private readonly keys = new Set<K>();
 
   create(key: K, payload: P, parent?: AnyJob): Job<P> | undefined {
+    if (this.has(key)) return undefined;
     const job = new Job(payload, parent);
-    if (!this.insert(key, job)) return undefined;
+    this.insert(key, job);
     this.keys.add(key);
     return job;
   }
