@@ -95,11 +95,12 @@ export function servePostMessage(app: AbpApp, options: PostMessageHostOptions): 
   // The agents heard from, each with how it was last answered: told when the page goes away (postMessage has no close).
   const agents = new Map<Source, Reply>();
   const listener = (event: MessageEvent) => {
-    const { origin, data } = event;
+    const { origin } = event;
     if (!options.allowedOrigins.includes(origin)) {
       // Answering an unknown origin would leak that we exist: refuse it here and say so locally.
       return host.reject({ code: "WRONG_ORIGIN", message: `message from origin "${origin}" is not allowed` });
     }
+    const { data } = event; // read (deserialised) only for an allowed origin
     const source = event.source as Source | null;
     // Answers take the form the request came in: JSON text for text, a structured clone otherwise.
     const text = typeof data === "string";
