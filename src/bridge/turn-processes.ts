@@ -135,11 +135,12 @@ export class TurnProcesses implements TurnPlugin {
   async stopInFlight(agentExited: Promise<unknown>, settleMs = TURN_PROCESS_SETTLE_MS): Promise<void> {
     if (!this.supported || !this.stopsCancelledTurns) return;
     const inFlight = [...this.turns.values()].filter(live);
+    if (inFlight.length === 0) return;
     for (const turn of inFlight) {
       turn.cancelled = true;
       turn.ended = undefined;
     }
-    const descendants = inFlight.length === 0 ? [] : this.descendants();
+    const descendants = this.descendants();
     const targets = [...new Set(inFlight.flatMap((turn) => this.work(descendants, turn)))];
     if (targets.length === 0) return;
     // The bridge's own timers are unref'd: this keeps it running until they are stopped.
