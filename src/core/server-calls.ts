@@ -190,17 +190,17 @@ export class ServerCalls<K, P, A = never> {
 
   /** The single place a call gets its one answer, which settles it; false when it already had one. */
   answer(call: ServerCall<P, A>, answer: A): boolean {
+    // A call not settled is in its table under its entry: `start` put it there, only settling takes it out.
+    if (call.isSettled) return false;
     const key = this.protocol.keyOf(call.payload);
-    const entry = key === undefined ? call : key;
-    if (call.isSettled || this.table.get(entry) !== call) return false;
     const forPeer = this.protocol.forPeer?.(call) === true;
     let failure: JobFailure | undefined;
     if (jobObserver !== undefined) {
       if (forPeer) jobObserver.onEvent(call, "synthetic-answer");
       failure = this.protocol.failureOf?.(answer);
     }
-    this.table.delete(entry);
-    this.grace?.stop(call);
+    this.table.delete(key === undefined ? call : key);
+    if (!call.isRunning) this.grace?.stop(call); // only a cancelled call has a grace
     // One list for every answer, not a new one each: garbage on every message otherwise.
     const outermost = !answering;
     answering = true;
