@@ -156,6 +156,7 @@ export class Job<P = unknown> {
   }
 
   private clearDeadline(): void {
+    if (this.deadlineTimer === undefined) return; // most jobs never had one: no call per settle
     clearTimeout(this.deadlineTimer);
     this.deadlineTimer = undefined;
   }
