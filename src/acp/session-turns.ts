@@ -1,9 +1,8 @@
 import { type AnyJob, Job, settleJob } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
-import type { EngineHost } from "./engine-host.js";
 import { Method } from "./methods.js";
 import { isRequestJob, isWorkJob, type RequestJob, SessionWork } from "./engine-jobs.js";
-import type { TurnPlugin } from "./turn-plugin.js";
+import type { EngineHost, TurnPlugin } from "./turn-plugin.js";
 import type { WorkChange } from "./versions/index.js";
 
 /**
