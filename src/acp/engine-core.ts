@@ -13,7 +13,7 @@ import { LatencyRing } from "./engine-stats.js";
 import { cleanupMethodSet, Method, type Side } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { type RequestJob, RequestRecord } from "./engine-jobs.js";
-import { failureOf } from "./request-tracing.js";
+import { failureOf, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
 import { type AftermathStats, noTurnsFollowed, TurnAftermath } from "./turn-aftermath.js";
 import type { EngineHost, TurnPlugin } from "./turn-plugin.js";
@@ -68,8 +68,8 @@ export abstract class EngineCore {
       now: () => this.now(),
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
-      isCleanup: (method) => this.cleanup.has(method),
-      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
+      running: (side, test) =>
+        this.tables[side].selectRunning((job) => !this.cleanup.has(job.payload.method) && test(job)) as RequestJob[],
       cancel: (job, reason) => this.cancelJob(job, reason),
       forward: (job, request) => this.forwardHeldPrompt(job, request),
       answer: (job, response) => this.answer(job, response),
@@ -224,6 +224,20 @@ export abstract class EngineCore {
     for (const plugin of this.plugins) plugin.answered?.(job, answer, answeredForPeer);
   }
 
+  /** A held prompt goes to the agent now: the turn before it really ended. */
+  private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
+    const gone = this.closed.agent;
+    if (gone !== undefined) {
+      this.answer(job, abandonedAnswer(job.payload.id, gone));
+      return;
+    }
+    job.payload.delivered = true;
+    const { sessionId } = job.payload;
+    if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
+    for (const plugin of this.plugins) plugin.promptSent?.(job);
+    this.send("agent", withTraceContext(job, request));
+  }
+
   // ---- plumbing ---------------------------------------------------------------------
 
   protected send(side: Side, message: JsonRpcResponse | JsonRpcRequest | JsonRpcNotification): void {
@@ -236,7 +250,4 @@ export abstract class EngineCore {
     this.onEvent?.(event);
     for (const plugin of this.plugins) plugin.event?.(event);
   }
-
-  /** A held prompt goes to the agent now: the turn before it really ended. */
-  protected abstract forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void;
 }

@@ -11,8 +11,7 @@ export interface EngineHost {
   now(): number;
   emit(event: EngineEvent): void;
   isOpen(side: Side): boolean;
-  isCleanup(method: string): boolean;
-  /** The running requests `side` issued that pass `test`. */
+  /** The running requests `side` issued that pass `test`; never a cleanup request (cancelled for nobody). */
   running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
   cancel(job: AnyJob, reason: CancelReason): void;
   /** Sends a held request on to the agent now (answered instead when the agent is gone). */
