@@ -9,16 +9,14 @@ import {
 import { abandonedAnswer } from "./cancelled-answers.js";
 import type { CancellationCapability } from "./capability.js";
 import { DEFAULT_GRACE_MS, type EngineEvent, type EngineOptions, type PortOptions } from "./engine-options.js";
-import type { EngineHost } from "./engine-host.js";
-import { type AftermathStats, EngineStats, LatencyRing, noTurnsFollowed } from "./engine-stats.js";
+import { LatencyRing } from "./engine-stats.js";
 import { cleanupMethodSet, Method, type Side } from "./methods.js";
 import { Negotiation } from "./negotiation.js";
 import { type RequestJob, RequestRecord } from "./engine-jobs.js";
-import { failureOf } from "./request-tracing.js";
-import { stopMessages } from "./stop-handler.js";
+import { failureOf, withTraceContext } from "./request-tracing.js";
 import { SessionTurns } from "./session-turns.js";
-import { TurnAftermath } from "./turn-aftermath.js";
-import type { TurnPlugin } from "./turn-plugin.js";
+import { type AftermathStats, noTurnsFollowed, TurnAftermath } from "./turn-aftermath.js";
+import type { EngineHost, TurnPlugin } from "./turn-plugin.js";
 
 /** How many unanswered-by-peer ids to remember so their late replies are dropped. */
 const LATE_REPLY_MEMORY = 4096;
@@ -32,7 +30,7 @@ export abstract class EngineCore {
   /** Per issuer, the requests it is owed an answer for. */
   protected readonly tables: Record<Side, ServerCalls<JsonRpcId, RequestRecord, JsonRpcResponse>>;
   protected readonly turns: SessionTurns;
-  protected readonly negotiation = new Negotiation((event) => this.emit(event));
+  protected readonly negotiation: Negotiation;
   protected readonly ports: Record<Side, PortOptions>;
   /** Why each side is gone; undefined while it is open. */
   protected readonly closed: Record<Side, string | undefined> = { client: undefined, agent: undefined };
@@ -48,7 +46,8 @@ export abstract class EngineCore {
   protected readonly now: () => number;
   /** What decides about a turn's messages (docs/decisions.md, "Turn plug-ins"), in order. */
   protected readonly plugins: readonly TurnPlugin[];
-  readonly stats = new EngineStats();
+  /** Counters for summaries and benchmarks. */
+  readonly stats = { requests: 0, cancels: 0, answeredForPeer: 0, cancelledAtBirth: 0, lateRepliesDropped: 0 };
   protected readonly latencies = new LatencyRing();
 
   constructor(
@@ -61,6 +60,7 @@ export abstract class EngineCore {
     this.tables = { client: this.owedTable(grace), agent: this.owedTable(grace) };
     this.cleanup = cleanupMethodSet(options.cleanupMethods);
     this.ports = { client: options.client ?? {}, agent: options.agent ?? {} };
+    this.negotiation = new Negotiation((event) => this.emit(event), this.ports);
     this.onEvent = options.onEvent;
     this.now = options.now ?? (() => performance.now());
     const host: EngineHost = {
@@ -68,8 +68,8 @@ export abstract class EngineCore {
       now: () => this.now(),
       emit: (event) => this.emit(event),
       isOpen: (side) => this.closed[side] === undefined,
-      isCleanup: (method) => this.cleanup.has(method),
-      running: (side, test) => this.tables[side].selectRunning(test) as RequestJob[],
+      running: (side, test) =>
+        this.tables[side].selectRunning((job) => !this.cleanup.has(job.payload.method) && test(job)) as RequestJob[],
       cancel: (job, reason) => this.cancelJob(job, reason),
       forward: (job, request) => this.forwardHeldPrompt(job, request),
       answer: (job, response) => this.answer(job, response),
@@ -77,7 +77,7 @@ export abstract class EngineCore {
     };
     const { turnEnd } = options;
     const aftermath = turnEnd === undefined ? [] : [new TurnAftermath(host, turnEnd, graceMs)];
-    this.plugins = [...aftermath, ...(options.plugins ?? []).map((make) => make(host, graceMs))];
+    this.plugins = [...aftermath, ...(options.plugins ?? [])];
     this.turns = new SessionTurns(host, this.plugins);
   }
 
@@ -173,9 +173,8 @@ export abstract class EngineCore {
       owed.answerAfterChildren(job, this.negotiation.rules.cancelledAnswer(job));
       return;
     }
-    const stop = stopMessages(job, handler, reason, this.ports, this.negotiation);
-    for (const message of stop.messages) {
-      if (message === stop.emulated) this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
+    for (const message of this.negotiation.stopMessages(job, handler, reason)) {
+      if (message.method === Method.sessionCancel) this.emit({ type: "emulated", side: handler, what: "session/cancel for a cancelled prompt", id });
       this.send(handler, message);
     }
     const handlerGone = this.closed[handler];
@@ -225,6 +224,20 @@ export abstract class EngineCore {
     for (const plugin of this.plugins) plugin.answered?.(job, answer, answeredForPeer);
   }
 
+  /** A held prompt goes to the agent now: the turn before it really ended. */
+  private forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
+    const gone = this.closed.agent;
+    if (gone !== undefined) {
+      this.answer(job, abandonedAnswer(job.payload.id, gone));
+      return;
+    }
+    job.payload.delivered = true;
+    const { sessionId } = job.payload;
+    if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
+    for (const plugin of this.plugins) plugin.promptSent?.(job);
+    this.send("agent", withTraceContext(job, request));
+  }
+
   // ---- plumbing ---------------------------------------------------------------------
 
   protected send(side: Side, message: JsonRpcResponse | JsonRpcRequest | JsonRpcNotification): void {
@@ -237,7 +250,4 @@ export abstract class EngineCore {
     this.onEvent?.(event);
     for (const plugin of this.plugins) plugin.event?.(event);
   }
-
-  /** A held prompt goes to the agent now: the turn before it really ended. */
-  protected abstract forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void;
 }

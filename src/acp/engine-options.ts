@@ -1,7 +1,7 @@
 import type { CancelReason } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
 import type { Side } from "./methods.js";
-import type { TurnPluginFactory } from "./turn-plugin.js";
+import type { TurnPlugin } from "./turn-plugin.js";
 
 /** Whether a side honours `$/cancel_request`: `auto` (its capability at `initialize`), or forced. */
 export type CancelSupport = "auto" | "yes" | "no";
@@ -33,7 +33,7 @@ export interface EngineOptions {
   /** Follow a turn the engine answered for the agent to its real end (turn-aftermath.ts). Off when undefined. */
   turnEnd?: TurnEndOptions;
   /** @internal Turn plug-ins after `turnEnd`'s, in order (the bridge's answer rules): turn-plugin.ts. */
-  plugins?: readonly TurnPluginFactory[];
+  plugins?: readonly TurnPlugin[];
   /** Clock for latency figures (default `performance.now`). */
   now?: () => number;
 }

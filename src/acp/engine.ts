@@ -198,20 +198,6 @@ export class CancelEngine extends EngineCore {
     this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
   }
 
-  /** A held prompt goes to the agent now: the turn before it really ended. */
-  protected forwardHeldPrompt(job: RequestJob, request: JsonRpcRequest): void {
-    const gone = this.closed.agent;
-    if (gone !== undefined) {
-      this.answer(job, abandonedAnswer(job.payload.id, gone));
-      return;
-    }
-    job.payload.delivered = true;
-    const { sessionId } = job.payload;
-    if (sessionId !== undefined) this.turns.start(sessionId, job); // v2: the old work ended, new work opens
-    for (const plugin of this.plugins) plugin.promptSent?.(job);
-    this.send("agent", withTraceContext(job, request));
-  }
-
   // ---- responses --------------------------------------------------------------------
 
   private onResponse(from: Side, response: JsonRpcResponse): void {

@@ -6,6 +6,6 @@ export { type CancelSupport, type EngineOptions, TURN_STUCK_ERROR_CODE, type Tur
 export type { EngineEvent, StuckTurn, StuckVerdict } from "./engine-options.js";
 export { CLEANUP_METHODS, otherSide, type Side } from "./methods.js";
 export type { RequestJob } from "./engine-jobs.js";
-export type { TurnPlugin, TurnPluginFactory } from "./turn-plugin.js";
+export type { TurnPlugin } from "./turn-plugin.js";
 export { type CancellableApp, type WithCancellationOptions, withCancellation } from "./with-cancellation.js";
 export { type NdJsonStreamOptions, ndJsonStream } from "./ndjson-stream.js";

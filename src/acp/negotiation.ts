@@ -1,17 +1,25 @@
-import type { JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
+import type { CancelReason } from "../core/index.js";
+import { type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, notification } from "../wire/index.js";
 import { type CancellationCapability, readCapability, withCapability } from "./capability.js";
-import type { EngineEvent } from "./engine-options.js";
-import type { Side } from "./methods.js";
+import type { RequestJob } from "./engine-jobs.js";
+import type { EngineEvent, PortOptions } from "./engine-options.js";
+import { Method, type Side } from "./methods.js";
 import { KNOWN_VERSIONS, PASS_THROUGH_RULES, V1_RULES, type VersionRules } from "./versions/index.js";
 
-/** What `initialize` settles: the version in force (its rules) and each side's capability; ours is added both ways. */
+/**
+ * What `initialize` settles: the version in force (its rules) and each side's capability (ours is
+ * added both ways), and so the words that tell a cancelled request's handler to stop.
+ */
 export class Negotiation {
   /** v1 until `initialize` says otherwise. */
   rules: VersionRules = V1_RULES;
   /** The capability each side advertised at `initialize` (undefined: none seen). */
   readonly capabilities: Record<Side, CancellationCapability | undefined> = { client: undefined, agent: undefined };
 
-  constructor(private readonly emit: (event: EngineEvent) => void) {}
+  constructor(
+    private readonly emit: (event: EngineEvent) => void,
+    private readonly ports: Readonly<Record<Side, PortOptions>>,
+  ) {}
 
   /** The client's request, in the version it asks for (none: the rules in force); an unknown one passes untouched. */
   clientInitialize(request: JsonRpcRequest): JsonRpcRequest {
@@ -43,5 +51,35 @@ export class Negotiation {
   /** `side` was replaced by a fresh peer: what it advertised no longer holds. */
   forget(side: Side): void {
     this.capabilities[side] = undefined;
+  }
+
+  /**
+   * The words the `handler` side of a cancelled `job` understands, to tell it to stop; a
+   * `session/cancel` among them stands in for a `$/cancel_request` it may not know.
+   */
+  stopMessages(job: RequestJob, handler: Side, reason: CancelReason): JsonRpcNotification[] {
+    const { ports } = this;
+    const { id, method, sessionId } = job.payload;
+    // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
+    const speaksCancel = ports[handler].cancelSupport !== "no";
+    const cancelRequest = () => notification(Method.cancelRequest, { requestId: id });
+    // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
+    if (method !== Method.prompt) return speaksCancel ? [cancelRequest()] : [];
+    const agentInProcess = ports.agent.inProcess === true;
+    // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
+    const agentEndsTurns = !agentInProcess && this.capabilities.agent?.sessionCancel === true;
+    // Any other remote v1 agent is stopped by `session/cancel` alone, which v1 requires it to honour.
+    // A second cancel of the same turn hurts: codex-acp 2.6 lets the next prompt join a turn it
+    // answered cancelled, and claude-agent-acp 0.101 drops a `$/cancel_request` sent with its prompt
+    // (docs/interop.md).
+    const onlySessionCancel = !agentInProcess && !agentEndsTurns && this.rules.promptIsTurn;
+    const sendsCancelRequest = speaksCancel && !onlySessionCancel && !(reason === "session" && agentEndsTurns);
+    const messages = sendsCancelRequest ? [cancelRequest()] : [];
+    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
+    const agentHeard = agentEndsTurns && sendsCancelRequest;
+    // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
+    const emulate = this.rules.promptIsTurn && reason !== "session";
+    if (!emulate || sessionId === undefined || agentInProcess || agentHeard) return messages;
+    return [...messages, notification(Method.sessionCancel, { sessionId })];
   }
 }

@@ -1,9 +1,8 @@
 import { type AnyJob, Job, settleJob } from "../core/index.js";
 import type { JsonRpcId } from "../wire/index.js";
-import type { EngineHost } from "./engine-host.js";
 import { Method } from "./methods.js";
 import { isRequestJob, isWorkJob, type RequestJob, SessionWork } from "./engine-jobs.js";
-import type { TurnPlugin } from "./turn-plugin.js";
+import type { EngineHost, TurnPlugin } from "./turn-plugin.js";
 import type { WorkChange } from "./versions/index.js";
 
 /**
@@ -17,10 +16,6 @@ export class SessionTurns {
     private readonly host: EngineHost,
     private readonly plugins: readonly TurnPlugin[],
   ) {}
-
-  get(sessionId: string): AnyJob | undefined {
-    return this.turns.get(sessionId);
-  }
 
   /** A prompt is the turn itself (v1), or opens the session's foreground work when none is open (v2). */
   start(sessionId: string, prompt: RequestJob): void {
@@ -63,13 +58,7 @@ export class SessionTurns {
     }
     // v2: the session's unanswered prompts. v1: its agent requests under no turn (permission dialogs).
     const stray = host.rules().promptIsTurn
-      ? host.running(
-          "agent",
-          (job) =>
-            job.payload.sessionId === sessionId &&
-            !host.isCleanup(job.payload.method) &&
-            (!isRequestJob(job.parent) || job.parent.isSettled),
-        )
+      ? host.running("agent", (job) => job.payload.sessionId === sessionId && (!isRequestJob(job.parent) || job.parent.isSettled))
       : host.running("client", (job) => job.payload.method === Method.prompt && job.payload.sessionId === sessionId);
     for (const job of stray) if (job.isRunning) host.cancel(job, "session");
   }

@@ -1,12 +1,25 @@
 import { type AnyJob, GraceTimers } from "../core/index.js";
 import { errorResponse, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/index.js";
-import type { EngineHost } from "./engine-host.js";
 import { DEFAULT_TURN_END_WINDOW_MS, type StuckTurn, TURN_STUCK_ERROR_CODE, type TurnEndOptions } from "./engine-options.js";
-import { noTurnsFollowed } from "./engine-stats.js";
 import { sessionIdOf } from "../wire/acp-shapes.js";
 import { isWorkJob, type RequestJob, type WorkJob } from "./engine-jobs.js";
 import { Method } from "./methods.js";
-import type { TurnPlugin } from "./turn-plugin.js";
+import type { EngineHost, TurnPlugin } from "./turn-plugin.js";
+
+/** The counters of the turns followed past their answer (`turnEnd`), at zero; plain, so they compare equal to a literal. */
+export function noTurnsFollowed() {
+  return {
+    /** Turns answered for the agent and then tracked to their real end. */
+    turnsTracked: 0,
+    lateUpdatesSuppressed: 0,
+    lateRequestsRefused: 0,
+    promptsHeld: 0,
+    /** Times a window passed with the turn not ended. */
+    stuckEscalations: 0,
+  };
+}
+
+export type AftermathStats = ReturnType<typeof noTurnsFollowed>;
 
 /** One session's turn: answered for the peer, not yet ended by the agent. */
 class Aftermath {

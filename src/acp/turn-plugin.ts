@@ -1,8 +1,26 @@
-import type { AnyJob } from "../core/index.js";
-import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
+import type { AnyJob, CancelReason } from "../core/index.js";
+import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "../wire/index.js";
 import type { RequestJob } from "./engine-jobs.js";
-import type { EngineHost } from "./engine-host.js";
 import type { EngineEvent } from "./engine-options.js";
+import type { Side } from "./methods.js";
+import type { VersionRules } from "./versions/index.js";
+
+/** What the engine offers its parts: the session turns and the turn aftermath. */
+export interface EngineHost {
+  rules(): VersionRules;
+  now(): number;
+  emit(event: EngineEvent): void;
+  isOpen(side: Side): boolean;
+  /** The running requests `side` issued that pass `test`; never a cleanup request (cancelled for nobody). */
+  running(side: Side, test: (job: RequestJob) => boolean): RequestJob[];
+  cancel(job: AnyJob, reason: CancelReason): void;
+  /** Sends a held request on to the agent now (answered instead when the agent is gone). */
+  forward(job: RequestJob, request: JsonRpcRequest): void;
+  /** Answers a held request, which never reached the agent. */
+  answer(job: RequestJob, response: JsonRpcResponse): void;
+  /** Sends a notification the engine made up to `side`. */
+  notify(side: Side, message: JsonRpcNotification): void;
+}
 
 /**
  * A feature that decides about a turn's messages, in the engine's list (docs/decisions.md, "Turn
@@ -34,6 +52,3 @@ export interface TurnPlugin {
   /** A side is gone or replaced: nothing more will end the turns followed. */
   closed?(): void;
 }
-
-/** Makes a plug-in for one engine, given what the engine offers it. */
-export type TurnPluginFactory = (host: EngineHost, graceMs: number) => TurnPlugin;

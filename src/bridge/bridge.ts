@@ -85,7 +85,7 @@ class BridgeSession {
       agent: { cancelSupport: settings.agentSupport ?? "auto" },
       onEvent: (event) => this.onEvent(event),
       turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
-      plugins: plugins.map((plugin) => () => plugin),
+      plugins,
     });
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
     this.editor = new NdjsonEndpoint(
