@@ -1,6 +1,7 @@
 /** `CancelBus` over any `BusTransport`; local claims are answered in process, so they work with the backend down. */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { errorMessage } from "../core/error-message.js";
 import {
   type CancelBus,
   type CancelBusOptions,
@@ -280,7 +281,7 @@ export class ReplicaBus implements CancelBus {
     try {
       detail = await this.runHandler(claim, request);
     } catch (error) {
-      detail = { error: error instanceof Error ? error.message : String(error) };
+      detail = { error: errorMessage(error) };
     }
     if (message.from === this.replica || this.closed) return;
     const ack = { t: "ack", id: message.id, key: message.key, to: message.from, from: this.replica, detail: detail ?? null } as const;
