@@ -89,7 +89,10 @@ export function scopeMcpTasks(inner: TaskStore, options: McpEventOptions = {}): 
         .then(() => work(job.signal, job))
         .then(
           (result) => record(taskId, extra, job, "completed", result),
-          (error: unknown) => record(taskId, extra, job, "failed", { content: [{ type: "text", text: errorMessage(error) }], isError: true }),
+          (error: unknown) => {
+            const text = errorMessage(error);
+            return record(taskId, extra, job, "failed", { content: [{ type: "text", text }], isError: true });
+          },
         )
         .finally(() => task.done());
     },

@@ -76,6 +76,5 @@ export const reconnectDelay = (retries: number) => Math.min(50 * 2 ** Math.min(r
 
 /** Waits for `closing` at most {@link CLOSE_MS}, then cuts the connections with `destroy`; never rejects. */
 export async function closeWithin(closing: Promise<unknown>, destroy: () => void): Promise<void> {
-  const timeout = () => new Error("close took too long");
-  await bounded(closing, CLOSE_MS, timeout).catch(() => destroy());
+  await bounded(closing, CLOSE_MS, () => new Error("close took too long")).catch(() => destroy());
 }
