@@ -20,14 +20,6 @@ export class GraceTimers<T> {
     checkTimerMs(graceMs, "a grace period");
   }
 
-  get size(): number {
-    return this.due.size;
-  }
-
-  has(item: T): boolean {
-    return this.due.has(item);
-  }
-
   /** Starts `item`'s period (a second start keeps the first); a cascade passes one `startedAt` for all. */
   start(item: T, startedAt: number = Date.now()): void {
     if (this.due.has(item)) return;

@@ -2,6 +2,7 @@ import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/int
 import type { RequestTaskStore } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Result } from "@modelcontextprotocol/sdk/types.js";
 import { type AnyJob, bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
+import { errorMessage } from "../core/error-message.js";
 import { ServerCalls } from "../core/server-calls.js";
 import { watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEventOptions } from "./events.js";
@@ -89,7 +90,7 @@ export function scopeMcpTasks(inner: TaskStore, options: McpEventOptions = {}): 
         .then(
           (result) => record(taskId, extra, job, "completed", result),
           (error: unknown) => {
-            const text = error instanceof Error ? error.message : String(error);
+            const text = errorMessage(error);
             return record(taskId, extra, job, "failed", { content: [{ type: "text", text }], isError: true });
           },
         )

@@ -1,5 +1,5 @@
 import { diag, ProxyTracerProvider, trace, type Tracer } from "@opentelemetry/api";
-import { type AnyJob, jobObserver, setJobObserver } from "../core/index.js";
+import { type AnyJob, setJobObserver, traceCarrier } from "../core/index.js";
 import { SpanObserver } from "./span-observer.js";
 
 /** The instrumentation scope our spans are reported under. */
@@ -35,9 +35,7 @@ export function traceJobs(options: TraceJobsOptions = {}): () => void {
  * message's `metadata` (which `CancellableExecutor` reads), your own headers. Empty while not tracing.
  */
 export function traceContext(job: AnyJob | undefined): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  if (job !== undefined) jobObserver?.inject(job, carrier);
-  return carrier;
+  return (job === undefined ? undefined : traceCarrier(job)) ?? {};
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Call, type CallLinks, type CallProtocol, Calls } from "../core/call.js";
+import { errorMessage } from "../core/error-message.js";
 import { type AnyJob, type CancelEffect, type CancelReason, type Job, traceCarrier } from "../core/index.js";
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { postWithFetch } from "./http-post.js";
@@ -118,7 +119,7 @@ export class RapRuntime {
     };
     this.postInvocation(endpoint, invocation, job).catch((error: unknown) => {
       if (job.signal.aborted) return;
-      const text = `Error: ${error instanceof Error ? error.message : String(error)}`;
+      const text = `Error: ${errorMessage(error)}`;
       call.resolve({ result: { type: "tool_result", group_id: threadId, id: toolCallId, call_id: callId, text }, interrupted: false });
     });
     return { threadId, toolCallId, job, signal: job.signal, outcome: call.promise };

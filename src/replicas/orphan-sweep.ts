@@ -1,4 +1,5 @@
 /** The periodic sweep for claims whose owner died: never two at once, every failure reported, none thrown. */
+import { asError } from "../core/error-message.js";
 import { guarded } from "../core/report-errors.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import type { OrphanedClaim, OrphanSweepOptions } from "./cancel-bus.js";
@@ -56,6 +57,6 @@ export class OrphanSweep {
   private report(error: unknown, orphan?: OrphanedClaim): void {
     if (this.stopped) return;
     // A throwing error callback must not end the sweeps (nor reach the event loop).
-    guarded(() => this.options.onError(error instanceof Error ? error : new Error(String(error)), orphan), []);
+    guarded(() => this.options.onError(asError(error), orphan), []);
   }
 }

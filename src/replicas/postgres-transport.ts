@@ -4,15 +4,17 @@
  */
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
-import type { OrphanedClaim } from "./cancel-bus.js";
+import type { CancelBus, CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
+import { ReplicaBus } from "./replica-bus.js";
 import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
-import { parseBusMessage, reconnectDelay } from "./transport.js";
+import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
-interface PostgresTransportOptions {
-  url: string;
-  /** Channel and table-name prefix: a plain SQL identifier. */
-  namespace: string;
-  operationMs: number;
+/**
+ * A cancel bus on PostgreSQL (LISTEN/NOTIFY, plus unlogged tables `<namespace>_early` and
+ * `<namespace>_owner` it creates if missing). A server that is down at start does not fail it.
+ */
+export function postgresCancelBus(url: string, options: CancelBusOptions = {}): Promise<CancelBus> {
+  return ReplicaBus.start(new PostgresTransport(url, options), options);
 }
 
 type Pg = typeof import("pg");
@@ -41,14 +43,18 @@ export class PostgresTransport implements BusTransport {
   private readonly early: string;
   private readonly owners: string;
   private readonly claims: string;
+  /** `namespace`, the channel and table-name prefix, is a plain SQL identifier. */
+  private readonly options: { url: string; namespace: string; operationMs: number };
 
-  constructor(private readonly options: PostgresTransportOptions) {
-    if (!/^[a-z_][a-z0-9_]{0,40}$/.test(options.namespace)) {
-      throw new Error(`acp-cancel/replicas: namespace "${options.namespace}" must be a lower-case SQL identifier for PostgreSQL`);
+  constructor(url: string, options: CancelBusOptions) {
+    const { namespace = REPLICA_DEFAULTS.namespace, operationMs = REPLICA_DEFAULTS.operationMs } = options;
+    if (!/^[a-z_][a-z0-9_]{0,40}$/.test(namespace)) {
+      throw new Error(`acp-cancel/replicas: namespace "${namespace}" must be a lower-case SQL identifier for PostgreSQL`);
     }
-    this.early = `${options.namespace}_early`;
-    this.owners = `${options.namespace}_owner`;
-    this.claims = `${options.namespace}_claim`;
+    this.options = { url, namespace, operationMs };
+    this.early = `${namespace}_early`;
+    this.owners = `${namespace}_owner`;
+    this.claims = `${namespace}_claim`;
   }
 
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
@@ -133,14 +139,11 @@ export class PostgresTransport implements BusTransport {
   }
 
   async remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>> {
-    const found = new Map<string, CancelMessage>();
-    if (keys.length === 0) return found;
     const result = await this.query<{ key: string; value: string }>(
       `SELECT key, value FROM ${this.early} WHERE key = ANY($1::text[]) AND expires_at > now()`,
       [keys],
     );
-    for (const row of result.rows) found.set(row.key, JSON.parse(row.value) as CancelMessage);
-    return found;
+    return new Map(result.rows.map((row) => [row.key, JSON.parse(row.value) as CancelMessage]));
   }
 
   async lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void> {

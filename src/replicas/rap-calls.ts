@@ -4,6 +4,7 @@
  * call here, and `cancelAndForward` (which the endpoint prefers) returns the forwarding's outcome too.
  * Calls are claimed and notices forwarded under their principal, so ownership holds across replicas.
  */
+import { asError } from "../core/error-message.js";
 import type { CancelBus, CancelVerdict } from "./cancel-bus.js";
 
 /** What `replicateCalls` needs of a call registry (acp-cancel/rap's `CallRegistry` has it). */
@@ -73,7 +74,7 @@ export function replicateCalls<Registry extends LocalCallRegistry>(
     // The call may run on another replica, or start later (the bus remembers the cancel).
     const wait = options.confirmMs !== undefined ? { waitMs: options.confirmMs } : {};
     const forwarded = bus.cancel(rapCallKey(principal, threadId, toolCallId), wait).catch(
-      (error: unknown): ForwardedNotice["outcome"] => ({ kind: "error", error: error instanceof Error ? error : new Error(String(error)) }),
+      (error: unknown): ForwardedNotice["outcome"] => ({ kind: "error", error: asError(error) }),
     );
     void forwarded.then((outcome) => options.onForwarded?.({ threadId, toolCallId, outcome }));
     return { effect, forwarded };

@@ -3,9 +3,15 @@
  * claim records. The scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { OrphanedClaim } from "./cancel-bus.js";
+import type { CancelBus, CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
+import { ReplicaBus } from "./replica-bus.js";
 import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
+
+/** A cancel bus on Redis (pub/sub, plus keys `<namespace>:early:*` and `<namespace>:owner:*` with a TTL). */
+export function redisCancelBus(url: string, options: CancelBusOptions = {}): Promise<CancelBus> {
+  return ReplicaBus.start(new RedisTransport(url, options.namespace), options);
+}
 
 /** Deletes a lease while this replica holds it and, if ARGV[3], the claim record while it names this replica. */
 const UNLEASE = `
@@ -40,11 +46,6 @@ if held and cjson.decode(held).replica == ARGV[2] and redis.call('EXISTS', KEYS[
 end
 return 0`;
 
-interface RedisTransportOptions {
-  url: string;
-  namespace: string;
-}
-
 /** The bus's and the rate counter's client: no offline queue (commands fail at once while down), reconnecting forever. */
 export async function redisClient(url: string, connectTimeout: number): Promise<RedisClientType> {
   let createClient: typeof CreateClient;
@@ -67,13 +68,16 @@ export class RedisTransport implements BusTransport {
   private listener: RedisClientType | undefined;
   private closing: RedisClientType[] = [];
 
-  constructor(private readonly options: RedisTransportOptions) {
-    this.channel = `${options.namespace}:bus`;
-    this.claims = `${options.namespace}:claims`;
+  constructor(
+    private readonly url: string,
+    private readonly namespace: string = REPLICA_DEFAULTS.namespace,
+  ) {
+    this.channel = `${namespace}:bus`;
+    this.claims = `${namespace}:claims`;
   }
 
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
-    const commands = await redisClient(this.options.url, REPLICA_DEFAULTS.operationMs);
+    const commands = await redisClient(this.url, REPLICA_DEFAULTS.operationMs);
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
@@ -123,7 +127,6 @@ export class RedisTransport implements BusTransport {
 
   async remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>> {
     const found = new Map<string, CancelMessage>();
-    if (keys.length === 0) return found;
     const values = await this.client().mGet(keys.map((key) => this.earlyKey(key)));
     values.forEach((raw, i) => {
       if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as CancelMessage);
@@ -188,11 +191,11 @@ export class RedisTransport implements BusTransport {
   }
 
   private earlyKey(key: string): string {
-    return `${this.options.namespace}:early:${key}`;
+    return `${this.namespace}:early:${key}`;
   }
 
   private ownerKey(key: string): string {
-    return `${this.options.namespace}:owner:${key}`;
+    return `${this.namespace}:owner:${key}`;
   }
 }
 

@@ -1,6 +1,7 @@
 /** `CancelBus` over any `BusTransport`; local claims are answered in process, so they work with the backend down. */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { errorMessage } from "../core/error-message.js";
 import {
   type CancelBus,
   type CancelBusOptions,
@@ -55,7 +56,8 @@ export class ReplicaBus implements CancelBus {
   /** Released while the backend was down: their lease and record are dropped at the next renewal. */
   private readonly undropped = new Set<string>();
   private readonly sentAcks: SentAcks;
-  private isConnected = false;
+  /** Whether the backend is reachable now (the transport reports it). */
+  connected = false;
   /** When the bus last (re)connected: a missing lease means "gone" only a lease period after it. */
   private connectedSince = 0;
   private closed = false;
@@ -86,10 +88,6 @@ export class ReplicaBus implements CancelBus {
     return bus;
   }
 
-  get connected(): boolean {
-    return this.isConnected;
-  }
-
   claim(key: string, onCancel: CancelHandler, options: { record?: string } = {}): Claim {
     const claim: LocalClaim = { onCancel, record: options.record };
     this.claims.set(key, claim);
@@ -110,7 +108,7 @@ export class ReplicaBus implements CancelBus {
     if (local !== undefined) {
       return { kind: "confirmed", replica: this.replica, local: true, detail: await this.runHandler(local, request) };
     }
-    if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "cancel (not connected)");
+    if (!this.connected) throw new BusUnavailableError(this.transport.backend, "cancel (not connected)");
     const id = randomUUID();
     // Remember first, then publish: an owner that claims between the two still finds it.
     const cancel: CancelMessage = { t: "cancel", id, key, from: this.replica, ...reason };
@@ -134,7 +132,7 @@ export class ReplicaBus implements CancelBus {
 
   /** A missing lease means "owner gone" only after a whole lease period connected (cancels and sweeps). */
   private settled(): boolean {
-    return this.isConnected && Date.now() - this.connectedSince >= this.leaseMs;
+    return this.connected && Date.now() - this.connectedSince >= this.leaseMs;
   }
 
   sweepOrphans(prefix: string, options: OrphanSweepOptions): { stop(): void } {
@@ -150,7 +148,7 @@ export class ReplicaBus implements CancelBus {
   }
 
   private async orphans(prefix: string): Promise<OrphanedClaim[]> {
-    if (!this.isConnected) throw new BusUnavailableError(this.transport.backend, "sweep (not connected)");
+    if (!this.connected) throw new BusUnavailableError(this.transport.backend, "sweep (not connected)");
     if (!this.settled()) return []; // reconnected too recently to tell a dead owner from one renewing
     const found = await this.op("orphans", this.transport.orphans(prefix, ORPHANS_PER_SWEEP));
     // A key claimed here runs here, whatever its lease says.
@@ -193,7 +191,7 @@ export class ReplicaBus implements CancelBus {
     const keys = [...this.claims.keys()];
     this.claims.clear();
     this.notLookedUp.clear();
-    if (this.isConnected) {
+    if (this.connected) {
       // Work still claimed at close is abandoned: its record stays, so a sweep elsewhere finds it.
       await Promise.allSettled([
         ...keys.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, false))),
@@ -205,7 +203,7 @@ export class ReplicaBus implements CancelBus {
 
   /** Leases a new claim, then looks for an early cancel; claims of one event-loop turn share both round trips. */
   private announce(key: string, claim: LocalClaim): void {
-    if (!this.isConnected) return; // leased on the next renewal after reconnecting
+    if (!this.connected) return; // leased on the next renewal after reconnecting
     this.announcing.set(key, claim);
     if (this.announcing.size === 1) {
       setImmediate(() => {
@@ -224,22 +222,16 @@ export class ReplicaBus implements CancelBus {
   private async leaseClaims(batch: readonly (readonly [string, LocalClaim])[], lookUp: boolean): Promise<void> {
     try {
       await this.op("lease", this.transport.lease(batch.map(([key, { record }]) => ({ key, record })), this.replica, this.leaseMs));
-      await this.takeBackReleased(batch);
+      // Released meanwhile: the write may have brought lease and record back, and a record outliving
+      // its lease would have a sweep end work judged abandoned.
+      const released = batch.filter(([key]) => !this.claims.has(key));
+      await Promise.all(released.map(([key]) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
       if (lookUp) await this.answerRemembered(batch);
       if (lookUp) for (const [key] of batch) this.notLookedUp.delete(key);
     } catch {
       // The backend went away or hung: the renewal re-leases, and looks up what this lookup missed.
       if (lookUp) for (const [key] of batch) if (this.claims.has(key)) this.notLookedUp.add(key);
     }
-  }
-
-  /**
-   * Released while their lease was being written: that write may have brought lease and record
-   * back, and a record outliving its lease would have ended work judged abandoned.
-   */
-  private async takeBackReleased(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
-    const released = batch.filter(([key]) => !this.claims.has(key)).map(([key]) => key);
-    await Promise.all(released.map((key) => this.op("unlease", this.transport.unlease(key, this.replica, true))));
   }
 
   private async answerRemembered(batch: readonly (readonly [string, LocalClaim])[]): Promise<void> {
@@ -280,7 +272,7 @@ export class ReplicaBus implements CancelBus {
     try {
       detail = await this.runHandler(claim, request);
     } catch (error) {
-      detail = { error: error instanceof Error ? error.message : String(error) };
+      detail = { error: errorMessage(error) };
     }
     if (message.from === this.replica || this.closed) return;
     const ack = { t: "ack", id: message.id, key: message.key, to: message.from, from: this.replica, detail: detail ?? null } as const;
@@ -294,14 +286,14 @@ export class ReplicaBus implements CancelBus {
   }
 
   private noteConnected(connected: boolean): void {
-    if (connected && !this.isConnected) {
+    if (connected && !this.connected) {
       this.connectedSince = Date.now();
-      this.isConnected = true;
+      this.connected = true;
       void this.renewLeases(true);
       void this.resendAfterReconnect();
       return;
     }
-    this.isConnected = connected;
+    this.connected = connected;
   }
 
   /** A backend restart may have lost a cancel waited on or a confirmation sent: each is sent once more. */
@@ -318,7 +310,7 @@ export class ReplicaBus implements CancelBus {
   /** The work of `key` ended: drop its lease and record now, or at the next renewal if the backend cannot be reached. */
   private drop(key: string): void {
     this.undropped.delete(key);
-    if (!this.isConnected) {
+    if (!this.connected) {
       this.undropped.add(key);
       return;
     }
@@ -328,7 +320,7 @@ export class ReplicaBus implements CancelBus {
   }
 
   private async renewLeases(reconnected: boolean): Promise<void> {
-    if (!this.isConnected) return;
+    if (!this.connected) return;
     // A record left behind would have a sweep judge ended work abandoned (the task's final state protects it, too).
     for (const key of this.undropped) {
       if (this.claims.has(key)) this.undropped.delete(key); // claimed again: the new claim rewrote both

@@ -29,7 +29,7 @@ export interface BusTransport {
   publish(message: BusMessage): Promise<void>;
   /** Remembers each cancel under its key for `ms`, then publishes it, all in one round trip (early entries first). */
   rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void>;
-  /** The live remembered cancels among `keys`. */
+  /** The live remembered cancels among `keys` (never empty). */
   remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>>;
   /** Writes (or rewrites) this replica's leases on `keys`, and their claim records, in one round trip. */
   lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void>;
@@ -68,14 +68,13 @@ export function bounded<T>(promise: Promise<T>, ms: number, error: () => Error):
 /** How long closing a bus or a rate counter may take before its connections are cut (a hung backend). */
 export const CLOSE_MS = 2000;
 
-/** The cancel bus's and the rate counter's default times (ms). */
-export const REPLICA_DEFAULTS = { confirmMs: 2000, rememberMs: 30_000, leaseMs: 3000, operationMs: 1000 } as const;
+/** The cancel bus's and the rate counter's defaults (times in ms). */
+export const REPLICA_DEFAULTS = { namespace: "acp_cancel", confirmMs: 2000, rememberMs: 30_000, leaseMs: 3000, operationMs: 1000 } as const;
 
 /** A lost backend is retried after 50 ms, doubling, at most 1 s apart. */
 export const reconnectDelay = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
 
 /** Waits for `closing` at most {@link CLOSE_MS}, then cuts the connections with `destroy`; never rejects. */
 export async function closeWithin(closing: Promise<unknown>, destroy: () => void): Promise<void> {
-  const timeout = () => new Error("close took too long");
-  await bounded(closing, CLOSE_MS, timeout).catch(() => destroy());
+  await bounded(closing, CLOSE_MS, () => new Error("close took too long")).catch(() => destroy());
 }

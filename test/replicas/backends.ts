@@ -44,8 +44,8 @@ export class OpenBuses {
 /** A connection of its own to a bus's backend (default namespace), to see what the buses wrote. */
 export async function probeTransport(backend: Backend["name"], url: string): Promise<BusTransport> {
   const probe = backend === "postgres"
-    ? new PostgresTransport({ url, namespace: "acp_cancel", operationMs: 1000 })
-    : new RedisTransport({ url, namespace: "acp_cancel" });
+    ? new PostgresTransport(url, { namespace: "acp_cancel", operationMs: 1000 })
+    : new RedisTransport(url, "acp_cancel");
   await probe.connect(() => undefined, () => undefined);
   return probe;
 }

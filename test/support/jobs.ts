@@ -9,8 +9,11 @@ export const settle = (job: AnyJob, failure?: JobFailure): boolean => settleJob(
 /** True while `job` has a deadline armed (read from its private timer). */
 export const hasDeadline = (job: AnyJob): boolean => Reflect.get(job, "deadlineTimer") !== undefined;
 
+/** The items whose grace period runs in `grace` (a `GraceTimers`; read from its private Map). */
+export const inGrace = (grace: object): Map<unknown, number> => Reflect.get(grace, "due") as Map<unknown, number>;
+
 /** How many of `calls`' cancelled calls wait out their grace (read from its private timers). */
-export const graceCount = (calls: object): number => (Reflect.get(calls, "grace") as { size: number }).size;
+export const graceCount = (calls: object): number => inGrace(Reflect.get(calls, "grace") as object).size;
 
 /** Cancels `root`, calling `visit` for each job of its subtree the cancel reaches, deepest first. */
 export function cancelVisiting<P>(root: Job<P>, reason: CancelReason, visit: (job: Job<P>) => void): CancelEffect {
