@@ -71,6 +71,8 @@ export type EngineEvent =
   | { type: "late-reply-dropped"; side: Side; id: JsonRpcId }
   | { type: "emulated"; side: Side; what: string; id?: JsonRpcId }
   | { type: "problem"; side: Side; detail: string }
+  /** A client `session/cancel` for a session with nothing in flight, not forwarded (decisions.md, "Sessions"). */
+  | { type: "idle-cancel-dropped"; sessionId: string }
   // The real end of a turn (turn-aftermath.ts): only with `turnEnd` set.
   | { type: "turn-outlives-answer"; sessionId: string; id: JsonRpcId; windowMs: number }
   | { type: "late-update-suppressed"; sessionId: string; count: number }

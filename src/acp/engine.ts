@@ -240,7 +240,7 @@ export class CancelEngine extends EngineCore {
     if (from === "agent" && method === Method.sessionUpdate) {
       const change = this.negotiation.rules.workChange(message.params);
       // Ended before the plug-ins hear of it: a prompt they held may open the next work (v2).
-      if (change === "end") this.turns.workChange(sessionIdOf(message.params), change);
+      if (change === "end") this.turns.workChange(sessionIdOf(message.params), change, message.params);
       let drop = false;
       for (const plugin of this.plugins) drop = plugin.dropUpdate?.(message.params) === true || drop;
       if (drop) return;
@@ -248,11 +248,16 @@ export class CancelEngine extends EngineCore {
       if (change === "start") this.turns.workChange(sessionIdOf(message.params), change, message.params);
       return;
     }
-    this.send(otherSide(from), message);
-    if (method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough) {
-      const sessionId = sessionIdOf(message.params);
-      if (sessionId !== undefined) this.turns.cancelSession(sessionId);
+    const sessionId = method === Method.sessionCancel && from === "client" && !this.negotiation.rules.passThrough
+      ? sessionIdOf(message.params)
+      : undefined;
+    // A late Stop (its turn already over) could withdraw the session's next prompt in some agents.
+    if (sessionId !== undefined && this.turns.isIdle(sessionId)) {
+      this.emit({ type: "idle-cancel-dropped", sessionId });
+      return;
     }
+    this.send(otherSide(from), message);
+    if (sessionId !== undefined) this.turns.cancelSession(sessionId);
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {

@@ -11,6 +11,8 @@ import type { WorkChange } from "./versions/index.js";
  */
 export class SessionTurns {
   private readonly turns = new Map<string, AnyJob>();
+  /** v2: sessions whose work went idle listing background work (a `session/cancel` may be meant for it). */
+  private readonly background = new Set<string>();
 
   constructor(
     private readonly host: EngineHost,
@@ -46,6 +48,21 @@ export class SessionTurns {
     if (open !== undefined) for (const plugin of this.plugins) plugin.turnEnded?.(open);
     if (open !== undefined) settleJob(open);
     this.turns.delete(sessionId);
+    if (params === undefined) return;
+    const background = (params as { update?: { background?: unknown } }).update?.background;
+    if (Array.isArray(background) && background.length > 0) this.background.add(sessionId);
+    else this.background.delete(sessionId);
+  }
+
+  /**
+   * Nothing of `sessionId` runs that a `session/cancel` could stop: no turn, no request of the
+   * session either way, no background work (v2), and no plug-in following a turn of it.
+   */
+  isIdle(sessionId: string): boolean {
+    if (this.turns.get(sessionId)?.isSettled === false || this.background.has(sessionId)) return false;
+    if (this.plugins.some((plugin) => plugin.follows?.(sessionId) === true)) return false;
+    const ofSession = (job: RequestJob) => job.payload.sessionId === sessionId;
+    return this.host.running("client", ofSession).length === 0 && this.host.running("agent", ofSession).length === 0;
   }
 
   /** `session/cancel` or `session/close`: the session's turn and everything of the session hanging under no turn. */
@@ -84,5 +101,6 @@ export class SessionTurns {
   clear(): void {
     for (const turn of this.turns.values()) for (const plugin of this.plugins) plugin.turnEnded?.(turn);
     this.turns.clear();
+    this.background.clear();
   }
 }

@@ -89,6 +89,10 @@ export class TurnAftermath implements TurnPlugin {
     if (isWorkJob(turn)) this.workGrace.stop(turn);
   }
 
+  follows(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
   /** v1: an answer from the agent to a prompt already answered for it. True when it was one. */
   expectedReply(id: JsonRpcId): boolean {
     for (const aftermath of this.sessions.values()) {

@@ -49,6 +49,8 @@ export interface TurnPlugin {
   turnCancelled?(turn: AnyJob): void;
   /** The engine stopped following a session's turn (its work ended, or a side closed). */
   turnEnded?(turn: AnyJob): void;
+  /** True while the plug-in follows a turn of `sessionId` that the engine has answered but the agent has not ended. */
+  follows?(sessionId: string): boolean;
   /** A side is gone or replaced: nothing more will end the turns followed. */
   closed?(): void;
 }

@@ -170,6 +170,26 @@ describe("CancelEngine under the ACP v2 draft (raw wire)", () => {
       assert.deepEqual(wire.engine.inFlight, { client: 0, agent: 0 });
     }));
 
+  it("a session/cancel after the work went idle is not forwarded, unless the idle update listed background work", () => {
+    const wire = new V2Wire();
+    wire.handshake(2);
+    const idle = (background?: unknown[]) =>
+      note("session/update", { sessionId: "s", update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background } });
+    wire.client(prompt(1));
+    wire.agent(state("running"));
+    wire.agent(ok(1, { messageId: "m1" }));
+    wire.agent(idle([]));
+    assert.deepEqual(wire.client(sessionCancel()), [], "nothing runs: dropped");
+    assert.deepEqual(wire.events.filter((e) => e.type === "idle-cancel-dropped"), [{ type: "idle-cancel-dropped", sessionId: "s" }]);
+    wire.agent(state("running"));
+    wire.agent(idle([{ type: "tool_call", toolCallId: "bg" }]));
+    assert.deepEqual(wire.client(sessionCancel()).map((d) => d.message.method), ["session/cancel"], "background work runs: forwarded");
+    wire.agent(state("running"));
+    wire.agent(idle());
+    assert.deepEqual(wire.client(sessionCancel()), [], "an idle update that lists none again: dropped");
+    assert.deepEqual(wire.engine.inFlight, { client: 0, agent: 0 });
+  });
+
   it("a permission request for background work the latest state_update lists is not part of the foreground work: session/cancel leaves it open", () => {
     const wire = new V2Wire();
     wire.handshake(2);

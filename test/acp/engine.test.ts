@@ -509,6 +509,37 @@ describe("CancelEngine (message level)", () => {
         assert.deepEqual(h.tick(100), [to("agent", cancelled(1, "session"))]);
         h.client(ok(2, {}));
       }));
+
+    it("a late session/cancel (its turn answered, nothing of the session in flight) is not forwarded; the next prompt goes through", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        handshake(h, { client: true, agent: true });
+        h.client(prompt(1, "s"));
+        h.agent(ok(1, { stopReason: "end_turn" }));
+        h.agent(readFile(2, "t"));
+        assert.deepEqual(h.client(sessionCancel("s")), [], "nothing of s runs: dropped");
+        assert.deepEqual(h.client(sessionCancel("s")), [], "a retried Stop too");
+        assert.deepEqual(h.eventsOf("idle-cancel-dropped"), [
+          { type: "idle-cancel-dropped", sessionId: "s" },
+          { type: "idle-cancel-dropped", sessionId: "s" },
+        ]);
+        assert.deepEqual(h.client(sessionCancel("t")), [to("agent", sessionCancel("t")), to("client", cancelReq(2))], "t has a request out");
+        assert.deepEqual(h.client(prompt(3, "s")), [to("agent", prompt(3, "s"))]);
+        h.agent(ok(3, { stopReason: "end_turn" }));
+        h.tick(100);
+        h.client(ok(2, {}));
+      }));
+
+    it("a session/cancel while the agent has not ended a turn the engine answered for it is forwarded (turnEnd)", () =>
+      withEngine({ graceMs: 100, turnEnd: { windowMs: 1000 } }, (h) => {
+        handshake(h, { client: true, agent: true });
+        h.client(prompt(1, "s"));
+        h.client(cancelReq(1));
+        h.tick(100); // the agent ignored the cancel: the engine answered the prompt for it
+        assert.deepEqual(h.client(sessionCancel("s")), [to("agent", sessionCancel("s"))]);
+        assert.deepEqual(h.eventsOf("idle-cancel-dropped"), []);
+        h.agent(ok(1, { stopReason: "cancelled" }));
+        assert.deepEqual(h.client(sessionCancel("s")), [], "the agent has ended it: the next one is dropped");
+      }));
   });
 
   describe("cancelled at birth", () => {
