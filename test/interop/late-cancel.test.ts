@@ -1,0 +1,159 @@
+/**
+ * A late `session/cancel`: the editor's Stop reaches the agent after the turn's prompt was already
+ * answered (a Stop racing the turn's end, a retried cancel). Other clients' users report that it
+ * poisons the session: the next prompt ends at once `cancelled` (compozy/compozy#522,
+ * clawbench-dev/clawbench#433: two cancels 40 ms apart left a residual mark). Each cell runs, on one
+ * session of today's real agent against the scripted model: prompt A to `end_turn`; one late
+ * `session/cancel`, then prompt B; two late `session/cancel`s 40 ms apart, then prompt C. B and C
+ * must end `end_turn` with the model's text, directly and through `acp-cancel bridge`.
+ */
+import assert from "node:assert/strict";
+import { closeCell, type Driver } from "./drivers.js";
+import { type Message, type WireClient, within } from "./harness.js";
+import { PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, RUN_SLOW, SLOW_NOTE } from "./peers.js";
+import { agentSide, allowDialogs, openCell, type RealCell, type RealPlacement, stopReasonOf } from "./real-cells.js";
+
+const cellIt = !PEERS_INSTALLED
+  ? (title: string, fn: () => Promise<void>) => it.skip(title + PEERS_NOTE, fn)
+  : RUN_SLOW ? it : (title: string, fn: () => Promise<void>) => it.skip(title + SLOW_NOTE, fn);
+
+const wireOf = (driver: Driver) => (driver as Driver & { wire?: WireClient }).wire;
+/** The gap between the two cancels of a retried Stop (clawbench-dev/clawbench#433). */
+const RETRY_GAP_MS = 40;
+
+interface Outcome {
+  stopReason: unknown;
+  ms: number;
+  /** The model's text for this prompt reached the editor. */
+  textShown: boolean;
+  /** Turn requests the model saw for this prompt. */
+  modelTurns: number;
+}
+
+/** Sends a prompt whose model answer is `words`; how it ended and how long it took. */
+async function promptFor(cell: RealCell, words: string): Promise<Outcome> {
+  cell.model.script = { kind: "finish", text: words };
+  const turnsBefore = cell.model.turns.length;
+  const started = Date.now();
+  const answer = await within(cell.driver.prompt(cell.sessionId, `say ${words}`), 90_000);
+  return {
+    stopReason: answer === undefined ? "no answer in 90 s" : stopReasonOf(answer) ?? JSON.stringify(answer),
+    ms: Date.now() - started,
+    textShown: JSON.stringify(cell.driver.seen).includes(words),
+    modelTurns: cell.model.turns.length - turnsBefore,
+  };
+}
+
+const show = (o: Outcome) => `${String(o.stopReason)} in ${o.ms} ms, text ${o.textShown ? "shown" : "MISSING"}, ${o.modelTurns} model turn(s)`;
+
+/** The editor's wire (direct) or the bridge's agent side, from line `from` on: what poisoning looks like. */
+function wireSince(cell: RealCell, from: number): Message[] {
+  const wire = wireOf(cell.driver);
+  if (wire === undefined) return [];
+  const lines: Message[] = cell.driver.placement === "bridge"
+    ? wire.trace().filter((e) => e.message !== undefined).map((e) => ({ hop: e.hop, ...e.message }))
+    : wire.log.map((e) => ({ dir: e.dir, ...e.message }));
+  return lines.slice(from).filter((m) => m.method !== "session/update");
+}
+const lineCount = (cell: RealCell) => {
+  const wire = wireOf(cell.driver);
+  if (wire === undefined) return 0;
+  return cell.driver.placement === "bridge" ? wire.trace().filter((e) => e.message !== undefined).length : wire.log.length;
+};
+
+/**
+ * Sends `session/cancel` the moment the model's `words` reach the editor (before the prompt's
+ * answer), and again 40 ms later; resolves once the second is sent (the next prompt must follow it
+ * on the wire, or it is that prompt the second cancel stops).
+ */
+function cancelAsTextArrives(cell: RealCell, words: string): Promise<void> {
+  const wire = wireOf(cell.driver);
+  assert.ok(wire !== undefined);
+  const before = wire.onIncoming;
+  return new Promise((resolve) => {
+    wire.onIncoming = (message) => {
+      before(message);
+      if (message.method !== "session/update" || !JSON.stringify(message).includes(words)) return;
+      wire.onIncoming = before;
+      cell.driver.cancel(cell.sessionId);
+      setTimeout(() => resolve(cell.driver.cancel(cell.sessionId)), RETRY_GAP_MS);
+    };
+  });
+}
+
+async function twoCancels(cell: RealCell): Promise<void> {
+  cell.driver.cancel(cell.sessionId);
+  await new Promise((resolve) => setTimeout(resolve, RETRY_GAP_MS));
+  cell.driver.cancel(cell.sessionId);
+}
+
+for (const agent of REAL_AGENTS) {
+  describe(`interop, late session/cancel: ${agent.label}`, function () {
+    this.timeout(400_000);
+    for (const placement of ["direct", "bridge"] as RealPlacement[]) {
+      cellIt(`${placement}: session/cancel after a prompt's end (once, twice ${RETRY_GAP_MS} ms apart, with $/cancel_request, racing the end) leaves the next prompt and its permission dialog alone`, async () => {
+        const cell = await openCell(agent, placement, { ask: true });
+        const steps: { what: string; outcome: Outcome; wire: Message[]; mustEnd: boolean }[] = [];
+        const step = async (what: string, words: string, before: () => Promise<void> | void, mustEnd = true) => {
+          const from = lineCount(cell);
+          await before();
+          const outcome = await promptFor(cell, words);
+          steps.push({ what, outcome, wire: wireSince(cell, from), mustEnd });
+          process.stdout.write(`      ${what}: ${show(outcome)}\n`);
+        };
+        try {
+          await step("A (no cancel)", "alpha words", () => {});
+          await step("B (1 late session/cancel)", "bravo words", () => cell.driver.cancel(cell.sessionId));
+          await step("C (2 late session/cancel, 40 ms apart)", "charlie words", () => twoCancels(cell));
+          // A late $/cancel_request for C's (answered) prompt with the session/cancel (docs/interop.md note 15).
+          const lastPromptId = () => wireOf(cell.driver)?.log.filter((e) => e.dir === "out" && e.message.method === "session/prompt").at(-1)?.message.id;
+          await step("D (late $/cancel_request for C + session/cancel)", "delta words", () => {
+            wireOf(cell.driver)?.notify("$/cancel_request", { requestId: lastPromptId() });
+            cell.driver.cancel(cell.sessionId);
+          });
+          // The Stop racing the turn's end: E may end either way; F must not.
+          let racing: Promise<void> = Promise.resolve();
+          await step("E (2 session/cancel racing its own end)", "echo words", () => {
+            racing = cancelAsTextArrives(cell, "echo words");
+          }, false);
+          await step("F (after E's second cancel)", "foxtrot words", () => racing);
+          // A permission gate after two late cancels: the dialog must open and its allow be honoured.
+          const dialogsBefore = cell.driver.dialogs.length;
+          allowDialogs(cell.driver);
+          const from = lineCount(cell);
+          await twoCancels(cell);
+          cell.model.script = { kind: "permission", command: "echo gate-ran", text: "golf words" };
+          const started = Date.now();
+          const gAnswer = await within(cell.driver.prompt(cell.sessionId, "run the tool, asking first"), 90_000);
+          const g: Outcome = {
+            stopReason: gAnswer === undefined ? "no answer in 90 s" : stopReasonOf(gAnswer),
+            ms: Date.now() - started,
+            textShown: JSON.stringify(cell.driver.seen).includes("golf words"),
+            modelTurns: cell.driver.dialogs.length - dialogsBefore,
+          };
+          steps.push({ what: "G (permission prompt after 2 late cancels)", outcome: g, wire: wireSince(cell, from), mustEnd: true });
+          process.stdout.write(`      G (permission prompt after 2 late cancels): ${show(g).replace("model turn(s)", "dialog(s)")}\n`);
+
+          const wire = wireOf(cell.driver);
+          if (placement === "bridge" && wire !== undefined) {
+            const sent = agentSide(wire, "bridge->agent");
+            const count = (lines: Message[], method: string) => lines.filter((m) => m.method === method).length;
+            const asked = wire.log.filter((e) => e.dir === "out").map((e) => e.message);
+            process.stdout.write(
+              `      the bridge sent the agent ${count(sent, "session/cancel")} of the editor's ${count(asked, "session/cancel")} session/cancel, ` +
+              `${count(sent, "$/cancel_request")} of its ${count(asked, "$/cancel_request")} $/cancel_request\n`,
+            );
+          }
+          for (const s of steps.filter((s) => s.mustEnd)) {
+            assert.equal(s.outcome.stopReason, "end_turn", `${s.what}: ${show(s.outcome)}; wire: ${JSON.stringify(s.wire)}`);
+            assert.ok(s.outcome.textShown, `${s.what}: text missing; wire: ${JSON.stringify(s.wire)}`);
+          }
+          assert.ok(g.modelTurns >= 1, "G's permission dialog opened");
+          assert.deepEqual(cell.driver.problems(), []);
+        } finally {
+          await closeCell(cell);
+        }
+      });
+    }
+  });
+}
