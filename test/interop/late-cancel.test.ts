@@ -11,9 +11,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { closeCell, type Driver } from "./drivers.js";
-import { type Message, type WireClient, within } from "./harness.js";
-import { PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, RUN_SLOW, SLOW_NOTE } from "./peers.js";
-import { agentSide, allowDialogs, openCell, type RealCell, type RealPlacement, stopReasonOf } from "./real-cells.js";
+import { type Message, until, type WireClient, within } from "./harness.js";
+import { CLAUDE_V2, PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, RUN_SLOW, SLOW_NOTE } from "./peers.js";
+import { agentSide, allowDialogs, openCell, startCell, type RealCell, type RealPlacement, stopReasonOf } from "./real-cells.js";
 
 const cellIt = !PEERS_INSTALLED
   ? (title: string, fn: () => Promise<void>) => it.skip(title + PEERS_NOTE, fn)
@@ -182,5 +182,79 @@ for (const agent of REAL_AGENTS) {
         }
       });
     }
+  });
+}
+
+/** The idle `state_update`s the v2 editor got, with their stop reasons. */
+const idles = (wire: WireClient) =>
+  wire.received("session/update")
+    .map((m) => (m.params as { update: Message }).update)
+    .filter((u) => u.sessionUpdate === "state_update" && u.state === "idle")
+    .map((u) => u.stopReason);
+
+// ACP v2 (claude-agent-acp with CLAUDE_AGENT_ACP_PROTOCOL=v2): a prompt's answer is its insertion; the
+// work ends with an idle state_update. Directly, a `session/cancel` sent after the work went idle and right
+// before the next prompt (the next line on the wire) withdraws that prompt: -32800, never inserted; 50 ms or
+// more between them and it is inserted (5 of 5 runs, 2026-11-29). Not forwarding a client `session/cancel`
+// for a session with no work, prompt or agent request in flight protects it (a prototype of that rule in
+// the engine passed the bridge cell); until the bridge has that rule, its cell is pending.
+const bridgeRuleLanded = false;
+for (const placement of ["direct", "bridge"] as const) {
+  describe(`interop, late session/cancel: ${CLAUDE_V2.label}, ${placement}`, function () {
+    this.timeout(300_000);
+    const title = placement === "direct"
+      ? "direct: session/cancel right before the next prompt, after the work went idle, withdraws that prompt (-32800; the agent's defect); a retry goes through"
+      : `bridge: session/cancel after the work went idle (once, then twice ${RETRY_GAP_MS} ms apart) leaves the next work end_turn`;
+    const pending = placement === "bridge" && !bridgeRuleLanded;
+    (pending ? (t: string, fn: () => Promise<void>) => it.skip(`${t} [pending: the bridge forwards a late session/cancel]`, fn) : cellIt)(title, async () => {
+      const parts = await startCell(CLAUDE_V2, placement, {});
+      const wire = wireOf(parts.driver);
+      assert.ok(wire !== undefined);
+      try {
+        await wire.request("initialize", { protocolVersion: 2, info: { name: "interop-editor", version: "1.0.0" }, capabilities: {} }).answer;
+        const sessionId = ((await wire.request("session/new", { cwd: parts.home }).answer).result as { sessionId: string }).sessionId;
+        for (const { method, params } of parts.recipe.sessionSetup(sessionId)) await wire.request(method, params).answer;
+        /** A prompt, then its work's idle stop reason; "not inserted" when the prompt was refused. */
+        const work = async (words: string) => {
+          parts.model.script = { kind: "finish", text: words };
+          const ended = idles(wire).length;
+          const started = Date.now();
+          const from = wire.log.length;
+          const answer = await wire.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `say ${words}` }] }).answer;
+          if (!("result" in answer)) {
+            const lines = wire.log.slice(Math.max(0, from - 3)).filter((e) => e.message.method !== "session/update");
+            process.stdout.write(`      ${words}: NOT inserted after ${Date.now() - started} ms: ${JSON.stringify(lines)}\n`);
+            return "not inserted";
+          }
+          await until(() => (idles(wire).length > ended ? true : undefined), `the work's idle state_update (${words})`, 90_000);
+          const stopReason = idles(wire).at(-1);
+          process.stdout.write(`      ${words}: idle ${String(stopReason)} ${Date.now() - started} ms after the prompt\n`);
+          return stopReason;
+        };
+        const lateCancels = async (count: number) => {
+          for (let i = 0; i < count; i++) {
+            if (i > 0) await new Promise((resolve) => setTimeout(resolve, RETRY_GAP_MS));
+            wire.notify("session/cancel", { sessionId });
+          }
+        };
+        assert.equal(await work("alpha words"), "end_turn");
+        await lateCancels(1);
+        const b = await work("bravo words");
+        await lateCancels(2);
+        const c = await work("charlie words");
+        if (placement === "direct") {
+          assert.ok(b === "not inserted" || c === "not inserted", `the agent withdrew neither B (${String(b)}) nor C (${String(c)}): fixed? update docs/interop.md`);
+          assert.equal(await work("delta words"), "end_turn", "a prompt with no cancel before it");
+        } else {
+          assert.equal(b, "end_turn", "after one late session/cancel");
+          assert.equal(c, "end_turn", "after two late session/cancel");
+          const sent = agentSide(wire, "bridge->agent").filter((m) => m.method === "session/cancel").length;
+          assert.equal(sent, 0, "no late session/cancel reached the agent");
+        }
+        assert.deepEqual(wire.unansweredOrRepeated(), []);
+      } finally {
+        await closeCell(parts);
+      }
+    });
   });
 }
