@@ -75,7 +75,7 @@ class BridgeSession {
     const plugins = [
       this.turnProcesses,
       ...(cancelledTurnEnded === undefined ? [] : [new CancelledTurns(cancelledTurnEnded, agentPid)]),
-      new EditorAnswers(settings.deadlines, () => this.crashed, logger.warn),
+      new EditorAnswers(settings, () => this.crashed, logger.warn),
     ];
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
       graceMs: settings.graceMs,
