@@ -13,8 +13,8 @@ interface BridgeFlag {
   readonly value?: string;
   /** Each value given counts; otherwise the last one does. */
   readonly repeatable?: boolean;
-  /** The help lines after the flag's column. */
-  readonly help: readonly string[];
+  /** Its help after the flag's column, one line a line. */
+  readonly help: string;
   /** Sets its option from one value (a switch's is ""); a bad value throws a UsageError naming `flag`. */
   readonly set: (options: BridgeOptions, text: string, flag: string) => void;
   /** For a flag that sets a deadline: the reason its cancel gives, and what the answer cancelled at it says. */
@@ -31,7 +31,7 @@ function nonNegativeInteger(flag: string, text: string, unit: string): number {
 }
 
 /** A duration flag in milliseconds: a whole number a timer can hold (see MAX_TIMER_MS). */
-function duration(key: "graceMs" | "exitGraceMs" | "killGraceMs" | "turnEndWindowMs", help: string[]): BridgeFlag {
+function duration(key: "graceMs" | "exitGraceMs" | "killGraceMs" | "turnEndWindowMs", help: string): BridgeFlag {
   return {
     value: "N",
     help,
@@ -66,7 +66,7 @@ function parseTimeout(text: string): [string, number] {
 const SUPPORT_KEYS = { editor: ["editorSupport"], agent: ["agentSupport"], both: ["editorSupport", "agentSupport"] } as const;
 
 /** `--emulate` (support `no`) and `--assume-support` (`yes`, unless emulated): editor, agent or both. */
-function support(given: "yes" | "no", help: string[]): BridgeFlag {
+function support(given: "yes" | "no", help: string): BridgeFlag {
   return {
     value: "SIDE",
     help,
@@ -79,21 +79,17 @@ function support(given: "yes" | "no", help: string[]): BridgeFlag {
 }
 
 /** Every flag of `acp-cancel bridge`, in the order its help lists (and this parser applies) them. */
-export const BRIDGE_FLAGS = {
-  "grace-ms": duration("graceMs", [
-    "wait N ms for a cancelled request's answer before answering it",
-    `(default ${BRIDGE_DEFAULTS.graceMs})`,
-  ]),
+const BRIDGE_FLAGS: Readonly<Record<string, BridgeFlag>> = {
+  "grace-ms": duration("graceMs", `wait N ms for a cancelled request's answer before answering it
+(default ${BRIDGE_DEFAULTS.graceMs})`),
   "timeout": {
     value: "METHOD=SECONDS",
     repeatable: true,
-    help: [
-      "deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable);",
-      "the request is then cancelled and its answer names the deadline.",
-      `initialize has one by default: ${(DEFAULT_DEADLINES.initialize ?? 0) / 1000} s (--timeout initialize=SECONDS`,
-      "changes it), so an agent that never answers it cannot leave the editor",
-      "waiting; other methods have none unless set",
-    ],
+    help: `deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable);
+the request is then cancelled and its answer names the deadline.
+initialize has one by default: ${(DEFAULT_DEADLINES.initialize ?? 0) / 1000} s (--timeout initialize=SECONDS
+changes it), so an agent that never answers it cannot leave the editor
+waiting; other methods have none unless set`,
     set: (options, text) => {
       options.deadlines = { ...options.deadlines, ...Object.fromEntries([parseTimeout(text)]) };
     },
@@ -107,7 +103,7 @@ export const BRIDGE_FLAGS = {
   "cleanup-method": {
     value: "METHOD",
     repeatable: true,
-    help: ["never cancel METHOD for anyone, like terminal/release (repeatable)"],
+    help: "never cancel METHOD for anyone, like terminal/release (repeatable)",
     set: (options, method, flag) => {
       if (method === "" || method.startsWith("$/") || /\s/.test(method))
         throw new UsageError(`${flag} takes a method name such as _myext/stop, got '${method}'`);
@@ -116,101 +112,91 @@ export const BRIDGE_FLAGS = {
   },
   "max-line-bytes": {
     value: "N",
-    help: [`reject lines longer than N bytes (default ${BRIDGE_DEFAULTS.maxLineBytes})`],
+    help: `reject lines longer than N bytes (default ${BRIDGE_DEFAULTS.maxLineBytes})`,
     set: (options, text, flag) => {
       options.maxLineBytes = nonNegativeInteger(flag, text, "bytes");
       if (options.maxLineBytes === 0) throw new UsageError(`${flag} takes a positive number of bytes, got '0'`);
     },
   },
-  "emulate": support("no", ["treat SIDE (editor, agent, both) as lacking $/cancel_request support"]),
-  "assume-support": support("yes", ["treat SIDE (editor, agent, both) as fully supporting cancellation"]),
-  "exit-grace-ms": duration("exitGraceMs", [
-    `after closing the agent's stdin, wait N ms before SIGTERM (default ${BRIDGE_DEFAULTS.exitGraceMs})`,
-  ]),
-  "kill-grace-ms": duration("killGraceMs", [`after SIGTERM, wait N ms before SIGKILL (default ${BRIDGE_DEFAULTS.killGraceMs})`]),
-  "turn-end-window-ms": duration("turnEndWindowMs", [
-    "after answering a cancelled turn for an agent that ignored the cancel, wait up",
-    `to N ms for the agent to really end it (default ${BRIDGE_DEFAULTS.turnEndWindowMs}); meanwhile its late`,
-    "updates are dropped and the session's next prompt waits",
-  ]),
+  "emulate": support("no", "treat SIDE (editor, agent, both) as lacking $/cancel_request support"),
+  "assume-support": support("yes", "treat SIDE (editor, agent, both) as fully supporting cancellation"),
+  "exit-grace-ms": duration("exitGraceMs", `after closing the agent's stdin, wait N ms before SIGTERM (default ${BRIDGE_DEFAULTS.exitGraceMs})`),
+  "kill-grace-ms": duration("killGraceMs", `after SIGTERM, wait N ms before SIGKILL (default ${BRIDGE_DEFAULTS.killGraceMs})`),
+  "turn-end-window-ms": duration("turnEndWindowMs", `after answering a cancelled turn for an agent that ignored the cancel, wait up
+to N ms for the agent to really end it (default ${BRIDGE_DEFAULTS.turnEndWindowMs}); meanwhile its late
+updates are dropped and the session's next prompt waits`),
   "on-stuck": {
     value: "ACTION",
-    help: [
-      "when that window passes: fail (default: the waiting prompt gets an error",
-      "naming the stuck turn), kill-tools (stop what the agent started during the",
-      "turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart",
-      "(restart the agent; everything pending for it gets an error)",
-    ],
+    help: `when that window passes: fail (default: the waiting prompt gets an error
+naming the stuck turn), kill-tools (stop what the agent started during the
+turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
+(restart the agent; everything pending for it gets an error)`,
     set: (options, text, flag) => {
       options.onStuck = oneOf<OnStuck>(flag, text, ON_STUCK_CHOICES);
     },
   },
   "keep-turn-processes": {
-    help: [
-      "keep what a cancelled turn started (default: processes the agent started",
-      "during that turn and still running 0.5 s after its cancelled answer get",
-      "SIGTERM, then SIGKILL; Linux only)",
-    ],
+    help: `keep what a cancelled turn started (default: processes the agent started
+during that turn and still running 0.5 s after its cancelled answer get
+SIGTERM, then SIGKILL; Linux only)`,
     set: (options) => {
       options.keepTurnProcesses = true;
     },
   },
   "trace": {
     value: "FILE",
-    help: [
-      "write every message with its hop and time to FILE (JSONL). The file is",
-      "created mode 0600; a symbolic link, another user's file or a file with",
-      "other hard links is refused (exit 73); the user's own file is replaced.",
-      "Secrets are redacted: env values, credential headers, anything under a",
-      "key named like a token, secret, password or API key, such a flag's value",
-      "in args (--api-key=…, --token …), a URL's password and such query values",
-    ],
+    help: `write every message with its hop and time to FILE (JSONL). The file is
+created mode 0600; a symbolic link, another user's file or a file with
+other hard links is refused (exit 73); the user's own file is replaced.
+Secrets are redacted: env values, credential headers, anything under a
+key named like a token, secret, password or API key, such a flag's value
+in args (--api-key=…, --token …), a URL's password and such query values`,
     set: (options, file) => {
       options.trace = file;
     },
   },
   "trace-secrets": {
-    help: ["keep those secrets in the trace, unredacted (prompts and file contents", "are always in it)"],
+    help: `keep those secrets in the trace, unredacted (prompts and file contents
+are always in it)`,
     set: (options, _text, flag) => {
       if (options.trace === undefined) throw new UsageError(`${flag} keeps secrets in a trace: it needs --trace FILE`);
       options.traceSecrets = true;
     },
   },
   "otel": {
-    help: [
-      "export every request as an OpenTelemetry span over OTLP/HTTP (needs",
-      "@opentelemetry/api, @opentelemetry/sdk-trace-node,",
-      "@opentelemetry/exporter-trace-otlp-http and @opentelemetry/resources;",
-      "OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).",
-      "Joins the editor's trace from params._meta.traceparent, else starts one",
-    ],
+    help: `export every request as an OpenTelemetry span over OTLP/HTTP (needs
+@opentelemetry/api, @opentelemetry/sdk-trace-node,
+@opentelemetry/exporter-trace-otlp-http and @opentelemetry/resources;
+OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).
+Joins the editor's trace from params._meta.traceparent, else starts one`,
     set: (options) => {
       options.otel = true;
     },
   },
   "log-level": {
     value: "LEVEL",
-    help: ["error, warn (default), info or debug (debug prints a summary on exit)"],
+    help: "error, warn (default), info or debug (debug prints a summary on exit)",
     set: (options, text, flag) => {
       options.logLevel = oneOf<LogLevel>(flag, text, LOG_LEVELS);
     },
   },
   "log-file": {
     value: "FILE",
-    help: ["write logs and the agent's stderr to FILE instead of stderr"],
+    help: "write logs and the agent's stderr to FILE instead of stderr",
     set: (options, file) => {
       options.logFile = file;
     },
   },
-} satisfies Record<string, BridgeFlag>;
+};
 
-const FLAGS: [string, BridgeFlag][] = Object.entries(BRIDGE_FLAGS);
+const FLAGS = Object.entries(BRIDGE_FLAGS);
 
-/** The help's options, one column for the flags, from {@link BRIDGE_FLAGS}. */
+/** The help's options, the flags in one column, from {@link BRIDGE_FLAGS}. */
 export function bridgeFlagsHelp(): string {
-  const column = (flag: string, [first, ...rest]: readonly string[]) =>
-    [`  ${flag.padEnd(27)}${first}`, ...rest.map((line) => `${" ".repeat(29)}${line}`)];
-  return FLAGS.flatMap(([name, flag]) => column(`--${name}${flag.value === undefined ? "" : ` ${flag.value}`}`, flag.help)).join("\n");
+  return FLAGS.map(([name, flag]) => {
+    const column = `--${name} ${flag.value ?? ""}`.trimEnd().padEnd(27);
+    return `  ${column}${flag.help.replaceAll("\n", `\n${" ".repeat(29)}`)}`;
+  }).join("\n");
 }
 
 /** What an answer cancelled for `reason` on `method` says, when a flag's deadline gave that reason. */
@@ -222,7 +208,7 @@ export function deadlineDetail(reason: CancelReason, method: string, settings: B
 /** Parses `acp-cancel bridge [options] -- <agent command> [args...]`. */
 export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
   const split = argv.indexOf("--");
-  const config: ParseArgsConfig["options"] = Object.fromEntries(
+  const types: ParseArgsConfig["options"] = Object.fromEntries(
     FLAGS.map(([name, flag]) => [name, { type: flag.value === undefined ? "boolean" : "string", multiple: true }]),
   );
   // The flags are read first, so a bad one (--help=1, -hv) is named even when '--' is missing.
@@ -230,7 +216,7 @@ export function parseBridgeArgs(argv: readonly string[]): BridgeOptions {
     args: split === -1 ? [...argv] : argv.slice(0, split),
     allowPositionals: true,
     strict: true,
-    options: config,
+    options: types,
   });
   if (split === -1 && positionals.length > 0) {
     const command = positionals.join(" ");
