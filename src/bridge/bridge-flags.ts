@@ -22,7 +22,7 @@ interface BridgeFlag {
 }
 
 /** The longest --timeout, in whole seconds, that fits a timer. */
-export const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 function nonNegativeInteger(flag: string, text: string, unit: string): number {
   const value = Number(text);
@@ -71,9 +71,8 @@ function support(given: "yes" | "no", help: string): BridgeFlag {
     value: "SIDE",
     help,
     set: (options, text, flag) => {
-      const keys = SUPPORT_KEYS[text as keyof typeof SUPPORT_KEYS];
       if (!Object.hasOwn(SUPPORT_KEYS, text)) throw new UsageError(`${flag} takes editor, agent or both, got '${text}'`);
-      for (const key of keys) if (options[key] !== "no") options[key] = given;
+      for (const key of SUPPORT_KEYS[text as keyof typeof SUPPORT_KEYS]) if (options[key] !== "no") options[key] = given;
     },
   };
 }
@@ -91,7 +90,8 @@ initialize has one by default: ${(DEFAULT_DEADLINES.initialize ?? 0) / 1000} s (
 changes it), so an agent that never answers it cannot leave the editor
 waiting; other methods have none unless set`,
     set: (options, text) => {
-      options.deadlines = { ...options.deadlines, ...Object.fromEntries([parseTimeout(text)]) };
+      const [method, ms] = parseTimeout(text);
+      options.deadlines = { ...options.deadlines, [method]: ms };
     },
     deadline: {
       reason: "deadline",
