@@ -77,6 +77,22 @@ function support(given: "yes" | "no", help: string): BridgeFlag {
   };
 }
 
+/** A flag whose value is kept as given (a file name). */
+function text(key: "trace" | "logFile", help: string): BridgeFlag {
+  const set = (options: BridgeOptions, file: string) => {
+    options[key] = file;
+  };
+  return { value: "FILE", help, set };
+}
+
+/** A switch: it turns `key` on. */
+function on(key: "keepTurnProcesses" | "otel", help: string): BridgeFlag {
+  const set = (options: BridgeOptions) => {
+    options[key] = true;
+  };
+  return { help, set };
+}
+
 /** Every flag of `acp-cancel bridge`, in the order its help lists (and this parser applies) them. */
 const BRIDGE_FLAGS: Readonly<Record<string, BridgeFlag>> = {
   "grace-ms": duration("graceMs", `wait N ms for a cancelled request's answer before answering it
@@ -135,26 +151,15 @@ turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
       options.onStuck = oneOf<OnStuck>(flag, text, ON_STUCK_CHOICES);
     },
   },
-  "keep-turn-processes": {
-    help: `keep what a cancelled turn started (default: processes the agent started
+  "keep-turn-processes": on("keepTurnProcesses", `keep what a cancelled turn started (default: processes the agent started
 during that turn and still running 0.5 s after its cancelled answer get
-SIGTERM, then SIGKILL; Linux only)`,
-    set: (options) => {
-      options.keepTurnProcesses = true;
-    },
-  },
-  "trace": {
-    value: "FILE",
-    help: `write every message with its hop and time to FILE (JSONL). The file is
+SIGTERM, then SIGKILL; Linux only)`),
+  "trace": text("trace", `write every message with its hop and time to FILE (JSONL). The file is
 created mode 0600; a symbolic link, another user's file or a file with
 other hard links is refused (exit 73); the user's own file is replaced.
 Secrets are redacted: env values, credential headers, anything under a
 key named like a token, secret, password or API key, such a flag's value
-in args (--api-key=…, --token …), a URL's password and such query values`,
-    set: (options, file) => {
-      options.trace = file;
-    },
-  },
+in args (--api-key=…, --token …), a URL's password and such query values`),
   "trace-secrets": {
     help: `keep those secrets in the trace, unredacted (prompts and file contents
 are always in it)`,
@@ -163,16 +168,11 @@ are always in it)`,
       options.traceSecrets = true;
     },
   },
-  "otel": {
-    help: `export every request as an OpenTelemetry span over OTLP/HTTP (needs
+  "otel": on("otel", `export every request as an OpenTelemetry span over OTLP/HTTP (needs
 @opentelemetry/api, @opentelemetry/sdk-trace-node,
 @opentelemetry/exporter-trace-otlp-http and @opentelemetry/resources;
 OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).
-Joins the editor's trace from params._meta.traceparent, else starts one`,
-    set: (options) => {
-      options.otel = true;
-    },
-  },
+Joins the editor's trace from params._meta.traceparent, else starts one`),
   "log-level": {
     value: "LEVEL",
     help: "error, warn (default), info or debug (debug prints a summary on exit)",
@@ -180,13 +180,7 @@ Joins the editor's trace from params._meta.traceparent, else starts one`,
       options.logLevel = oneOf<LogLevel>(flag, text, LOG_LEVELS);
     },
   },
-  "log-file": {
-    value: "FILE",
-    help: "write logs and the agent's stderr to FILE instead of stderr",
-    set: (options, file) => {
-      options.logFile = file;
-    },
-  },
+  "log-file": text("logFile", "write logs and the agent's stderr to FILE instead of stderr"),
 };
 
 const FLAGS = Object.entries(BRIDGE_FLAGS);
