@@ -60,3 +60,9 @@ export function resolveSettings(options: BridgeOptions): BridgeSettings {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as BridgeOptions;
   return { ...BRIDGE_DEFAULTS, ...given, deadlines: { ...DEFAULT_DEADLINES, ...options.deadlines } };
 }
+
+/** What the engine takes of the settings: an engine option the bridge exposes is passed on here. */
+export function engineOptions(settings: BridgeSettings): EngineOptions {
+  const { graceMs, deadlines, cleanupMethods = [], editorSupport = "auto", agentSupport = "auto" } = settings;
+  return { graceMs, deadlines, cleanupMethods, client: { cancelSupport: editorSupport }, agent: { cancelSupport: agentSupport } };
+}

@@ -10,7 +10,7 @@ import {
 } from "../wire/index.js";
 import { otelRequested } from "../otel/requested.js";
 import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
-import { type BridgeOptions, type BridgeSettings, resolveSettings } from "./bridge-options.js";
+import { type BridgeOptions, type BridgeSettings, engineOptions, resolveSettings } from "./bridge-options.js";
 import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
 import { EditorAnswers } from "./editor-answers.js";
 import { ExitCode } from "./exit-codes.js";
@@ -75,14 +75,10 @@ class BridgeSession {
     const plugins = [
       this.turnProcesses,
       ...(cancelledTurnEnded === undefined ? [] : [new CancelledTurns(cancelledTurnEnded, agentPid)]),
-      new EditorAnswers(settings.deadlines, () => this.crashed, logger.warn),
+      new EditorAnswers(settings, () => this.crashed, logger.warn),
     ];
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
-      graceMs: settings.graceMs,
-      deadlines: settings.deadlines,
-      cleanupMethods: settings.cleanupMethods ?? [],
-      client: { cancelSupport: settings.editorSupport ?? "auto" },
-      agent: { cancelSupport: settings.agentSupport ?? "auto" },
+      ...engineOptions(settings),
       onEvent: (event) => this.onEvent(event),
       turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
       plugins,

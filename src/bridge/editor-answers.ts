@@ -1,30 +1,30 @@
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
 import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcResponse } from "../wire/index.js";
 import { type AgentExit, describeExit } from "./agent-process.js";
+import { deadlineDetail } from "./bridge-flags.js";
+import type { BridgeSettings } from "./bridge-options.js";
 
 /**
  * What the editor is told, as the engine's last turn plug-in: the crash error in place of a -32800
  * naming the exit, and a deadline answer naming the method, deadline and flag.
  */
 export class EditorAnswers implements TurnPlugin {
-  /** Editor requests whose deadline passed, with the text that names it. */
-  private readonly expired = new Map<JsonRpcId, string>();
+  /** Editor requests whose deadline passed, with its cancel reason and the text that names it. */
+  private readonly expired = new Map<JsonRpcId, { reason: string; detail: string }>();
 
   constructor(
-    private readonly deadlines: Readonly<Record<string, number>>,
+    private readonly settings: BridgeSettings,
     /** Set once the agent ended on its own. */
     private readonly crashed: () => AgentExit | undefined,
     private readonly warn: (text: string) => void,
   ) {}
 
-  /** A deadline passed on an editor's request: logged, and noted for its answer. */
+  /** A deadline a flag set passed on an editor's request: logged, and noted for its answer. */
   event(event: EngineEvent): void {
-    if (event.type !== "cancel" || event.side !== "client" || event.reason !== "deadline") return;
-    const seconds = (this.deadlines[event.method] ?? 0) / 1000;
-    const detail =
-      `the agent did not answer ${event.method} within ${seconds} s ` +
-      `(the bridge's deadline: --timeout ${event.method}=SECONDS changes it)`;
-    this.expired.set(event.id, detail);
+    if (event.type !== "cancel" || event.side !== "client") return;
+    const detail = deadlineDetail(event.reason, event.method, this.settings);
+    if (detail === undefined) return;
+    this.expired.set(event.id, { reason: event.reason, detail });
     this.warn(`editor request ${JSON.stringify(event.id)}: ${detail}`);
   }
 
@@ -35,12 +35,12 @@ export class EditorAnswers implements TurnPlugin {
   /** `response` itself, or the engine's deadline answer with a message naming the cause (a partial result stands). */
   private deadlineAnswer(response: JsonRpcResponse): JsonRpcResponse {
     if (response.id === null) return response;
-    const detail = this.expired.get(response.id);
-    if (detail === undefined) return response;
+    const expired = this.expired.get(response.id);
+    if (expired === undefined) return response;
     this.expired.delete(response.id);
     if (!("error" in response) || response.error.code !== ErrorCode.RequestCancelled) return response;
-    if ((response.error.data as { reason?: unknown } | undefined)?.reason !== "deadline") return response;
-    return { ...response, error: { ...response.error, message: `Request cancelled: ${detail}` } };
+    if ((response.error.data as { reason?: unknown } | undefined)?.reason !== expired.reason) return response;
+    return { ...response, error: { ...response.error, message: `Request cancelled: ${expired.detail}` } };
   }
 }
 

@@ -18,7 +18,7 @@ import { escapeControl } from "../wire/index.js";
 import { cannotWrite } from "../bridge/private-file.js";
 import { CliInputError } from "./cli-error.js";
 import { packageVersion } from "./help.js";
-import { UsageError } from "./parse-bridge-args.js";
+import { UsageError } from "../bridge/bridge-flags.js";
 
 const OPTIONS = {
   "model-server": { type: "boolean" },

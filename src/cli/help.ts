@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { BRIDGE_DEFAULTS, DEFAULT_DEADLINES } from "../bridge/bridge-options.js";
+import { bridgeFlagsHelp } from "../bridge/bridge-flags.js";
 import { DEFAULT_LIMITS } from "../check/default-limits.js";
 
 /** This package's version: package.json is two folders up in dist/, three in the tests' build/. */
@@ -42,44 +42,7 @@ Runs the agent behind a cancellation bridge: the editor talks to the bridge on s
 bridge to the agent on the agent's stdio. Everything after '--' is the agent's (its own --help too).
 
 Options:
-  --grace-ms N               wait N ms for a cancelled request's answer before answering it
-                             (default ${BRIDGE_DEFAULTS.graceMs})
-  --timeout METHOD=SECONDS   deadline for a method, e.g. --timeout fs/read_text_file=30 (repeatable);
-                             the request is then cancelled and its answer names the deadline.
-                             initialize has one by default: ${(DEFAULT_DEADLINES.initialize ?? 0) / 1000} s (--timeout initialize=SECONDS
-                             changes it), so an agent that never answers it cannot leave the editor
-                             waiting; other methods have none unless set
-  --cleanup-method METHOD    never cancel METHOD for anyone, like terminal/release (repeatable)
-  --max-line-bytes N         reject lines longer than N bytes (default ${BRIDGE_DEFAULTS.maxLineBytes})
-  --emulate SIDE             treat SIDE (editor, agent, both) as lacking $/cancel_request support
-  --assume-support SIDE      treat SIDE (editor, agent, both) as fully supporting cancellation
-  --exit-grace-ms N          after closing the agent's stdin, wait N ms before SIGTERM (default ${BRIDGE_DEFAULTS.exitGraceMs})
-  --kill-grace-ms N          after SIGTERM, wait N ms before SIGKILL (default ${BRIDGE_DEFAULTS.killGraceMs})
-  --turn-end-window-ms N     after answering a cancelled turn for an agent that ignored the cancel, wait up
-                             to N ms for the agent to really end it (default ${BRIDGE_DEFAULTS.turnEndWindowMs}); meanwhile its late
-                             updates are dropped and the session's next prompt waits
-  --on-stuck ACTION          when that window passes: fail (default: the waiting prompt gets an error
-                             naming the stuck turn), kill-tools (stop what the agent started during the
-                             turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
-                             (restart the agent; everything pending for it gets an error)
-  --keep-turn-processes      keep what a cancelled turn started (default: processes the agent started
-                             during that turn and still running 0.5 s after its cancelled answer get
-                             SIGTERM, then SIGKILL; Linux only)
-  --trace FILE               write every message with its hop and time to FILE (JSONL). The file is
-                             created mode 0600; a symbolic link, another user's file or a file with
-                             other hard links is refused (exit 73); the user's own file is replaced.
-                             Secrets are redacted: env values, credential headers, anything under a
-                             key named like a token, secret, password or API key, such a flag's value
-                             in args (--api-key=…, --token …), a URL's password and such query values
-  --trace-secrets            keep those secrets in the trace, unredacted (prompts and file contents
-                             are always in it)
-  --otel                     export every request as an OpenTelemetry span over OTLP/HTTP (needs
-                             @opentelemetry/api, @opentelemetry/sdk-trace-node,
-                             @opentelemetry/exporter-trace-otlp-http and @opentelemetry/resources;
-                             OTEL_EXPORTER_OTLP_ENDPOINT etc. apply, and setting it also turns this on).
-                             Joins the editor's trace from params._meta.traceparent, else starts one
-  --log-level LEVEL          error, warn (default), info or debug (debug prints a summary on exit)
-  --log-file FILE            write logs and the agent's stderr to FILE instead of stderr
+${bridgeFlagsHelp()}
   -h, --help                 print this help and exit 0
 
 If the bridge is killed (even by SIGKILL), a watchdog process stops the agent's process group
