@@ -62,7 +62,7 @@ export class A2aTaskLinks {
     signal?.addEventListener("abort", () => this.cancelAll(reasonOf(signal.reason)), { once: true, signal: this.closed.signal });
   }
 
-  /** Links one task. If the parent or signal is already cancelled, its cancel goes out at once. */
+  /** Links one task; its cancel goes out at once if the parent or signal already is. */
   add(taskId: string): Job<A2aTaskPayload> {
     const existing = this.calls.get(taskId);
     if (existing !== undefined) return existing.job;
