@@ -17,7 +17,7 @@ const REPO = resolve(fileURLToPath(new URL("../../../", import.meta.url)));
 const BUILD = join(REPO, "build");
 
 /** Only these trees are served; everything else is 404. */
-const SERVED = ["/examples/abp/", "/test/abp/pages/", "/src/abp/", "/src/core/", "/node_modules/zod/"];
+const SERVED = ["/examples/abp/", "/test/abp/pages/", "/src/abp/", "/src/core/", "/src/wire/", "/node_modules/zod/"];
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",

@@ -49,7 +49,7 @@ export type AosGuardRequest = { jsonrpc: "2.0"; id: string; method: "tasks/cance
 
 // The usual result is recognised by hand, anything else by the schema (docs/decisions.md, "Kept: the guardian's usual answer").
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
+export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
 const isCode = (value: unknown) => typeof value === "string" || (typeof value === "number" && Number.isFinite(value));

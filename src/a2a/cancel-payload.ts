@@ -1,5 +1,5 @@
 import type { AgentCard } from "@a2a-js/sdk";
-import type { A2aCancelMessage, AosAgent } from "./aos.js";
+import { type A2aCancelMessage, type AosAgent, isObject } from "./aos.js";
 
 /** The A2A protocol version a connection speaks, as the `A2A-Version` header names it. */
 export type A2aVersion = "0.3" | "1.0";
@@ -30,9 +30,7 @@ export function cancelInputProblem(input: unknown): string | undefined {
   const { id, metadata, tenant } = input as Record<string, unknown>;
   if (typeof id !== "string" || id.trim() === "") return "the cancel needs a task id (a non-empty string)";
   if (id.length > 1024) return "the task id is longer than 1024 characters";
-  if (metadata !== undefined && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) {
-    return "the cancel's metadata must be an object";
-  }
+  if (metadata !== undefined && !isObject(metadata)) return "the cancel's metadata must be an object";
   if (tenant !== undefined && typeof tenant !== "string") return "the cancel's tenant must be a string";
   return undefined;
 }

@@ -4,7 +4,7 @@ import { bindHandlerJob } from "../core/index.js";
 import { type ServerCallProtocol, ServerCalls } from "../core/server-calls.js";
 import { claimRecord } from "./orphaned-tasks.js";
 import { overriding } from "./overriding.js";
-import { isFinalState, TASK_STATE } from "./task-states.js";
+import { isFinalState, TASK_GRACE_MS, TASK_STATE } from "./task-states.js";
 
 /** Executor work that stops when its signal aborts. */
 export type SignalledWork = (context: RequestContext, eventBus: ExecutionEventBus, signal: AbortSignal) => Promise<void>;
@@ -69,7 +69,7 @@ export class CancellableExecutor implements AgentExecutor {
   private readonly replicas: TaskOwnership | undefined;
 
   constructor(private readonly work: SignalledWork, options: CancellableExecutorOptions = {}) {
-    this.tasks = new ServerCalls(SERVED_TASKS, { grace: options.graceMs ?? 5000, rememberMax: RETURNED_MEMORY });
+    this.tasks = new ServerCalls(SERVED_TASKS, { grace: options.graceMs ?? TASK_GRACE_MS, rememberMax: RETURNED_MEMORY });
     this.replicas = options.replicas;
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import { urlToHttpOptions } from "node:url";
+import { guarded } from "../core/report-errors.js";
 import { classify } from "../wire/index.js";
 import {
   type A2aCancelMessage,
@@ -123,13 +124,8 @@ export class GuardianClient {
       };
     }
     const decision: GuardDecision = { ...verdict, durationMs: performance.now() - started, at: new Date().toISOString() };
-    for (const listener of this.listeners) {
-      try {
-        listener(decision);
-      } catch {
-        // An audit listener that throws must not change the decision.
-      }
-    }
+    // An audit listener that throws must not change the decision.
+    for (const listener of this.listeners) guarded(() => listener(decision), []);
     return decision;
   }
 

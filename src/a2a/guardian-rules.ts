@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstIssue } from "../wire/index.js";
 import type { RateCounter } from "./guardian-counter.js";
 
 // The rules file (docs/a2a.md "Rules file"): the first rule whose conditions all match decides, else `default`.
@@ -46,11 +47,7 @@ export function parseGuardianRules(input: string | unknown): z.infer<typeof Guar
     }
   }
   const parsed = GuardianRulesSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "the rules";
-    throw new RulesError(`invalid rules: ${where}: ${issue?.message ?? "invalid"}`);
-  }
+  if (!parsed.success) throw new RulesError(`invalid rules: ${firstIssue(parsed.error, "the rules")}`);
   const seen = new Set<string>(parsed.data.token === undefined ? [] : [parsed.data.token]);
   parsed.data.tokens?.forEach(({ token }, index) => {
     if (seen.has(token)) throw new RulesError(`invalid rules: tokens.${index}.token: the same token is given twice`);

@@ -2,6 +2,7 @@
 import type { Task } from "@a2a-js/sdk";
 import type { RequestContext, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import { z } from "zod";
+import { guarded } from "../core/report-errors.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import { escapeControl } from "../wire/index.js";
 import { isFinalState, isInterrupted, TASK_STATE } from "./task-states.js";
@@ -121,13 +122,8 @@ export function sweepOrphanedTasks(
   if (typeof bus.sweepOrphans !== "function") {
     throw new TypeError("routeCancelsToOwner: sweepMs needs a `replicas` bus with sweepOrphans (acp-cancel/replicas' CancelBus)");
   }
-  const tell = (event: SweepEvent) => {
-    try {
-      report(event);
-    } catch {
-      // The sweep goes on whatever the listener does.
-    }
-  };
+  // The sweep goes on whatever the listener does.
+  const tell = (event: SweepEvent) => guarded(() => report(event), []);
   bus.sweepOrphans(keyPrefix, {
     everyMs,
     onOrphan: async ({ key, replica, record }) => {

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { DRAIN_MS, drainThenCut, ErrorCode, errorResponse, type JsonRpcId, readNodeBody, resultResponse } from "../wire/index.js";
+import { DRAIN_MS, drainThenCut, ErrorCode, errorResponse, firstIssue, type JsonRpcId, readNodeBody, resultResponse } from "../wire/index.js";
 import { AosGuardParamsSchema } from "./aos.js";
 import { type GuardianCaller, guardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
@@ -179,11 +179,7 @@ export class ReferenceGuardian {
     }
     if (method !== "tasks/cancel") return errorResponse(rpcId, ErrorCode.MethodNotFound, `Method not found: '${method.slice(0, 64)}'`);
     const parsed = AosGuardParamsSchema.safeParse(params);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join(".") || "params";
-      return errorResponse(rpcId, ErrorCode.InvalidParams, `Invalid params: ${where}: ${issue?.message ?? "invalid"}`);
-    }
+    if (!parsed.success) return errorResponse(rpcId, ErrorCode.InvalidParams, `Invalid params: ${firstIssue(parsed.error, "params")}`);
     const { payload, context, reasoning } = parsed.data;
     const facts = { from: context.from.agent.name, to: context.to.agent.name, taskId: payload.params.id };
     const asked = caller.agent === undefined ? facts : { ...facts, agent: caller.agent };

@@ -4,7 +4,7 @@ import { type Call, type CallProtocol, Calls, reasonOf } from "../core/call.js";
 import { type AnyJob, type CancelReason, type Job, traceCarrier } from "../core/index.js";
 import { cancelReasoning } from "./client-hook.js";
 import { CancelDeniedError } from "./guard-decision.js";
-import { TASK_STATE } from "./task-states.js";
+import { TASK_GRACE_MS, TASK_STATE } from "./task-states.js";
 
 /** The payload of the job that stands for one remote A2A task. */
 export interface A2aTaskPayload {
@@ -41,9 +41,6 @@ export interface TaskLinksOptions {
   onOutcome?: (outcome: TaskCancelOutcome) => void;
 }
 
-/** A guarded cancel is a round trip to the guardian and then to the remote agent: longer than a call's grace. */
-const DEFAULT_TASK_GRACE_MS = 5000;
-
 type TaskCall = Call<A2aTaskPayload, void>;
 
 /**
@@ -60,12 +57,12 @@ export class A2aTaskLinks {
   };
 
   constructor(private readonly options: TaskLinksOptions) {
-    this.calls = new Calls({ graceMs: options.graceMs ?? DEFAULT_TASK_GRACE_MS });
+    this.calls = new Calls({ graceMs: options.graceMs ?? TASK_GRACE_MS });
     const { signal } = options;
     signal?.addEventListener("abort", () => this.cancelAll(reasonOf(signal.reason)), { once: true, signal: this.closed.signal });
   }
 
-  /** Links one task. If the parent or signal is already cancelled, its cancel goes out at once. */
+  /** Links one task; its cancel goes out at once if the parent or signal already is. */
   add(taskId: string): Job<A2aTaskPayload> {
     const existing = this.calls.get(taskId);
     if (existing !== undefined) return existing.job;

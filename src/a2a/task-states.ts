@@ -15,3 +15,6 @@ const INTERRUPTED: ReadonlySet<number | undefined> = new Set([6, 8]);
 /** The final states: a task in one of them cannot be cancelled (A2A's TaskNotCancelable). */
 export const isFinalState = (state: TaskState | undefined): boolean => FINAL.has(state);
 export const isInterrupted = (state: TaskState | undefined): boolean => INTERRUPTED.has(state);
+
+/** How long a cancelled task is waited for (its work here, a guarded cancel's round trip there) before it is answered anyway. */
+export const TASK_GRACE_MS = 5000;

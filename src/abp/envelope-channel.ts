@@ -18,11 +18,11 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
+import { firstIssue } from "../wire/first-issue.js";
 import { checkEnvelope } from "./app/validate.js";
 import {
   type CallResult,
   type CancelResult,
-  describeIssue,
   type InitializeResult,
   isPlainCallResult,
   type NotificationPayload,
@@ -125,13 +125,13 @@ export class EnvelopeChannel {
         return this.settle(envelope.type, envelope.id, envelope.payload);
       case "progress": {
         const progress = ProgressSchema.safeParse(envelope.payload);
-        if (!progress.success) return this.refuse("INVALID_MESSAGE", `invalid progress from the app: ${describeIssue(progress.error)}`);
+        if (!progress.success) return this.refuse("INVALID_MESSAGE", `invalid progress from the app: ${firstIssue(progress.error)}`);
         this.progress.get(progress.data.progressToken)?.(progress.data);
         return;
       }
       case "notification": {
         const note = NotificationSchema.safeParse(envelope.payload);
-        if (!note.success) return this.refuse("INVALID_MESSAGE", `invalid notification from the app: ${describeIssue(note.error)}`);
+        if (!note.success) return this.refuse("INVALID_MESSAGE", `invalid notification from the app: ${firstIssue(note.error)}`);
         const { error } = note.data;
         const waiting = error === undefined ? undefined : this.take(note.data.inReplyTo);
         if (error !== undefined && waiting !== undefined) {
@@ -223,7 +223,7 @@ export class EnvelopeChannel {
     if (waiting.type === "capabilities/call" && isPlainCallResult(payload)) return waiting.resolve(payload);
     const parsed = RESULT_SCHEMAS[waiting.type].safeParse(payload);
     if (!parsed.success) {
-      const problem = `invalid ${waiting.type} answer from ${this.peer}: ${describeIssue(parsed.error)}`;
+      const problem = `invalid ${waiting.type} answer from ${this.peer}: ${firstIssue(parsed.error)}`;
       return waiting.reject(new AbpProtocolError("INVALID_MESSAGE", problem));
     }
     waiting.resolve(parsed.data);
@@ -258,16 +258,18 @@ interface WorkerTarget {
   removeEventListener(type: "message", listener: (event: MessageEvent) => void): void;
 }
 
+interface WindowTarget {
+  /** The app's window (an iframe's contentWindow, a popup). */
+  target: PostMessageTarget;
+  /** The app's exact origin: requests go only there, answers are heard only from there. */
+  targetOrigin: string;
+  /** Where the answers arrive; default this window. */
+  receiver?: Pick<WorkerTarget, "addEventListener" | "removeEventListener">;
+}
+
 export type PostMessageTransportOptions = EnvelopeChannelOptions
   & (
-    | {
-      /** The app's window (an iframe's contentWindow, a popup). */
-      target: PostMessageTarget;
-      /** The app's exact origin: requests go only there, answers are heard only from there. */
-      targetOrigin: string;
-      /** Where the answers arrive; default this window. */
-      receiver?: Pick<WorkerTarget, "addEventListener" | "removeEventListener">;
-    }
+    | WindowTarget
     | {
       /** A dedicated worker: its messages carry no origin, the object itself is the check. */
       worker: WorkerTarget;
@@ -276,38 +278,32 @@ export type PostMessageTransportOptions = EnvelopeChannelOptions
 
 /** ABP over postMessage to an app's window, iframe or worker, as structured clones; only the app's exact origin, never "*". */
 export function postMessageTransport(options: PostMessageTransportOptions): EnvelopeChannel {
-  if ("worker" in options) {
-    const { worker } = options;
-    const listener = (event: MessageEvent) => channel.receive(event.data);
-    const channel = new EnvelopeChannel((envelope) => worker.postMessage(envelope), options, () =>
-      worker.removeEventListener("message", listener),
-    );
-    worker.addEventListener("message", listener);
-    return channel;
-  }
-  const { target, targetOrigin } = options;
-  if (targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
-  const receiver = options.receiver ?? (globalThis as unknown as WorkerTarget);
+  const window = "worker" in options ? undefined : options;
+  if (window?.targetOrigin === "*") throw new TypeError("postMessageTransport needs the app's exact origin, not \"*\"");
+  const receiver = "worker" in options ? options.worker : (options.receiver ?? (globalThis as unknown as WorkerTarget));
+  const post = (envelope: Envelope) =>
+    "worker" in options ? options.worker.postMessage(envelope) : options.target.postMessage(envelope, options.targetOrigin);
   const listener = (event: MessageEvent) => {
-    const { origin } = event;
-    if (origin !== targetOrigin) {
-      // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.
-      if (looksLikeAbp(event.data)) {
-        options.onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${origin}" ignored (expected "${targetOrigin}")`));
-      }
-      return;
-    }
-    // Another frame of the same origin is not ours. A message posted while the app's page unloads
-    // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
-    const { source } = event;
-    if (source !== target && source !== null) return;
-    channel.receive(event.data);
+    if (window === undefined || fromApp(event, window, options.onError)) channel.receive(event.data);
   };
-  const channel = new EnvelopeChannel((envelope) => target.postMessage(envelope, targetOrigin), options, () =>
-    receiver.removeEventListener("message", listener),
-  );
+  const channel = new EnvelopeChannel(post, options, () => receiver.removeEventListener("message", listener));
   receiver.addEventListener("message", listener);
   return channel;
+}
+
+/** A window's message is the app's only from its exact origin and its window. */
+function fromApp(event: MessageEvent, { target, targetOrigin }: WindowTarget, onError: EnvelopeChannelOptions["onError"]): boolean {
+  const { origin } = event;
+  if (origin !== targetOrigin) {
+    // Other windows' unrelated traffic is none of our business; an ABP envelope from elsewhere is worth a word.
+    if (looksLikeAbp(event.data)) {
+      onError?.(new AbpProtocolError("WRONG_ORIGIN", `ABP message from origin "${origin}" ignored (expected "${targetOrigin}")`));
+    }
+    return false;
+  }
+  // Another frame of the same origin is not ours. A message posted while the app's page unloads
+  // (its last answers, its "closing") arrives with no source at all: the origin vouches for it.
+  return event.source === target || event.source === null;
 }
 
 function looksLikeAbp(data: unknown): boolean {

@@ -83,11 +83,3 @@ export function isPlainCallResult(value: unknown): boolean {
   if (typeof success !== "boolean" || (cancelled !== undefined && typeof cancelled !== "boolean")) return false;
   return !(cancelled === true && (success || value.data !== undefined));
 }
-
-/** One line naming the first problem zod found, with its path. */
-export function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-  return `${path}: ${issue.message}`;
-}

@@ -160,7 +160,8 @@ export class AbpApp {
     this.running++;
     this.started++;
     const succeed = (data: unknown) => this.finish(record, data === undefined ? { success: true } : { success: true, data });
-    const fail = (error: unknown) => this.finish(record, failure(refusal(ERROR_CODES.handlerFailed, errorMessage(error))));
+    const fail = (error: unknown) =>
+      this.finish(record, failure(refusal(ERROR_CODES.handlerFailed, error instanceof Error ? error.message : String(error))));
     let outcome: unknown;
     try {
       outcome = record.handler(record.params, this.contextOf(record));
@@ -289,8 +290,4 @@ function refusal(code: string, message: string): AbpError {
 
 function notInitialized(): AbpError {
   return refusal(ERROR_CODES.notInitialized, "no active session: call initialize first");
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -130,18 +130,9 @@ const LEADING_ID = new RegExp(
 
 /** The id of an envelope that cannot be checked (too large, or malformed), when it can be read cheaply. */
 export function envelopeIdOf(data: unknown): string | undefined {
-  let id: unknown;
-  if (typeof data === "string") {
-    const quoted = LEADING_ID.exec(data.slice(0, 4096))?.[1];
-    if (quoted === undefined) return undefined;
-    try {
-      id = JSON.parse(quoted);
-    } catch {
-      return undefined;
-    }
-  } else if (isObject(data)) {
-    id = data.id;
-  }
+  // Text without a leading id is parsed as "": not JSON, so no id.
+  const leading = (text: string) => messageValue(LEADING_ID.exec(text.slice(0, 4096))?.[1] ?? "");
+  const id = typeof data === "string" ? leading(data) : isObject(data) ? data.id : undefined;
   return isId(id) ? id : undefined;
 }
 
