@@ -195,18 +195,15 @@ const idles = (wire: WireClient) =>
 // ACP v2 (claude-agent-acp with CLAUDE_AGENT_ACP_PROTOCOL=v2): a prompt's answer is its insertion; the
 // work ends with an idle state_update. Directly, a `session/cancel` sent after the work went idle and right
 // before the next prompt (the next line on the wire) withdraws that prompt: -32800, never inserted; 50 ms or
-// more between them and it is inserted (5 of 5 runs, 2026-11-29). Not forwarding a client `session/cancel`
-// for a session with no work, prompt or agent request in flight protects it (a prototype of that rule in
-// the engine passed the bridge cell); until the bridge has that rule, its cell is pending.
-const bridgeRuleLanded = false;
+// more between them and it is inserted (5 of 5 runs, 2026-11-29). The bridge does not forward a client
+// `session/cancel` for a session with nothing in flight (decisions.md, "Sessions"), which protects it.
 for (const placement of ["direct", "bridge"] as const) {
   describe(`interop, late session/cancel: ${CLAUDE_V2.label}, ${placement}`, function () {
     this.timeout(300_000);
     const title = placement === "direct"
       ? "direct: session/cancel right before the next prompt, after the work went idle, withdraws that prompt (-32800; the agent's defect); a retry goes through"
       : `bridge: session/cancel after the work went idle (once, then twice ${RETRY_GAP_MS} ms apart) leaves the next work end_turn`;
-    const pending = placement === "bridge" && !bridgeRuleLanded;
-    (pending ? (t: string, fn: () => Promise<void>) => it.skip(`${t} [pending: the bridge forwards a late session/cancel]`, fn) : cellIt)(title, async () => {
+    cellIt(title, async () => {
       const parts = await startCell(CLAUDE_V2, placement, {});
       const wire = wireOf(parts.driver);
       assert.ok(wire !== undefined);
