@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type BodyRead, drainThenCut, readNodeBody } from "../../wire/index.js";
 import { anthropic } from "./anthropic.js";
 import { AnswerStream, type Body, type Dialect } from "./dialect.js";
 import { gemini } from "./gemini.js";
@@ -12,8 +13,9 @@ import { openaiResponses } from "./openai-responses.js";
 import { type DialectName, type Script, shellCall } from "./scripts.js";
 
 const DIALECTS: readonly Dialect[] = [openaiResponses, openaiChat, gemini, anthropic];
-/** A request body larger than this is refused (413): the agents' requests are far smaller. */
+/** A request body larger than this is refused (413), or slower (400): the agents' requests are far smaller and quicker. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const BODY_TIMEOUT_MS = 10_000;
 
 export interface ModelServerOptions {
   /** The first script (default: finish with a short text). */
@@ -77,9 +79,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "").split("?")[0] ?? "";
-    const body = await readBody(request);
-    if (body === undefined) return void response.writeHead(400).end();
-    if (body === "too large") return void response.writeHead(413).end();
+    const read = await new Promise<BodyRead>((resolve) => readNodeBody(request, MAX_BODY_BYTES, BODY_TIMEOUT_MS, resolve));
+    const body = read.ok ? jsonObject(read.text) : undefined;
+    if (body === undefined) {
+      response.writeHead(!read.ok && read.problem === "too-large" ? 413 : 400).end();
+      return drainThenCut(request);
+    }
     const dialect = DIALECTS.find((d) => d.serves(path));
     if (dialect === undefined || request.method !== "POST") return void response.writeHead(404).end();
     const offered = dialect.offeredTools(body);
@@ -120,16 +125,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<Body | "too large" | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return "too large";
-    chunks.push(chunk as Buffer);
-  }
+function jsonObject(text: string): Body | undefined {
   try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString() || "{}");
+    const parsed: unknown = JSON.parse(text || "{}");
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Body) : undefined;
   } catch {
     return undefined;
