@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
+import type { AgentRecipe } from "./agents.js";
 import { EditorWire } from "./editor-wire.js";
 import type { LeftProcess, Placement } from "./scorecard.js";
 
@@ -38,16 +39,18 @@ export class AgentRun {
 
   constructor(
     readonly placement: Placement,
-    { agent, env }: { readonly agent: AgentCommand; readonly env: NodeJS.ProcessEnv },
+    agent: AgentCommand,
+    readonly recipe: AgentRecipe,
     /** Flags for `acp-cancel bridge`, before its `--`. */
     bridgeArgs: readonly string[],
   ) {
+    const agentArgs = [...agent.args, ...recipe.acpArgs.filter((arg) => !agent.args.includes(arg))];
     const [command, args] = placement === "direct"
-      ? [agent.command, agent.args]
-      : [process.execPath, [CLI, "bridge", ...bridgeArgs, "--", agent.command, ...agent.args]];
+      ? [agent.command, agentArgs]
+      : [process.execPath, [CLI, "bridge", ...bridgeArgs, "--", agent.command, ...agentArgs]];
     // A group of its own, so that the clean-up can stop all of it without touching ours. Started where
-    // the user ran the check (a relative agent path works); its sessions open in the launch's folder.
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...env, [RUN_MARKER]: this.marker }, detached: true });
+    // the user ran the check (a relative agent path works); its sessions open in the model source's folder.
+    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...recipe.env, [RUN_MARKER]: this.marker }, detached: true });
     this.child.stderr.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEPT);
     });

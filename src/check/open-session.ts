@@ -5,7 +5,6 @@
 import { escapeControl } from "../wire/index.js";
 import type { AgentRun } from "./agent-run.js";
 import type { Message } from "./editor-wire.js";
-import type { Launch } from "./model.js";
 
 /** The agent could not be started or did not open a session: nothing can be checked. */
 export class AgentUnusableError extends Error {
@@ -24,17 +23,18 @@ export interface OpenedSession {
 const CLIENT = { name: "acp-cancel-check", version: "1" };
 
 /** Opens a session, asking for ACP `protocol` (the agent may answer an older one: that one is in force). */
-export async function openSession(run: AgentRun, launch: Launch, limitMs: number, protocol: 1 | 2): Promise<OpenedSession> {
+export async function openSession(run: AgentRun, cwd: string, limitMs: number, protocol: 1 | 2): Promise<OpenedSession> {
   const v1 = { clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: CLIENT };
   const init = await ask(run, "initialize", { protocolVersion: protocol, ...(protocol === 2 ? { info: CLIENT, capabilities: {} } : v1) }, limitMs);
   // v2 renamed `authenticate` to `auth/login` (same params).
-  if (launch.authenticate !== undefined) await ask(run, protocolOf(init) === 2 ? "auth/login" : "authenticate", launch.authenticate, limitMs);
-  const created = await ask(run, "session/new", { cwd: launch.cwd, mcpServers: [] }, limitMs);
+  const { authenticate, sessionSetup } = run.recipe;
+  if (authenticate !== undefined) await ask(run, protocolOf(init) === 2 ? "auth/login" : "authenticate", authenticate, limitMs);
+  const created = await ask(run, "session/new", { cwd, mcpServers: [] }, limitMs);
   const sessionId = created.sessionId;
   if (typeof sessionId !== "string") {
     throw new AgentUnusableError(`session/new was answered without a sessionId: ${preview(created)}`, "unusable");
   }
-  for (const { method, params } of launch.sessionSetup?.(sessionId) ?? []) await ask(run, method, params, limitMs);
+  for (const { method, params } of sessionSetup(sessionId)) await ask(run, method, params, limitMs);
   return { sessionId, initialize: init, protocol: protocolOf(init) };
 }
 

@@ -51,10 +51,9 @@ async function until(check: () => boolean, limitMs: number): Promise<boolean> {
 export async function runCell(asked: Scenario, placement: Placement, context: CellContext): Promise<Cell> {
   const { model, limits } = context;
   let scenario = asked;
-  const launch = model.launch(scenario.script, context.agent);
-  const run = new AgentRun(placement, launch, context.bridgeArgs);
+  const run = new AgentRun(placement, context.agent, model.recipe(scenario.script), context.bridgeArgs);
   try {
-    const session = await openSession(run, launch, limits.startMs, context.protocol);
+    const session = await openSession(run, model.cwd, limits.startMs, context.protocol);
     context.opened?.(session);
     scenario = inForce(asked, session.protocol);
     const ends = (id: number) => run.wire.turnEnds(id, session.protocol);
