@@ -5,14 +5,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type BodyRead, drainThenCut, readNodeBody } from "../../wire/index.js";
-import { anthropic } from "./anthropic.js";
-import { AnswerStream, type Body, type Dialect } from "./dialect.js";
-import { gemini } from "./gemini.js";
-import { openaiChat } from "./openai-chat.js";
-import { openaiResponses } from "./openai-responses.js";
-import { type DialectName, type Script, shellCall } from "./scripts.js";
+import { type Body, type Dialect, type DialectName, DIALECTS, type SseData } from "./dialects.js";
+import { type Script, shellCall } from "./scripts.js";
 
-const DIALECTS: readonly Dialect[] = [openaiResponses, openaiChat, gemini, anthropic];
 /** A request body larger than this is refused (413), or slower (400): the agents' requests are far smaller and quicker. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const BODY_TIMEOUT_MS = 10_000;
@@ -51,7 +46,6 @@ export interface ModelServer {
 /** Starts the scripted model on a free loopback port. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const turns: TurnRecord[] = [];
-  const open = new Set<ServerResponse>();
   const holdTickMs = options.holdTickMs ?? 300;
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
@@ -70,8 +64,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return turns.filter((t) => t.closedByAgentAt !== undefined);
     },
     async close() {
-      for (const response of open) response.destroy();
-      server.closeAllConnections();
+      server.closeAllConnections(); // a held stream's too
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -95,9 +88,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
     const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
     turns.push(turn);
-    open.add(response);
     response.on("close", () => {
-      open.delete(response);
       if (turn.finishedAt === undefined) turn.closedByAgentAt = Date.now();
     });
     response.on("finish", () => {
@@ -131,6 +122,38 @@ function jsonObject(text: string): Body | undefined {
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Body) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** One streamed answer in its dialect's events; nothing is written once the agent has closed the request. */
+export class AnswerStream {
+  private pieces = 0;
+
+  constructor(private readonly dialect: Dialect, private readonly response: ServerResponse) {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    this.write(dialect.opening());
+  }
+
+  text(delta: string): void {
+    this.write(this.dialect.text(delta, this.pieces++ === 0));
+  }
+
+  finish(text: string): void {
+    this.write(this.dialect.finish(text));
+    this.response.end();
+  }
+
+  toolCall(name: string, args: Body): void {
+    this.write(this.dialect.toolCall(name, args));
+    this.response.end();
+  }
+
+  private write(events: readonly SseData[]): void {
+    for (const data of events) {
+      if (this.response.destroyed || this.response.writableEnded) return;
+      const event = this.dialect.namedEvents && typeof data !== "string" ? `event: ${String(data.type)}\n` : "";
+      this.response.write(`${event}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+    }
   }
 }
 
