@@ -8,9 +8,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { performance } from "node:perf_hooks";
 import { type ProcessEntry, turnsWork, uptimeTicks } from "../os/index.js";
 import { isToolCallUpdate } from "../wire/acp-shapes.js";
-import { type AgentCommand, AgentRun, commandLine, describeProcess, sameProcess } from "./agent-run.js";
+import { type AgentCommand, AgentRun, AgentUnusableError, commandLine, describeProcess, type OpenedSession, sameProcess } from "./agent-run.js";
 import type { ModelSource, Scripted } from "./model.js";
-import { AgentUnusableError, openSession, type OpenedSession } from "./open-session.js";
 import { inForce, type Scenario, SCENARIOS, sessionCancel } from "./scenarios.js";
 import { type Cell, PLACEMENTS, type Placement, type Scorecard } from "./scorecard.js";
 import { judge, type Observation } from "./verdict.js";
@@ -108,7 +107,7 @@ async function runCell(
   let scenario = asked;
   const run = new AgentRun(placement, context.agent, model.recipe(scenario.script), context.bridgeArgs);
   try {
-    const session = await openSession(run, model.cwd, limits.startMs, context.protocol);
+    const session = await run.open(model.cwd, limits.startMs, context.protocol);
     opened(session);
     scenario = inForce(asked, session.protocol);
     const ends = (id: number) => run.wire.turnEnds(id, session.protocol);

@@ -9,7 +9,7 @@ import { MAX_TIMER_MS } from "../core/timer-limit.js";
 import { AGENT_NAMES, recognizeAgent } from "../check/agents.js";
 import { DEFAULT_LIMITS } from "../check/default-limits.js";
 import { DEFAULT_PROMPT, ownModel, scriptedModel } from "../check/model.js";
-import { AgentUnusableError } from "../check/open-session.js";
+import { AgentUnusableError } from "../check/agent-run.js";
 import { cellText, renderMarkdown, renderTable } from "../check/render.js";
 import { runCheck, SCENARIO_NAMES } from "../check/run-check.js";
 import { allHold, PLACEMENTS } from "../check/scorecard.js";

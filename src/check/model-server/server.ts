@@ -83,7 +83,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const offered = dialect.offeredTools(body);
     if (offered.length === 0) {
       const json = dialect.quickJson(path, body);
-      if (json === undefined) return new AnswerStream(dialect, response).finish(dialect.quickText);
+      if (json === undefined) return sse(dialect, response, [...dialect.opening(), ...dialect.finish(dialect.quickText)], true);
       return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
     }
     const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
@@ -97,22 +97,23 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const script = model.script;
     if (script.kind === "slow") await sleep(script.delayMs);
     if (response.destroyed) return;
-    const stream = new AnswerStream(dialect, response);
     const afterTool = dialect.carriesToolResult(body);
     const holds = script.kind === "hold" || script.kind === "slow" || (script.kind === "shell" && script.then === "hold" && afterTool);
     if (holds) {
+      sse(dialect, response, dialect.opening());
       for (let i = 0; !response.destroyed; i++) {
-        stream.text(i === 0 ? "working" : ".");
+        sse(dialect, response, dialect.text(i === 0 ? "working" : ".", i === 0));
         await sleep(holdTickMs);
       }
       return;
     }
-    if (script.kind === "finish") return stream.finish(script.text);
-    if (afterTool) return stream.finish(script.text ?? "done");
+    const answer = (events: SseData[]) => sse(dialect, response, [...dialect.opening(), ...events], true);
+    if (script.kind === "finish") return answer(dialect.finish(script.text));
+    if (afterTool) return answer(dialect.finish(script.text ?? "done"));
     const call = shellCall(offered, script.command, script.kind === "permission");
-    if (call === undefined) return stream.finish(`no shell tool among: ${offered.join(", ")}`);
+    if (call === undefined) return answer(dialect.finish(`no shell tool among: ${offered.join(", ")}`));
     turn.toolCalled = call.name;
-    stream.toolCall(call.name, call.args);
+    answer(dialect.toolCall(call.name, call.args));
   }
 }
 
@@ -125,36 +126,15 @@ function jsonObject(text: string): Body | undefined {
   }
 }
 
-/** One streamed answer in its dialect's events; nothing is written once the agent has closed the request. */
-export class AnswerStream {
-  private pieces = 0;
-
-  constructor(private readonly dialect: Dialect, private readonly response: ServerResponse) {
-    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    this.write(dialect.opening());
+/** Writes events of a streamed answer (the headers first), and ends it if told; nothing once the agent closed it. */
+function sse(dialect: Dialect, response: ServerResponse, events: readonly SseData[], end = false): void {
+  if (!response.headersSent) response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const data of events) {
+    if (response.destroyed || response.writableEnded) return;
+    const event = dialect.namedEvents && typeof data !== "string" ? `event: ${String(data.type)}\n` : "";
+    response.write(`${event}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
   }
-
-  text(delta: string): void {
-    this.write(this.dialect.text(delta, this.pieces++ === 0));
-  }
-
-  finish(text: string): void {
-    this.write(this.dialect.finish(text));
-    this.response.end();
-  }
-
-  toolCall(name: string, args: Body): void {
-    this.write(this.dialect.toolCall(name, args));
-    this.response.end();
-  }
-
-  private write(events: readonly SseData[]): void {
-    for (const data of events) {
-      if (this.response.destroyed || this.response.writableEnded) return;
-      const event = this.dialect.namedEvents && typeof data !== "string" ? `event: ${String(data.type)}\n` : "";
-      this.response.write(`${event}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-    }
-  }
+  if (end) response.end();
 }
 
 // Unref'd: a slow script's wait must not keep the process alive once the server is closed.
