@@ -1,6 +1,7 @@
 /**
- * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge`. Every process
- * of the run carries a marker in its environment, so what it left running is found after its parent is gone.
+ * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge`, and its opening
+ * (initialize, authenticate when asked, session/new). Every process of the run carries a marker in its
+ * environment, so what it left running is found after its parent is gone.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -8,7 +9,9 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
-import { EditorWire } from "./editor-wire.js";
+import { escapeControl } from "../wire/index.js";
+import type { AgentRecipe } from "./agents.js";
+import { EditorWire, type Message } from "./editor-wire.js";
 import type { LeftProcess, Placement } from "./scorecard.js";
 
 const RUN_MARKER = "ACP_CANCEL_CHECK_RUN";
@@ -19,6 +22,22 @@ export interface AgentCommand {
   readonly command: string;
   readonly args: readonly string[];
 }
+
+/** The agent could not be started or did not open a session: nothing can be checked. */
+export class AgentUnusableError extends Error {
+  constructor(message: string, readonly reason: "not-found" | "not-executable" | "unusable") {
+    super(message);
+  }
+}
+
+export interface OpenedSession {
+  readonly sessionId: string;
+  readonly initialize: Message;
+  /** The version in force: the agent's answer to the one asked for. */
+  readonly protocol: 1 | 2;
+}
+
+const CLIENT = { name: "acp-cancel-check", version: "1" };
 
 /** `at`: performance.now() when it exited; `outcome`: `exit 0`, `signal SIGTERM`. */
 export interface Exit {
@@ -38,16 +57,18 @@ export class AgentRun {
 
   constructor(
     readonly placement: Placement,
-    { agent, env }: { readonly agent: AgentCommand; readonly env: NodeJS.ProcessEnv },
+    agent: AgentCommand,
+    readonly recipe: AgentRecipe,
     /** Flags for `acp-cancel bridge`, before its `--`. */
     bridgeArgs: readonly string[],
   ) {
+    const agentArgs = [...agent.args, ...recipe.acpArgs.filter((arg) => !agent.args.includes(arg))];
     const [command, args] = placement === "direct"
-      ? [agent.command, agent.args]
-      : [process.execPath, [CLI, "bridge", ...bridgeArgs, "--", agent.command, ...agent.args]];
+      ? [agent.command, agentArgs]
+      : [process.execPath, [CLI, "bridge", ...bridgeArgs, "--", agent.command, ...agentArgs]];
     // A group of its own, so that the clean-up can stop all of it without touching ours. Started where
-    // the user ran the check (a relative agent path works); its sessions open in the launch's folder.
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...env, [RUN_MARKER]: this.marker }, detached: true });
+    // the user ran the check (a relative agent path works); its sessions open in the model source's folder.
+    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], env: { ...recipe.env, [RUN_MARKER]: this.marker }, detached: true });
     this.child.stderr.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEPT);
     });
@@ -63,6 +84,50 @@ export class AgentRun {
       });
     });
     this.wire = new EditorWire(this.child);
+  }
+
+  /** Opens a session, asking for ACP `protocol` (the agent may answer an older one: that one is in force). */
+  async open(cwd: string, limitMs: number, protocol: 1 | 2): Promise<OpenedSession> {
+    const v1 = { clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: CLIENT };
+    const init = await this.ask("initialize", { protocolVersion: protocol, ...(protocol === 2 ? { info: CLIENT, capabilities: {} } : v1) }, limitMs);
+    const { authenticate, sessionSetup } = this.recipe;
+    // v2 renamed `authenticate` to `auth/login` (same params).
+    if (authenticate !== undefined) await this.ask(protocolOf(init) === 2 ? "auth/login" : "authenticate", authenticate, limitMs);
+    const created = await this.ask("session/new", { cwd, mcpServers: [] }, limitMs);
+    const sessionId = created.sessionId;
+    if (typeof sessionId !== "string") {
+      throw new AgentUnusableError(`session/new was answered without a sessionId: ${preview(created)}`, "unusable");
+    }
+    for (const { method, params } of sessionSetup(sessionId)) await this.ask(method, params, limitMs);
+    return { sessionId, initialize: init, protocol: protocolOf(init) };
+  }
+
+  /** Sends one request and returns its result, or throws AgentUnusableError saying why there is none. */
+  private async ask(method: string, params: unknown, limitMs: number): Promise<Message> {
+    const { answer } = this.wire.request(method, params);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), limitMs);
+    });
+    const outcome = await Promise.race([answer, this.exited.then(() => "exited" as const), late]);
+    clearTimeout(timer);
+    if (this.spawnError !== undefined) throw spawnFailure(this.child.spawnfile, this.spawnError);
+    if (outcome === "exited" || outcome === "late") {
+      const junk = this.wire.junkLines === 0
+        ? ""
+        : `; it wrote ${this.wire.junkLines} line(s) on stdout that are not JSON-RPC, the first: '${this.wire.firstJunk}'`;
+      const stderr = this.lastStderrLine() === "" ? "" : `; its stderr ends: ${this.lastStderrLine()}`;
+      const what = outcome === "late"
+        ? `did not answer ${method} within ${limitMs} ms`
+        : `ended (${this.exit?.outcome ?? "?"}) before answering ${method}`;
+      throw new AgentUnusableError(escapeControl(`the ${this.placement === "direct" ? "agent" : "bridge"} ${what}${junk}${stderr}`), "unusable");
+    }
+    if ("error" in outcome) {
+      const error = outcome.error as { code?: unknown; message?: unknown };
+      const hint = method === "session/new" && error.code === -32000 ? " (log in to the agent first, or use --model-server)" : "";
+      throw new AgentUnusableError(escapeControl(`${method} failed: ${String(error.code)} ${String(error.message)}${hint}`), "unusable");
+    }
+    return (outcome.result ?? {}) as Message;
   }
 
   /** The telling line of what the process wrote on stderr: the last that reads like an error, else the last. */
@@ -120,4 +185,17 @@ export function describeProcess(entry: ProcessEntry): LeftProcess {
 /** Whether two entries are the same process (pid and start time). */
 export function sameProcess(a: ProcessEntry, b: ProcessEntry): boolean {
   return a.pid === b.pid && a.startTicks === b.startTicks;
+}
+
+const protocolOf = (init: Message): 1 | 2 => (init.protocolVersion === 2 ? 2 : 1);
+
+function spawnFailure(command: string, error: NodeJS.ErrnoException): AgentUnusableError {
+  if (error.code === "ENOENT") return new AgentUnusableError(`agent command not found: ${command}`, "not-found");
+  if (error.code === "EACCES") return new AgentUnusableError(`agent command is not executable: ${command}`, "not-executable");
+  return new AgentUnusableError(`cannot start ${command}: ${error.message}`, "unusable");
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? "undefined";
+  return escapeControl(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }

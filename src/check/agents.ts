@@ -5,7 +5,6 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { DialectName } from "./model-server/scripts.js";
 
 export const AGENT_NAMES = ["claude-agent-acp", "claude-agent-acp-v2", "codex-acp", "gemini-cli", "qwen-code", "opencode"] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
@@ -16,17 +15,16 @@ export interface RecipeOptions {
   extraEnv?: Record<string, string>;
 }
 
+/** How to start an agent and open its session (a check cell's, an interop cell's). */
 export interface AgentRecipe {
-  readonly name: AgentName;
-  readonly dialect: DialectName;
-  /** The whole environment of the agent (PATH and LANG kept, nothing else inherited). */
-  readonly env: Record<string, string>;
+  /** The whole environment of the agent (a known one's: PATH and LANG kept, nothing else inherited). */
+  readonly env: NodeJS.ProcessEnv;
   /** Config files under HOME, for writeRecipeFiles. */
   readonly files: readonly { path: string; content: string }[];
   /** Arguments the agent's command needs to speak ACP (e.g. `--acp`), when started by its plain bin. */
   readonly acpArgs: readonly string[];
   readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
-  /** Requests to send before the first prompt. */
+  /** Requests to send after `session/new` (a mode without an approval classifier, say). */
   sessionSetup(sessionId: string): { method: string; params: Record<string, unknown> }[];
 }
 
@@ -57,7 +55,7 @@ function baseEnv(home: string, extra: Record<string, string> = {}): Record<strin
 export function agentRecipe(name: AgentName, modelUrl: string, home: string, options: RecipeOptions = {}): AgentRecipe {
   const env = baseEnv(home, options.extraEnv);
   const ask = options.ask === true;
-  const common = { name, env, files: [] as { path: string; content: string }[], acpArgs: [] as string[], sessionSetup: () => [] };
+  const common = { env, files: [] as { path: string; content: string }[], acpArgs: [] as string[], sessionSetup: () => [] };
   switch (name) {
     case "claude-agent-acp":
     case "claude-agent-acp-v2": {
@@ -71,7 +69,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       });
       return {
         ...common,
-        dialect: "anthropic",
         // Its default "auto" mode lets a model-based classifier approve tools; offline it blocks
         // them. "default" asks before Bash; the editor answers the dialog.
         sessionSetup: (sessionId) => [
@@ -87,7 +84,6 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       common.files.push({ path: join(codexHome, "config.toml"), content: codexConfig(modelUrl, ask) });
       return {
         ...common,
-        dialect: "openai-responses",
         authenticate: { methodId: "api-key" },
         // Its default mode ("agent") has a reviewer model judge each escalation; offline there is none.
         // "workspace-write" asks the editor instead; "agent-full-access" never asks.
@@ -111,14 +107,13 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       return {
         ...common,
         acpArgs: ["--acp", ...(ask ? [] : ["--approval-mode", "yolo"])],
-        dialect: gemini ? "gemini" : "openai-chat",
         authenticate: { methodId: gemini ? "gemini-api-key" : "openai" },
       };
     }
     case "opencode":
       Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" });
       common.files.push({ path: join(home, ".config", "opencode", "opencode.json"), content: opencodeConfig(modelUrl, ask) });
-      return { ...common, acpArgs: ["acp"], dialect: "openai-chat" };
+      return { ...common, acpArgs: ["acp"] };
   }
 }
 

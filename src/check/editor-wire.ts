@@ -53,8 +53,8 @@ export class EditorWire {
       // The check offers no fs or terminal capability: anything else it is asked is unknown to it.
       this.send({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `Method not found: ${String(message.method)}` } });
     } else if (!("method" in message)) this.waiters.get(message.id)?.(message);
-    else if (message.method === "$/cancel_request") this.answerCancelled((message.params as { requestId?: unknown } | undefined)?.requestId);
-    if (isRequest && this.allowDialogs) this.allowDialog(message.id);
+    else if (message.method === "$/cancel_request") this.answerDialog((message.params as { requestId?: unknown } | undefined)?.requestId, false);
+    if (isRequest && this.allowDialogs) this.answerDialog(message.id, true);
     this.onMessage(message);
   }
 
@@ -77,23 +77,20 @@ export class EditorWire {
   /** Answers every open dialog `cancelled`, as an editor does when its user presses Stop. */
   cancelDialogs(): void {
     this.allowDialogs = false;
-    for (const id of [...this.openDialogs.keys()]) this.answerCancelled(id);
+    for (const id of [...this.openDialogs.keys()]) this.answerDialog(id, false);
   }
 
-  /** Answers one open dialog `cancelled` (Stop, or the agent withdrew it by `$/cancel_request`). */
-  private answerCancelled(id: unknown): void {
+  /**
+   * Answers one open dialog: allowed with its allow-once option (else another allow, else the first), or
+   * `cancelled` (Stop, or the agent withdrew it by `$/cancel_request`).
+   */
+  private answerDialog(id: unknown, allow: boolean): void {
+    const params = this.openDialogs.get(id)?.params as { options?: { optionId?: unknown; kind?: unknown }[] } | undefined;
     if (!this.openDialogs.delete(id)) return;
-    this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "cancelled" } } });
-  }
-
-  /** Answers one open dialog with its allow-once option (else another allow, else the first): the user allowed it. */
-  private allowDialog(id: unknown): void {
-    const dialog = this.openDialogs.get(id);
-    if (dialog === undefined) return;
-    this.openDialogs.delete(id);
-    const options = (dialog.params as { options?: { optionId?: unknown; kind?: unknown }[] } | undefined)?.options ?? [];
-    const allow = options.find((o) => o.kind === "allow_once") ?? options.find((o) => String(o.kind).startsWith("allow")) ?? options[0];
-    this.send({ jsonrpc: "2.0", id, result: { outcome: { outcome: "selected", optionId: allow?.optionId } } });
+    const options = params?.options ?? [];
+    const chosen = options.find((o) => o.kind === "allow_once") ?? options.find((o) => String(o.kind).startsWith("allow")) ?? options[0];
+    const outcome = allow ? { outcome: "selected", optionId: chosen?.optionId } : { outcome: "cancelled" };
+    this.send({ jsonrpc: "2.0", id, result: { outcome } });
   }
 
   /** `session/update`s read since `since` (performance.now()). */

@@ -1,25 +1,16 @@
 /**
  * Where the model comes from in a check: the agent's own (only the cells a plain text turn can show run),
- * or with --model-server a scripted loopback model that makes every turn do what a cell needs.
+ * or with --model-server a scripted loopback model that makes every turn do what a cell needs, the named
+ * agent pointed at it by its recipe (a fresh HOME per cell; the dialog cell's asks before its shell tool).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { AgentCommand } from "./agent-run.js";
+import { type AgentName, type AgentRecipe, agentRecipe, writeRecipeFiles } from "./agents.js";
+import { delayedMarkerCommand } from "./model-server/scripts.js";
+import { startModelServer } from "./model-server/server.js";
 
 export type ModelScript = "hold" | "shell" | "permission" | "finish";
-
-/** How one cell starts the agent, and what it sends around `session/new`. */
-export interface Launch {
-  /** A recipe may add flags (e.g. to run tools unasked) and seal the environment (a fresh HOME, fake keys). */
-  readonly agent: AgentCommand;
-  readonly env: NodeJS.ProcessEnv;
-  /** Where its sessions open. */
-  readonly cwd: string;
-  readonly authenticate?: Record<string, unknown> | undefined;
-  /** Requests the agent needs after `session/new` (a mode without an approval classifier, say). */
-  readonly sessionSetup?: ((sessionId: string) => { method: string; params: Record<string, unknown> }[]) | undefined;
-}
 
 /** What the model will do with the next turn: the prompt to send, and what its tool writes, and when, unless stopped first. */
 export interface Scripted {
@@ -30,25 +21,63 @@ export interface Scripted {
 export interface ModelSource {
   /** Whether turns can be scripted (the tool, dialog and next-prompt cells need it). */
   readonly scripted: boolean;
+  /** Where the sessions open. */
+  readonly cwd: string;
   /** How to start the agent for a cell whose turn is scripted `script`. */
-  launch(script: ModelScript, agent: AgentCommand): Launch;
+  recipe(script: ModelScript): AgentRecipe;
   script(script: ModelScript): Scripted;
   /** How many of the model's turn requests the agent still holds open. */
   openRequests(): number;
   stop(): Promise<void>;
 }
 
+/** The default prompt: a turn long enough to press Stop in, whatever the model. */
+export const DEFAULT_PROMPT = "Count from 1 to 300, one number per line, and write nothing else.";
+
 /** The default source: the agent's own model, a text prompt that takes a while to answer, in a folder of its own. */
 export function ownModel(prompt: string): ModelSource {
   const cwd = mkdtempSync(join(tmpdir(), "acp-cancel-check-"));
   return {
     scripted: false,
-    launch: (_script, agent) => ({ agent, env: process.env, cwd }),
+    cwd,
+    recipe: () => ({ env: process.env, files: [], acpArgs: [], sessionSetup: () => [] }),
     script: () => ({ text: prompt }),
     openRequests: () => 0,
     stop: async () => rmSync(cwd, { recursive: true, force: true }),
   };
 }
 
-/** The default prompt: a turn long enough to press Stop in, whatever the model. */
-export const DEFAULT_PROMPT = "Count from 1 to 300, one number per line, and write nothing else.";
+/** How long the scripted tool waits to write its file: past its 1 s before Stop, the bridge's 2 s grace and clean-up. */
+const SIDE_EFFECT_DELAY_MS = 5000;
+
+/** `check --model-server`: the scripted model, and `name`'s recipe written into a fresh HOME for each cell. */
+export async function scriptedModel(name: AgentName): Promise<ModelSource> {
+  const root = mkdtempSync(join(tmpdir(), "acp-cancel-check-model-"));
+  const server = await startModelServer();
+  let files = 0;
+  return {
+    scripted: true,
+    cwd: root,
+    recipe(script) {
+      const recipe = agentRecipe(name, server.url, mkdtempSync(join(root, "home-")), { ask: script === "permission" });
+      writeRecipeFiles(recipe);
+      return recipe;
+    },
+    script(script) {
+      const text = script === "finish" ? "Say hello." : "Run the task.";
+      if (script !== "shell" && script !== "permission") {
+        server.script = script === "finish" ? { kind: "finish", text: "the scripted model's answer" } : { kind: "hold" };
+        return { text };
+      }
+      const sideEffect = { file: join(root, `side-effect-${++files}.txt`), delayMs: SIDE_EFFECT_DELAY_MS };
+      const tool = delayedMarkerCommand(process.execPath, sideEffect.file, SIDE_EFFECT_DELAY_MS);
+      server.script = script === "shell" ? { kind: "shell", command: tool, then: "hold" } : { kind: "permission", command: tool };
+      return { text, sideEffect };
+    },
+    openRequests: () => server.streaming.length,
+    async stop() {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

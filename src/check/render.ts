@@ -1,6 +1,6 @@
 /** The scorecard for people: a terminal table, and a markdown matrix (one column per agent) for docs/interop.md. */
 import { escapeControl } from "../wire/index.js";
-import { bridgeChange, type Cell, type Placement, type Scorecard } from "./scorecard.js";
+import { bridgeChange, type Cell, type Placement, PLACEMENTS, type Scorecard } from "./scorecard.js";
 
 const MARK = { pass: "✔", fail: "✘", skip: "–" } as const;
 
@@ -71,11 +71,8 @@ export function renderMarkdown(cards: readonly Scorecard[]): string {
   ];
   for (const scenario of scenarios) {
     const cells = cards.map((card) => {
-      const parts = (["direct", "bridge"] as const).map((placement) => {
-        const cell = cellOf(card, scenario, placement);
-        return cell === undefined ? undefined : `${placement === "direct" ? "D" : "B"} ${cellText(cell)}`;
-      });
-      return mdCell(parts.filter((part) => part !== undefined).join(" · ") || "not run");
+      const parts = PLACEMENTS.flatMap((placement) => cellOf(card, scenario, placement) ?? []);
+      return mdCell(parts.map((cell) => `${cell.placement === "direct" ? "D" : "B"} ${cellText(cell)}`).join(" · ") || "not run");
     });
     lines.push(`| ${mdCell(scenario)} | ${cells.join(" | ")} |`);
   }

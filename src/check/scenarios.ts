@@ -20,6 +20,8 @@ export interface Scenario {
   readonly nextPrompt?: boolean;
   /** Once judged, the running turn is stopped by `session/cancel` before the cell settles. */
   readonly thenCancel?: boolean;
+  /** Why it needs turns scripted by the model server, when it does (else it is left out, with this reason). */
+  readonly scriptedFor?: string;
   /** What differs when ACP v2 is in force (docs/check.md). */
   readonly v2?: Partial<Pick<Scenario, "accepted" | "stop" | "thenCancel">>;
 }
@@ -59,20 +61,16 @@ export const SCENARIOS: readonly Scenario[] = [
   scenario("cancel right after the prompt", { when: "at-once", v2: { accepted: [...CANCELLED, "error -32800"] } }),
   scenario("stdin closed mid-turn", { judge: "exit", accepted: [], stop: (run) => void run.child.stdin.end() }),
   scenario("SIGTERM mid-turn", { judge: "exit", accepted: [], stop: (run) => void run.child.kill("SIGTERM") }),
-  scenario("session/cancel while a tool runs", { script: "shell", when: "tool" }),
-  scenario("session/cancel with a dialog open", { script: "permission", when: "dialog" }),
-  scenario("next prompt after a cancel", { accepted: ["end_turn"], nextPrompt: true }),
+  scenario("session/cancel while a tool runs", { script: "shell", when: "tool", scriptedFor: "the model must call a shell tool" }),
+  scenario("session/cancel with a dialog open", {
+    script: "permission",
+    when: "dialog",
+    scriptedFor: "the model must make the agent ask permission",
+  }),
+  scenario("next prompt after a cancel", { accepted: ["end_turn"], nextPrompt: true, scriptedFor: "the next turn must finish on cue" }),
 ];
 
 /** The scenario as it runs under `protocol`. */
 export function inForce(scenario: Scenario, protocol: number): Scenario {
   return protocol === 2 && scenario.v2 !== undefined ? { ...scenario, ...scenario.v2 } : scenario;
-}
-
-/** Scenarios that need turns scripted by the model server: their reason to be left out without one. */
-export function needsScriptedModel(scenario: Scenario): string | undefined {
-  if (scenario.script === "shell") return "needs --model-server (the model must call a shell tool)";
-  if (scenario.script === "permission") return "needs --model-server (the model must make the agent ask permission)";
-  if (scenario.nextPrompt === true) return "needs --model-server (the next turn must finish on cue)";
-  return undefined;
 }

@@ -65,7 +65,7 @@ describe("check: the scripted model server", () => {
     });
   }
 
-  it("answers a request without tools (a title, a routing call) at once, records no turn, and refuses bad bodies", async () => {
+  it("answers a request without tools (a title, a routing call) at once, records no turn, and refuses bad or too large bodies", async () => {
     const model = await startModelServer({ script: { kind: "hold" } });
     try {
       const routed = await fetch(`${model.url}/v1beta/models/lite:generateContent`, { method: "POST", body: "{}" });
@@ -73,6 +73,8 @@ describe("check: the scripted model server", () => {
       const title = await fetch(`${model.url}/v1/messages`, { method: "POST", body: JSON.stringify({ messages: [] }) });
       assert.equal(((await title.json()) as { stop_reason: string }).stop_reason, "end_turn");
       assert.equal((await fetch(`${model.url}/v1/messages`, { method: "POST", body: "not json" })).status, 400);
+      // Too large: 413, the rest of the body drained briefly so that the agent reads the status (wire's readNodeBody).
+      assert.equal((await fetch(`${model.url}/v1/messages`, { method: "POST", body: "x".repeat(16 * 1024 * 1024 + 1) })).status, 413);
       assert.equal((await fetch(`${model.url}/elsewhere`, { method: "POST", body: "{}" })).status, 404);
       assert.deepEqual(model.turns, []);
     } finally {

@@ -19,8 +19,6 @@ export type Script =
   | { kind: "permission"; command: string; text?: string }
   | { kind: "slow"; delayMs: number };
 
-export type DialectName = "anthropic" | "openai-responses" | "openai-chat" | "gemini";
-
 /** The shell tools the agents offer, by name, and how each takes a command. */
 const SHELL_TOOLS: Record<string, (command: string) => Record<string, unknown>> = {
   // claude-agent-acp (Claude Code) and opencode.

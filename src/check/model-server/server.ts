@@ -4,16 +4,13 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { anthropic } from "./anthropic.js";
-import { AnswerStream, type Body, type Dialect } from "./dialect.js";
-import { gemini } from "./gemini.js";
-import { openaiChat } from "./openai-chat.js";
-import { openaiResponses } from "./openai-responses.js";
-import { type DialectName, type Script, shellCall } from "./scripts.js";
+import { type BodyRead, drainThenCut, readNodeBody } from "../../wire/index.js";
+import { type Body, type Dialect, type DialectName, DIALECTS, type SseData } from "./dialects.js";
+import { type Script, shellCall } from "./scripts.js";
 
-const DIALECTS: readonly Dialect[] = [openaiResponses, openaiChat, gemini, anthropic];
-/** A request body larger than this is refused (413): the agents' requests are far smaller. */
+/** A request body larger than this is refused (413), or slower (400): the agents' requests are far smaller and quicker. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const BODY_TIMEOUT_MS = 10_000;
 
 export interface ModelServerOptions {
   /** The first script (default: finish with a short text). */
@@ -49,7 +46,6 @@ export interface ModelServer {
 /** Starts the scripted model on a free loopback port. */
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const turns: TurnRecord[] = [];
-  const open = new Set<ServerResponse>();
   const holdTickMs = options.holdTickMs ?? 300;
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
@@ -68,8 +64,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return turns.filter((t) => t.closedByAgentAt !== undefined);
     },
     async close() {
-      for (const response of open) response.destroy();
-      server.closeAllConnections();
+      server.closeAllConnections(); // a held stream's too
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -77,22 +72,23 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? "").split("?")[0] ?? "";
-    const body = await readBody(request);
-    if (body === undefined) return void response.writeHead(400).end();
-    if (body === "too large") return void response.writeHead(413).end();
+    const read = await new Promise<BodyRead>((resolve) => readNodeBody(request, MAX_BODY_BYTES, BODY_TIMEOUT_MS, resolve));
+    const body = read.ok ? jsonObject(read.text) : undefined;
+    if (body === undefined) {
+      response.writeHead(!read.ok && read.problem === "too-large" ? 413 : 400).end();
+      return drainThenCut(request);
+    }
     const dialect = DIALECTS.find((d) => d.serves(path));
     if (dialect === undefined || request.method !== "POST") return void response.writeHead(404).end();
     const offered = dialect.offeredTools(body);
     if (offered.length === 0) {
       const json = dialect.quickJson(path, body);
-      if (json === undefined) return new AnswerStream(dialect, response).finish(dialect.quickText);
+      if (json === undefined) return sse(dialect, response, [...dialect.opening(), ...dialect.finish(dialect.quickText)], true);
       return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
     }
     const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
     turns.push(turn);
-    open.add(response);
     response.on("close", () => {
-      open.delete(response);
       if (turn.finishedAt === undefined) turn.closedByAgentAt = Date.now();
     });
     response.on("finish", () => {
@@ -101,39 +97,44 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     const script = model.script;
     if (script.kind === "slow") await sleep(script.delayMs);
     if (response.destroyed) return;
-    const stream = new AnswerStream(dialect, response);
     const afterTool = dialect.carriesToolResult(body);
     const holds = script.kind === "hold" || script.kind === "slow" || (script.kind === "shell" && script.then === "hold" && afterTool);
     if (holds) {
+      sse(dialect, response, dialect.opening());
       for (let i = 0; !response.destroyed; i++) {
-        stream.text(i === 0 ? "working" : ".");
+        sse(dialect, response, dialect.text(i === 0 ? "working" : ".", i === 0));
         await sleep(holdTickMs);
       }
       return;
     }
-    if (script.kind === "finish") return stream.finish(script.text);
-    if (afterTool) return stream.finish(script.text ?? "done");
+    const answer = (events: SseData[]) => sse(dialect, response, [...dialect.opening(), ...events], true);
+    if (script.kind === "finish") return answer(dialect.finish(script.text));
+    if (afterTool) return answer(dialect.finish(script.text ?? "done"));
     const call = shellCall(offered, script.command, script.kind === "permission");
-    if (call === undefined) return stream.finish(`no shell tool among: ${offered.join(", ")}`);
+    if (call === undefined) return answer(dialect.finish(`no shell tool among: ${offered.join(", ")}`));
     turn.toolCalled = call.name;
-    stream.toolCall(call.name, call.args);
+    answer(dialect.toolCall(call.name, call.args));
   }
 }
 
-async function readBody(request: IncomingMessage): Promise<Body | "too large" | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return "too large";
-    chunks.push(chunk as Buffer);
-  }
+function jsonObject(text: string): Body | undefined {
   try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString() || "{}");
+    const parsed: unknown = JSON.parse(text || "{}");
     return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Body) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Writes events of a streamed answer (the headers first), and ends it if told; nothing once the agent closed it. */
+function sse(dialect: Dialect, response: ServerResponse, events: readonly SseData[], end = false): void {
+  if (!response.headersSent) response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const data of events) {
+    if (response.destroyed || response.writableEnded) return;
+    const event = dialect.namedEvents && typeof data !== "string" ? `event: ${String(data.type)}\n` : "";
+    response.write(`${event}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+  }
+  if (end) response.end();
 }
 
 // Unref'd: a slow script's wait must not keep the process alive once the server is closed.
