@@ -252,12 +252,20 @@ export class CancelEngine extends EngineCore {
       ? sessionIdOf(message.params)
       : undefined;
     // A late Stop (its turn already over) could withdraw the session's next prompt in some agents.
-    if (sessionId !== undefined && this.turns.isIdle(sessionId)) {
+    if (sessionId !== undefined && this.turns.isIdle(sessionId) && !this.hasRequestsOf(sessionId)) {
       this.emit({ type: "idle-cancel-dropped", sessionId });
       return;
     }
     this.send(otherSide(from), message);
     if (sessionId !== undefined) this.turns.cancelSession(sessionId);
+  }
+
+  /** A request of `sessionId` is in flight either way, answered or not by its handler. */
+  private hasRequestsOf(sessionId: string): boolean {
+    for (const side of ["client", "agent"] as const) {
+      for (const job of this.tables[side].values()) if (job.payload.sessionId === sessionId) return true;
+    }
+    return false;
   }
 
   private onCancelRequest(from: Side, message: JsonRpcNotification): void {

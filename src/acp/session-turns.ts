@@ -54,15 +54,10 @@ export class SessionTurns {
     else this.background.delete(sessionId);
   }
 
-  /**
-   * Nothing of `sessionId` runs that a `session/cancel` could stop: no turn, no request of the
-   * session either way, no background work (v2), and no plug-in following a turn of it.
-   */
+  /** No turn of `sessionId` runs: none open, no background work listed (v2), none a plug-in still follows. */
   isIdle(sessionId: string): boolean {
     if (this.turns.get(sessionId)?.isSettled === false || this.background.has(sessionId)) return false;
-    if (this.plugins.some((plugin) => plugin.follows?.(sessionId) === true)) return false;
-    const ofSession = (job: RequestJob) => job.payload.sessionId === sessionId;
-    return this.host.running("client", ofSession).length === 0 && this.host.running("agent", ofSession).length === 0;
+    return !this.plugins.some((plugin) => plugin.follows?.(sessionId) === true);
   }
 
   /** `session/cancel` or `session/close`: the session's turn and everything of the session hanging under no turn. */

@@ -202,6 +202,8 @@ class Schedule {
   private readonly owed: Issued[] = [];
   private readonly turns = new Map<string, Issued>();
   private readonly sessionCancels: { sessionId: string; step: number }[] = [];
+  /** The session of the engine's latest `idle-cancel-dropped` event. */
+  private idleCancelDropped: string | undefined;
   private readonly handlerWrote = new WeakSet<object>();
   private readonly engine: CancelEngine;
   private readonly nextId: Record<Side, number>;
@@ -245,6 +247,7 @@ class Schedule {
   }
 
   private onEvent(event: EngineEvent): void {
+    if (event.type === "idle-cancel-dropped") this.idleCancelDropped = event.sessionId;
     if (event.type !== "cancel" && event.type !== "cancelled-at-birth") return;
     const r = this.current[event.side].get(event.id);
     assert.ok(r, this.where(`cancel event for a request ${event.side} does not have in flight: ${String(event.id)}`));
@@ -544,12 +547,16 @@ class Schedule {
           this.issue("client", "session/close", sessionId, false);
         } else {
           this.begin();
+          this.idleCancelDropped = undefined;
           const note = { jsonrpc: "2.0" as const, method: "session/cancel", params: { sessionId } };
           this.engine.receive("client", note);
-          assert.ok(
-            this.now.some((d) => d.to === "agent" && d.message === note),
-            this.where("session/cancel not forwarded"),
+          const forwarded = this.now.some((d) => d.to === "agent" && d.message === note);
+          // Not forwarded only when nothing of the session is in flight (a late Stop, decisions.md "Sessions").
+          const inFlight = (["client", "agent"] as const).some((side) =>
+            [...this.current[side].values()].some((r) => r.sessionId === sessionId),
           );
+          if (this.idleCancelDropped === sessionId) assert.ok(!forwarded && !inFlight, this.where("session/cancel dropped with its session busy"));
+          else assert.ok(forwarded, this.where("session/cancel not forwarded"));
         }
         return;
       }
