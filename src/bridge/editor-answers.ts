@@ -1,7 +1,7 @@
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
 import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcResponse } from "../wire/index.js";
 import { type AgentExit, describeExit } from "./agent-process.js";
-import { deadlineDetail } from "./bridge-flags.js";
+import { deadlineDetail } from "./bridge-options.js";
 import type { BridgeSettings } from "./bridge-options.js";
 
 /**

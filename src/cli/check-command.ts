@@ -17,7 +17,7 @@ import { escapeControl } from "../wire/index.js";
 import { cannotWrite } from "../bridge/private-file.js";
 import { CliInputError } from "./cli-error.js";
 import { packageVersion } from "./help.js";
-import { UsageError } from "../bridge/bridge-flags.js";
+import { UsageError } from "../bridge/bridge-options.js";
 
 const OPTIONS = {
   "model-server": { type: "boolean" },

@@ -4,7 +4,7 @@ import { parseArgs } from "node:util";
 import { parseGuardianRules, RulesError } from "../a2a/guardian-rules.js";
 import { type GuardianLogEntry, startGuardian } from "../a2a/reference-guardian.js";
 import { missingPackagesMessage } from "../bridge/optional-packages.js";
-import { UsageError } from "../bridge/bridge-flags.js";
+import { UsageError } from "../bridge/bridge-options.js";
 
 /** Exit statuses of `acp-cancel guardian` beyond 0, 1 and 2 (sysexits.h; 78, EX_CONFIG: the installation lacks a package). */
 const GuardianExit = { invalidRules: 65, unreadableRules: 66, cannotListen: 69, missingPackage: 78 } as const;

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { bridgeFlagsHelp } from "../bridge/bridge-flags.js";
+import { bridgeFlagsHelp } from "../bridge/bridge-options.js";
 import { DEFAULT_LIMITS } from "../check/default-limits.js";
 
 /** This package's version: package.json is two folders up in dist/, three in the tests' build/. */

@@ -5,7 +5,7 @@ import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
 import { COMMAND_HELP, HELP, packageVersion } from "./help.js";
 import { parseArgsMessage } from "./parse-args-message.js";
-import { parseBridgeArgs, UsageError } from "../bridge/bridge-flags.js";
+import { parseBridgeArgs, UsageError } from "../bridge/bridge-options.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "./render-trace.js";
 
 async function main(argv: readonly string[]): Promise<number> {

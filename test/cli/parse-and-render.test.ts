@@ -12,7 +12,7 @@ import { ExitCode } from "../../src/bridge/exit-codes.js";
 import { describeFileError } from "../../src/bridge/private-file.js";
 import { checkPrivateFile, CliInputError, readInputFile } from "../../src/cli/cli-error.js";
 import { parseGuardianArgs } from "../../src/cli/guardian-command.js";
-import { parseBridgeArgs, UsageError } from "../../src/bridge/bridge-flags.js";
+import { parseBridgeArgs, UsageError } from "../../src/bridge/bridge-options.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "../../src/cli/render-trace.js";
 
 /** The error `fn` throws: a UsageError, or node's own parseArgs error for an unknown flag. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as acp from "@agentclientprotocol/sdk";
 import { exportTimeoutMs } from "../../src/otel/otlp.js";
 import { otelRequested } from "../../src/otel/requested.js";
-import { parseBridgeArgs } from "../../src/bridge/bridge-flags.js";
+import { parseBridgeArgs } from "../../src/bridge/bridge-options.js";
 import { closeBridge, spawnBridge } from "../support/bridge-harness.js";
 import { cooperativeClient, openSession, textPrompt } from "../support/client-harness.js";
 import { eventually } from "../support/wire-assertions.js";
