@@ -234,6 +234,14 @@ export class WireClient {
 }
 
 /** Waits (no timing assertion) until `check` yields a value. */
+/** The stop reasons of the idle `state_update`s a v2 editor got, in order. */
+export function idles(wire: WireClient): unknown[] {
+  return wire.received("session/update")
+    .map((m) => (m.params as { update: Message }).update)
+    .filter((u) => u.sessionUpdate === "state_update" && u.state === "idle")
+    .map((u) => u.stopReason);
+}
+
 export async function until<T>(check: () => T | undefined, what: string, limitMs = 15_000): Promise<T> {
   const started = Date.now();
   for (;;) {

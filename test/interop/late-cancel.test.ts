@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { closeCell, type Driver } from "./drivers.js";
-import { type Message, until, type WireClient, within } from "./harness.js";
+import { idles, type Message, until, type WireClient, within } from "./harness.js";
 import { CLAUDE_V2, PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 import { agentSide, allowDialogs, openCell, startCell, type RealCell, type RealPlacement, stopReasonOf } from "./real-cells.js";
 
@@ -184,13 +184,6 @@ for (const agent of REAL_AGENTS) {
     }
   });
 }
-
-/** The idle `state_update`s the v2 editor got, with their stop reasons. */
-const idles = (wire: WireClient) =>
-  wire.received("session/update")
-    .map((m) => (m.params as { update: Message }).update)
-    .filter((u) => u.sessionUpdate === "state_update" && u.state === "idle")
-    .map((u) => u.stopReason);
 
 // ACP v2 (claude-agent-acp with CLAUDE_AGENT_ACP_PROTOCOL=v2): a prompt's answer is its insertion; the
 // work ends with an idle state_update. Directly, a `session/cancel` sent after the work went idle and right

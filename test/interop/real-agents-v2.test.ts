@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { closeCell } from "./drivers.js";
-import { type Message, until, type WireClient, within } from "./harness.js";
+import { idles, until, type WireClient, within } from "./harness.js";
 import { CLAUDE_V2, PEERS_INSTALLED, PEERS_NOTE, RUN_SLOW, SLOW_NOTE } from "./peers.js";
 import { agentSide, startCell } from "./real-cells.js";
 import { failsDirectly } from "./verdicts.js";
@@ -33,12 +33,6 @@ async function openV2(placement: "direct" | "bridge"): Promise<V2Cell> {
 }
 
 const prompt = (cell: V2Cell, text: string) => cell.wire.request("session/prompt", { sessionId: cell.sessionId, prompt: [{ type: "text", text }] });
-/** The idle state_updates the editor got, with their stop reasons. */
-const idles = (wire: WireClient) =>
-  wire.received("session/update")
-    .map((m) => (m.params as { update: Message }).update)
-    .filter((u) => u.sessionUpdate === "state_update" && u.state === "idle")
-    .map((u) => u.stopReason);
 
 for (const placement of ["direct", "bridge"] as const) {
   describe(`interop, real agent: ${CLAUDE_V2.label}, ${placement}`, function () {
