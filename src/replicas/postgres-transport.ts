@@ -4,18 +4,9 @@
  */
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
-import type { CancelBus, CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
-import { ReplicaBus } from "./replica-bus.js";
+import type { CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
 import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
-
-/**
- * A cancel bus on PostgreSQL (LISTEN/NOTIFY, plus unlogged tables `<namespace>_early` and
- * `<namespace>_owner` it creates if missing). A server that is down at start does not fail it.
- */
-export function postgresCancelBus(url: string, options: CancelBusOptions = {}): Promise<CancelBus> {
-  return ReplicaBus.start(new PostgresTransport(url, options), options);
-}
 
 type Pg = typeof import("pg");
 

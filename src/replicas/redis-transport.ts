@@ -3,15 +3,9 @@
  * claim records. The scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { CancelBus, CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
-import { ReplicaBus } from "./replica-bus.js";
+import type { OrphanedClaim } from "./cancel-bus.js";
 import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
-
-/** A cancel bus on Redis (pub/sub, plus keys `<namespace>:early:*` and `<namespace>:owner:*` with a TTL). */
-export function redisCancelBus(url: string, options: CancelBusOptions = {}): Promise<CancelBus> {
-  return ReplicaBus.start(new RedisTransport(url, options.namespace), options);
-}
 
 /** Deletes a lease while this replica holds it and, if ARGV[3], the claim record while it names this replica. */
 const UNLEASE = `
