@@ -69,9 +69,7 @@ export class GuardianClient {
   readonly url: URL;
   readonly timeoutMs: number;
   readonly failPolicy: FailPolicy;
-  /** Worked out once rather than per question. */
   private readonly target: http.RequestOptions;
-  private readonly headers: Record<string, string>;
   private readonly maxResponseBytes: number;
   private readonly listeners = new Set<DecisionListener>();
   private readonly agent: http.Agent;
@@ -87,12 +85,12 @@ export class GuardianClient {
     if (this.failPolicy !== "deny" && this.failPolicy !== "allow") {
       throw new GuardInputError(`failPolicy must be "deny" or "allow", got '${String(this.failPolicy)}'`);
     }
-    this.headers = { ...options.headers, "content-type": "application/json" };
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     if (options.onDecision !== undefined) this.listeners.add(options.onDecision);
     // Keep-alive: a guard sits on the cancel's path, so no new connection per question.
     this.agent = new (this.url.protocol === "https:" ? https : http).Agent({ keepAlive: true });
-    this.target = { ...urlToHttpOptions(this.url), method: "POST", agent: this.agent };
+    const headers = { ...options.headers, "content-type": "application/json" };
+    this.target = { ...urlToHttpOptions(this.url), method: "POST", agent: this.agent, headers };
   }
 
   /** Subscribes to every decision; returns the unsubscribe function. */
@@ -180,7 +178,7 @@ export class GuardianClient {
       const unreachable = (error: Error) => finish(new GuardianFailure("unreachable", error.message));
       const timeout = () => finish(new GuardianFailure("timeout", `no answer within ${this.timeoutMs} ms`));
       const timer = setTimeout(timeout, this.timeoutMs);
-      const req = transport.request({ ...this.target, headers: { ...this.headers, "content-length": Buffer.byteLength(body) } });
+      const req = transport.request({ ...this.target, headers: { ...this.target.headers, "content-length": Buffer.byteLength(body) } });
       req.on("error", unreachable);
       req.on("response", (res) => {
         const chunks: Buffer[] = [];

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { DRAIN_MS, drainThenCut, ErrorCode, errorResponse, firstIssue, type JsonRpcId, readNodeBody, resultResponse } from "../wire/index.js";
+import { DRAIN_MS, drainThenCut, ErrorCode, errorResponse, firstIssue, readNodeBody, resultResponse, validIdOf } from "../wire/index.js";
 import { AosGuardParamsSchema } from "./aos.js";
 import { type GuardianCaller, guardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
@@ -56,7 +56,6 @@ export class ReferenceGuardian {
   private readonly counter: RateCounter;
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
-  private readonly maxPerSecond: number;
   private readonly headersTimeoutMs: number;
   private readonly bodyTimeoutMs: number;
 
@@ -66,7 +65,6 @@ export class ReferenceGuardian {
     this.decide = ruleBook(rules, this.counter);
     this.identify = guardianTokens(rules);
     this.maxBodyBytes = options.maxBodyBytes ?? 65_536;
-    this.maxPerSecond = options.maxRequestsPerSecond ?? 1000;
     this.headersTimeoutMs = positive(options.headersTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "headersTimeoutMs");
     this.bodyTimeoutMs = positive(options.bodyTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "bodyTimeoutMs");
     this.server = http.createServer(
@@ -112,7 +110,7 @@ export class ReferenceGuardian {
     const caller = this.identify(req.headers.authorization, req.socket.remoteAddress);
     if (caller === undefined) return refuse(req, res, 401, "missing or wrong bearer token");
     const admit = (count: number) => {
-      if (count > this.maxPerSecond) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
+      if (count > (this.options.maxRequestsPerSecond ?? 1000)) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
       if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
         return refuse(req, res, 415, "the body must be application/json");
       }
@@ -167,13 +165,11 @@ export class ReferenceGuardian {
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
       return errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: one JSON-RPC request object expected (no batches)");
     }
-    const { jsonrpc, id, method, params } = message as Record<string, unknown>;
-    const validId = typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
-    if (jsonrpc !== "2.0" || !validId || typeof method !== "string") {
-      const message = 'Invalid Request: needs jsonrpc "2.0", an id and a method';
-      return errorResponse(validId ? (id as JsonRpcId) : null, ErrorCode.InvalidRequest, message);
+    const { jsonrpc, method, params } = message as Record<string, unknown>;
+    const rpcId = validIdOf(message);
+    if (jsonrpc !== "2.0" || rpcId === null || typeof method !== "string") {
+      return errorResponse(rpcId, ErrorCode.InvalidRequest, 'Invalid Request: needs jsonrpc "2.0", an id and a method');
     }
-    const rpcId = id as string | number;
     if (method === "ping") {
       return resultResponse(rpcId, { status: "ok", version: GUARDIAN_VERSION, timestamp: new Date().toISOString() });
     }

@@ -1,6 +1,7 @@
 import type { AgentCard, CancelTaskRequest, Task } from "@a2a-js/sdk";
 import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, JsonRpcTaskNotCancelableError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
+import { errorMessage } from "../core/error-message.js";
 import type { AosAgent } from "./aos.js";
 import { a2aVersion, aosAgent, cancelInputProblem, cancelMessage, toAosAgent } from "./cancel-payload.js";
 import { TASK_KEY_PREFIX, taskKey } from "./cancellable-executor.js";
@@ -123,8 +124,7 @@ export function routeCancelsToOwner(handler: A2ARequestHandler, options: CancelR
     try {
       verdict = await replicas.cancel(taskKey(params.id), { waitMs: confirmMs });
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      throw replicaError(params.id, "bus-unavailable", `the cancel could not reach the replica running it: ${why}`);
+      throw replicaError(params.id, "bus-unavailable", `the cancel could not reach the replica running it: ${errorMessage(error)}`);
     }
     if (verdict.kind === "confirmed") {
       return finalTask(params, context, `replica ${verdict.replica} stopped it`, `replica ${verdict.replica} confirmed the stop`);

@@ -78,7 +78,6 @@ export class A2aTaskLinks {
     if (call !== undefined && call.job.isRunning) call.resolve();
   }
 
-  /** Cancels every linked task still running. */
   cancelAll(reason: CancelReason = "internal"): void {
     this.calls.cancelAll(reason);
   }

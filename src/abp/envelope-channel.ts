@@ -18,6 +18,7 @@ import {
   type RequestType,
   type ShutdownPayload,
 } from "./app/protocol.js";
+import { errorMessage } from "../core/error-message.js";
 import { firstIssue } from "../wire/first-issue.js";
 import { checkEnvelope } from "./app/validate.js";
 import {
@@ -207,7 +208,7 @@ export class EnvelopeChannel {
       try {
         this.send(envelope);
       } catch (error) {
-        this.take(id)?.reject(new AbpClosedError(`could not send ${type}: ${error instanceof Error ? error.message : String(error)}`));
+        this.take(id)?.reject(new AbpClosedError(`could not send ${type}: ${errorMessage(error)}`));
       }
     });
   }

@@ -4,11 +4,10 @@
  */
 import type { Page } from "playwright-core";
 import type { CallRequest, CancelRequest, Envelope } from "./app/protocol.js";
-import { AbpClosedError, AbpProtocolError, EnvelopeChannel } from "./envelope-channel.js";
+import { errorMessage } from "../core/error-message.js";
+import { AbpClosedError, AbpProtocolError, EnvelopeChannel, type EnvelopeChannelOptions } from "./envelope-channel.js";
 
-export interface PlaywrightTransportOptions {
-  maxMessageBytes?: number;
-}
+export type PlaywrightTransportOptions = Pick<EnvelopeChannelOptions, "maxMessageBytes">;
 
 type AbpMethod = "initialize" | "call" | "cancel" | "shutdown";
 
@@ -39,7 +38,7 @@ function evaluation({ type, payload }: Envelope): { method: AbpMethod; args: unk
 export function playwrightTransport(page: Page, options: PlaywrightTransportOptions = {}): EnvelopeChannel {
   const onPageClose = () => channel.fail("the page was closed");
   const explain = (what: string, error: unknown): Error => {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (/window\.abp is missing/.test(message)) return new AbpProtocolError("NO_ABP", `${what}: the page has no window.abp`);
     if (/Execution context was destroyed|navigat/i.test(message)) {
       return new AbpClosedError(`the page navigated away (now at ${page.url()}) while ${what} was pending`);

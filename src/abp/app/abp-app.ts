@@ -175,7 +175,14 @@ export class AbpApp {
 
   /** What a handler gets; its fields survive destructuring, and its signal is made only when asked for. */
   private contextOf(record: CallRecord): CapabilityContext {
-    const signalOf = () => this.signalOf(record);
+    const signalOf = () => {
+      if (record.controller === undefined) {
+        record.controller = new AbortController();
+        this.controllers++;
+        if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
+      }
+      return record.controller.signal;
+    };
     return {
       callId: record.callId,
       progress: (progress, total, message) => {
@@ -198,15 +205,6 @@ export class AbpApp {
         return trace;
       },
     };
-  }
-
-  private signalOf(record: CallRecord): AbortSignal {
-    if (record.controller === undefined) {
-      record.controller = new AbortController();
-      this.controllers++;
-      if (record.state === "cancelled") record.controller.abort(new DOMException("cancelled", "AbortError"));
-    }
-    return record.controller.signal;
   }
 
   /** The handler has returned: answer (unless it was cancelled meanwhile) and free its record. */
