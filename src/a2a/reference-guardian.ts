@@ -56,6 +56,7 @@ export class ReferenceGuardian {
   private readonly counter: RateCounter;
   private readonly server: http.Server;
   private readonly maxBodyBytes: number;
+  private readonly maxPerSecond: number;
   private readonly headersTimeoutMs: number;
   private readonly bodyTimeoutMs: number;
 
@@ -65,6 +66,7 @@ export class ReferenceGuardian {
     this.decide = ruleBook(rules, this.counter);
     this.identify = guardianTokens(rules);
     this.maxBodyBytes = options.maxBodyBytes ?? 65_536;
+    this.maxPerSecond = options.maxRequestsPerSecond ?? 1000;
     this.headersTimeoutMs = positive(options.headersTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "headersTimeoutMs");
     this.bodyTimeoutMs = positive(options.bodyTimeoutMs ?? DEFAULT_GUARDIAN_TIMEOUT_MS, "bodyTimeoutMs");
     this.server = http.createServer(
@@ -110,7 +112,7 @@ export class ReferenceGuardian {
     const caller = this.identify(req.headers.authorization, req.socket.remoteAddress);
     if (caller === undefined) return refuse(req, res, 401, "missing or wrong bearer token");
     const admit = (count: number) => {
-      if (count > (this.options.maxRequestsPerSecond ?? 1000)) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
+      if (count > this.maxPerSecond) return refuse(req, res, 429, "too many requests from this client", { "retry-after": "1" });
       if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
         return refuse(req, res, 415, "the body must be application/json");
       }
