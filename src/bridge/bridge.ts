@@ -67,9 +67,8 @@ class BridgeSession {
     agent: AgentProcess,
     hooks: SessionHooks,
   ) {
-    const stopsCancelledTurns = settings.keepTurnProcesses !== true;
     this.turnProcesses = new TurnProcesses(() => this.agent.process.child.pid, settings.killGraceMs, logger, trace,
-      stopsCancelledTurns, hooks.cancelledTurnEnded);
+      settings.keepTurnProcesses !== true, hooks.cancelledTurnEnded);
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
       ...engineOptions(settings),
       onEvent: (event) => this.onEvent(event),
@@ -133,7 +132,6 @@ class BridgeSession {
     return this.stopping;
   }
 
-  /** The agent's input is closed: SIGTERM to its group if it does not exit, then SIGKILL. */
   private async escalate(): Promise<void> {
     const { exitGraceMs, killGraceMs } = this.settings;
     if (await this.exitsWithin(exitGraceMs)) return;
