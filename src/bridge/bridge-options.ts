@@ -147,18 +147,12 @@ function support(given: "yes" | "no", help: string): BridgeFlag {
 
 /** A flag whose value is kept as given (a file name). */
 function text(key: "trace" | "logFile", help: string): BridgeFlag {
-  const set = (options: BridgeOptions, file: string) => {
-    options[key] = file;
-  };
-  return { value: "FILE", help, set };
+  return { value: "FILE", help, set: (options, file) => Object.assign(options, { [key]: file }) };
 }
 
 /** A switch: it turns `key` on. */
 function on(key: "keepTurnProcesses" | "otel", help: string): BridgeFlag {
-  const set = (options: BridgeOptions) => {
-    options[key] = true;
-  };
-  return { help, set };
+  return { help, set: (options) => Object.assign(options, { [key]: true }) };
 }
 
 /** Every flag of `acp-cancel bridge`, in the order its help lists (and this parser applies) them. */

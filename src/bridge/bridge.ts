@@ -11,7 +11,6 @@ import {
 import { otelRequested } from "../otel/requested.js";
 import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitStatusFor, spawnAgent } from "./agent-process.js";
 import { type BridgeOptions, type BridgeSettings, engineOptions, resolveSettings } from "./bridge-options.js";
-import { CancelledTurns, type EndedCancelledTurn } from "./cancelled-turns.js";
 import { EditorAnswers } from "./editor-answers.js";
 import { ExitCode } from "./exit-codes.js";
 import { InitializeReplay } from "./initialize-replay.js";
@@ -20,7 +19,7 @@ import { Logger } from "./logger.js";
 import { missingPackagesMessage, OTEL_PACKAGES } from "./optional-packages.js";
 import { FlushGroup, NdjsonEndpoint } from "./ndjson-endpoint.js";
 import { cannotWrite } from "./private-file.js";
-import { TurnProcesses } from "./turn-processes.js";
+import { type EndedCancelledTurn, TurnProcesses } from "./turn-processes.js";
 import { summarise } from "./summary.js";
 import { TraceWriter } from "./trace-writer.js";
 
@@ -68,20 +67,14 @@ class BridgeSession {
     agent: AgentProcess,
     hooks: SessionHooks,
   ) {
-    const agentPid = () => this.agent.process.child.pid;
-    this.turnProcesses = new TurnProcesses(agentPid, settings.killGraceMs, logger, trace, settings.keepTurnProcesses !== true);
-    const { cancelledTurnEnded } = hooks;
-    // The answer rules last: nothing rewrites an answer after them.
-    const plugins = [
-      this.turnProcesses,
-      ...(cancelledTurnEnded === undefined ? [] : [new CancelledTurns(cancelledTurnEnded, agentPid)]),
-      new EditorAnswers(settings, () => this.crashed, logger.warn),
-    ];
+    this.turnProcesses = new TurnProcesses(() => this.agent.process.child.pid, settings.killGraceMs, logger, trace,
+      settings.keepTurnProcesses !== true, hooks.cancelledTurnEnded);
     this.engine = new CancelEngine((side, message) => this.deliver(side, message), {
       ...engineOptions(settings),
       onEvent: (event) => this.onEvent(event),
       turnEnd: { windowMs: settings.turnEndWindowMs, onStuck: (stuck) => this.onStuck(stuck) },
-      plugins,
+      // The answer rules last: nothing rewrites an answer after them.
+      plugins: [this.turnProcesses, new EditorAnswers(settings, () => this.crashed, logger.warn)],
     });
     if (settings.onStuck === "restart") this.replay = new InitializeReplay();
     this.editor = new NdjsonEndpoint(
@@ -139,7 +132,6 @@ class BridgeSession {
     return this.stopping;
   }
 
-  /** The agent's input is closed: SIGTERM to its group if it does not exit, then SIGKILL. */
   private async escalate(): Promise<void> {
     const { exitGraceMs, killGraceMs } = this.settings;
     if (await this.exitsWithin(exitGraceMs)) return;

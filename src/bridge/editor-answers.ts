@@ -1,8 +1,7 @@
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
 import { ErrorCode, errorResponse, type JsonRpcId, type JsonRpcResponse } from "../wire/index.js";
 import { type AgentExit, describeExit } from "./agent-process.js";
-import { deadlineDetail } from "./bridge-options.js";
-import type { BridgeSettings } from "./bridge-options.js";
+import { type BridgeSettings, deadlineDetail } from "./bridge-options.js";
 
 /**
  * What the editor is told, as the engine's last turn plug-in: the crash error in place of a -32800

@@ -1,6 +1,6 @@
 import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, turnsWork, uptimeTicks } from "../os/index.js";
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
-import type { JsonRpcResponse } from "../wire/index.js";
+import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 import { isToolCallUpdate, sessionIdOf } from "../wire/acp-shapes.js";
 import type { Logger } from "./logger.js";
 import type { TraceWriter } from "./trace-writer.js";
@@ -8,9 +8,17 @@ import type { TraceWriter } from "./trace-writer.js";
 /** After a cancelled turn's answer, how long the agent has to stop its own tools before the bridge does. */
 export const TURN_PROCESS_SETTLE_MS = 500;
 
-/** One prompt turn, in /proc ticks since boot. */
+/** A prompt turn the editor cancelled, at the moment the agent really ended it. */
+export interface EndedCancelledTurn {
+  promptId: JsonRpcId;
+  /** How long ago the prompt went to the agent (ms). */
+  turnAgeMs: number;
+  /** The agent's process (its group leader) when the turn ended. */
+  agentPid: number | undefined;
+}
+
+/** A prompt turn's span, in /proc ticks since boot. */
 interface TurnSpan {
-  readonly sessionId: string | undefined;
   readonly began: number;
   /** When its first `tool_call` was read: what the agent started before is its housekeeping. */
   toolCall: number | undefined;
@@ -24,24 +32,38 @@ interface TurnSpan {
   outliving: boolean;
 }
 
-const openTurn = (sessionId: string | undefined, began: number, before: ReadonlySet<string>): TurnSpan =>
-  ({ sessionId, began, toolCall: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
+/** What the plug-in reads of a request's job. */
+type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer" | "sessionId">; readonly reason?: RequestJob["reason"] };
+
+/** One prompt turn at the agent. */
+interface PromptTurn extends TurnSpan {
+  /** Its reason says the editor cancelled it. */
+  readonly job: PromptJob;
+  /** When the prompt went out (performance.now()), for `turnAgeMs`. */
+  readonly sent: number;
+  /** `cancelledTurnEnded` waits for the turn's real end at the agent. */
+  hookWaits: boolean;
+  /** Its processes are followed: not with --keep-turn-processes, nor once pruned (the hook waits alone then). */
+  watched: boolean;
+}
+
+const openSpan = (began: number, before: ReadonlySet<string>): TurnSpan =>
+  ({ began, toolCall: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
 /** A turn whose processes may still be stopped: open, waiting to be stopped, or followed past its answer. */
-const live = (turn: TurnSpan) => turn.ended === undefined || turn.stopping || turn.outliving;
-
-/** What the plug-in reads of a request's job. */
-type PromptJob = { readonly payload: Pick<RequestJob["payload"], "id" | "issuer" | "sessionId"> };
+const live = (turn: PromptTurn) => turn.watched && (turn.ended === undefined || turn.stopping || turn.outliving);
 
 /**
  * Stops what a cancelled turn left running {@link TURN_PROCESS_SETTLE_MS} after its answer; for
  * `--on-stuck kill-tools`, a stuck turn's; at shutdown, those of the turns in flight. Which processes
  * are a turn's, and why: docs/decisions.md, "Processes a cancelled turn leaves running (bridge)". Linux only.
+ * Tells `cancelledTurnEnded` when a cancelled prompt really ends at the agent (on every platform): its
+ * own answer, a late reply, or the engine's `turn-ended`.
  */
 export class TurnProcesses implements TurnPlugin {
-  private readonly turns = new Map<string, TurnSpan>();
+  private readonly turns = new Map<string, PromptTurn>();
   private readonly supported = hasProcTable();
   private toldUnsupported = false;
 
@@ -53,12 +75,15 @@ export class TurnProcesses implements TurnPlugin {
     private readonly trace: TraceWriter | undefined,
     /** False with --keep-turn-processes. */
     private readonly stopsCancelledTurns: boolean,
+    private readonly cancelledTurnEnded?: (turn: EndedCancelledTurn) => void,
   ) {}
 
   promptSent(job: PromptJob): void {
-    if (!this.stopsCancelledTurns) return;
-    const before = new Set(this.descendants().map(identity));
-    this.turns.set(JSON.stringify(job.payload.id), openTurn(job.payload.sessionId, this.now(), before));
+    const watched = this.stopsCancelledTurns;
+    const hookWaits = this.cancelledTurnEnded !== undefined;
+    if (!watched && !hookWaits) return;
+    const span = openSpan(this.now(), new Set(watched ? this.descendants().map(identity) : []));
+    this.turns.set(JSON.stringify(job.payload.id), { ...span, job, sent: performance.now(), hookWaits, watched });
   }
 
   /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
@@ -66,16 +91,18 @@ export class TurnProcesses implements TurnPlugin {
     if (this.turns.size === 0 || !isToolCallUpdate(params)) return false;
     const sessionId = sessionIdOf(params);
     for (const turn of this.turns.values()) {
-      if (turn.sessionId === sessionId && (turn.ended === undefined || turn.outliving)) turn.toolCall ??= this.now();
+      if (turn.watched && turn.job.payload.sessionId === sessionId && (turn.ended === undefined || turn.outliving))
+        turn.toolCall ??= this.now();
     }
     return false;
   }
 
-  answered(job: PromptJob, response: JsonRpcResponse): void {
+  answered(job: PromptJob, response: JsonRpcResponse, forPeer = false): void {
     const { id, issuer } = job.payload;
-    if (!this.stopsCancelledTurns || issuer !== "client" || id === null) return;
+    if (issuer !== "client") return;
+    if (!forPeer) this.end(id);
     const turn = this.turns.get(JSON.stringify(id));
-    if (turn === undefined || turn.ended !== undefined) return;
+    if (id === null || turn?.watched !== true || turn.ended !== undefined) return;
     const result = "result" in response ? (response.result as { stopReason?: unknown } | null) : undefined;
     turn.ended = this.now();
     if (result?.stopReason !== "cancelled") return this.prune();
@@ -90,13 +117,38 @@ export class TurnProcesses implements TurnPlugin {
     setTimeout(() => void this.stop(turn, id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
+  /** The agent answered a prompt the engine had answered for it. */
+  expectedReply(id: JsonRpcId): boolean {
+    this.end(id);
+    return false;
+  }
+
   /** The engine follows a prompt answered for the agent (`turn-outlives-answer`) until the agent really ends it. */
   event(event: EngineEvent): void {
     if (event.type !== "turn-outlives-answer" && event.type !== "turn-ended") return;
+    if (event.type === "turn-ended") this.end(event.id);
     const turn = this.turns.get(JSON.stringify(event.id));
-    if (turn === undefined) return;
+    if (turn?.watched !== true) return;
     turn.outliving = event.type === "turn-outlives-answer";
     if (!turn.outliving) this.prune();
+  }
+
+  /** The agent is gone or replaced: its turns ended with it for the hook; their processes are still followed. */
+  closed(): void {
+    for (const [key, turn] of this.turns) {
+      turn.hookWaits = false;
+      if (!turn.watched) this.turns.delete(key);
+    }
+  }
+
+  private end(id: JsonRpcId): void {
+    const key = JSON.stringify(id);
+    const turn = this.turns.get(key);
+    if (turn?.hookWaits !== true) return;
+    turn.hookWaits = false;
+    if (!turn.watched) this.turns.delete(key);
+    if (turn.job.reason === undefined) return;
+    this.cancelledTurnEnded?.({ promptId: id, turnAgeMs: performance.now() - turn.sent, agentPid: this.agentPid() });
   }
 
   private now(): number {
@@ -122,7 +174,9 @@ export class TurnProcesses implements TurnPlugin {
     // Start times are in ticks: one born in the turn's first tick counts.
     const began = uptimeTicks() - Math.ceil((turnAgeMs * TICKS_PER_SECOND) / 1000) - 1;
     // Its updates were not followed: its tool time is taken to be all of it.
-    const turn = known ?? { ...openTurn(undefined, began, new Set()), toolCall: began, cancelled: true, outliving: true };
+    const turn = known?.watched === true
+      ? known
+      : { ...openSpan(began, new Set()), toolCall: began, cancelled: true, outliving: true };
     // The stuck turn still runs: what it starts after its answer is its own too.
     const stuck: TurnSpan = { ...turn, ended: undefined };
     await this.stopAll(this.work(this.descendants(), stuck, turn), "kill-tools");
@@ -133,7 +187,7 @@ export class TurnProcesses implements TurnPlugin {
    * before the agent goes and its tools lose their parent, and stopped once it exited or after `settleMs`.
    */
   async stopInFlight(agentExited: Promise<unknown>, settleMs = TURN_PROCESS_SETTLE_MS): Promise<void> {
-    if (!this.supported || !this.stopsCancelledTurns) return;
+    if (!this.supported) return;
     const inFlight = [...this.turns.values()].filter(live);
     if (inFlight.length === 0) return;
     for (const turn of inFlight) {
@@ -167,17 +221,19 @@ export class TurnProcesses implements TurnPlugin {
     const own = turnsWork(descendants, agent, { from: turn.began, to: turn.ended, toolCall: turn.toolCall });
     const during = (entry: ProcessEntry, span: TurnSpan) =>
       entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
-    const others = [...this.turns.values()].filter((other) => other !== self && !other.cancelled);
+    const others = [...this.turns.values()].filter((other) => other.watched && other !== self && !other.cancelled);
     return descendants.filter((entry) =>
       own(entry) && !turn.before.has(identity(entry)) && !others.some((other) => during(entry, other)));
   }
 
-  /** Forgets ended turns, but those live or overlapping one that is. */
+  /** Stops following ended turns, but those live or overlapping one that is; forgets them unless the hook waits. */
   private prune(): void {
     let earliest = Infinity;
-    for (const span of this.turns.values()) if (live(span)) earliest = Math.min(earliest, span.began);
-    for (const [key, span] of this.turns) {
-      if (!live(span) && (span.ended ?? Infinity) < earliest) this.turns.delete(key);
+    for (const turn of this.turns.values()) if (live(turn)) earliest = Math.min(earliest, turn.began);
+    for (const [key, turn] of this.turns) {
+      if (!turn.watched || live(turn) || (turn.ended ?? Infinity) >= earliest) continue;
+      if (turn.hookWaits) turn.watched = false;
+      else this.turns.delete(key);
     }
   }
 }

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { runBridge } from "../../src/bridge/bridge.js";
-import type { EndedCancelledTurn } from "../../src/bridge/cancelled-turns.js";
+import { Logger } from "../../src/bridge/logger.js";
+import { type EndedCancelledTurn, TurnProcesses } from "../../src/bridge/turn-processes.js";
+import type { JsonRpcResponse } from "../../src/wire/index.js";
 import { collectLines, fixturePath } from "../support/spawn-peer.js";
 import { eventually } from "../support/wire-assertions.js";
 
@@ -42,4 +44,38 @@ describe("the bridge session's seam: a cancelled turn's real end", () => {
     assert.equal(typeof ended[0]?.agentPid, "number");
     assert.ok((ended[0]?.turnAgeMs ?? -1) >= 0);
   });
+});
+
+describe("cancelledTurnEnded's rules (TurnProcesses in process)", () => {
+  const prompt = (id: number, cancelled = true) =>
+    ({ payload: { id, issuer: "client" as const, sessionId: "s" }, reason: cancelled ? ("external" as const) : undefined });
+  const answer = (id: number): JsonRpcResponse => ({ jsonrpc: "2.0", id, result: { stopReason: "cancelled" } });
+
+  for (const stopsCancelledTurns of [true, false]) {
+    it(`fires on the agent's own answer, a late reply or turn-ended, once, never after closed()${stopsCancelledTurns ? "" : " (--keep-turn-processes)"}`, () => {
+      const ended: unknown[] = [];
+      // No agent pid: nothing is ever stopped here.
+      const turns = new TurnProcesses(() => undefined, 100, new Logger("error"), undefined, stopsCancelledTurns, (turn) =>
+        ended.push(turn.promptId));
+      turns.promptSent(prompt(1));
+      turns.answered(prompt(1), answer(1), true); // answered for the agent: its turn goes on
+      turns.event({ type: "turn-outlives-answer", sessionId: "s", id: 1, windowMs: 1000 });
+      assert.deepEqual(ended, []);
+      turns.expectedReply(1); // the agent's late reply
+      turns.promptSent(prompt(2));
+      turns.answered(prompt(2), answer(2), true);
+      turns.event({ type: "turn-ended", sessionId: "s", id: 2, how: "the idle state_update", afterMs: 5, suppressedUpdates: 0 });
+      turns.promptSent(prompt(3));
+      turns.answered(prompt(3), answer(3), false); // the agent's own answer
+      turns.promptSent(prompt(4, false));
+      turns.answered(prompt(4, false), answer(4), false); // not cancelled
+      turns.promptSent(prompt(5));
+      turns.answered(prompt(5), answer(5), true);
+      turns.closed(); // the agent is gone: its turns ended with it
+      turns.expectedReply(5);
+      turns.expectedReply(1);
+      turns.event({ type: "turn-ended", sessionId: "s", id: 1, how: "the agent's late answer to the prompt", afterMs: 5, suppressedUpdates: 0 });
+      assert.deepEqual(ended, [1, 2, 3]);
+    });
+  }
 });
