@@ -154,7 +154,7 @@ export class ServerCalls<K, P, A = never> implements JobOwner {
   }
 
   /** Whose call it is: only a cancel from this owner reaches it. */
-  ownerOf(call: Job<P>): string {
+  private ownerOf(call: Job<P>): string {
     return this.protocol.ownerOf?.(call.payload) ?? "";
   }
 
@@ -225,7 +225,7 @@ export class ServerCalls<K, P, A = never> implements JobOwner {
     } finally {
       if (outermost) {
         answering = false;
-        if (released.length > 0) for (const parent of released.splice(0)) (parent["owner"] as AnyServerCalls).releaseHeld(parent);
+        if (released.length > 0) for (const parent of released.splice(0)) (parent["owner"] as AnyServerCalls).lastChildSettled(parent);
       }
     }
     return true;
@@ -247,14 +247,10 @@ export class ServerCalls<K, P, A = never> implements JobOwner {
 
   /** @internal The last child of `call` settled: a held answer goes now (after the answer being given, if one is). */
   lastChildSettled(call: Job<P>): void {
-    if (!this.held.has(call)) return;
-    if (answering) released.push(call);
-    else this.releaseHeld(call);
-  }
-
-  private releaseHeld(call: Job<P>): void {
     const answer = this.held.get(call);
-    if (answer !== undefined) this.answer(call, answer);
+    if (answer === undefined) return;
+    if (answering) released.push(call);
+    else this.answer(call, answer);
   }
 
   /** `owner`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
