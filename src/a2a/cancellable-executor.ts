@@ -99,7 +99,7 @@ export class CancellableExecutor implements AgentExecutor {
       if (!signal.aborted) throw error;
     } finally {
       if (signal.aborted) served.canceled();
-      task.done();
+      this.tasks.done(task);
       claim?.release();
     }
   };

@@ -1,5 +1,5 @@
-import type { AnyJob, Job, ServerCall } from "../core/index.js";
-import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
+import type { AnyJob, Job } from "../core/index.js";
+import type { JsonRpcId } from "../wire/index.js";
 import type { Side } from "./methods.js";
 
 /** What the engine remembers about one request in flight (a class, so `isRequestJob` can tell the engine's jobs apart). */
@@ -20,7 +20,7 @@ export class RequestRecord {
   ) {}
 }
 
-export type RequestJob = ServerCall<RequestRecord, JsonRpcResponse>;
+export type RequestJob = Job<RequestRecord>;
 
 /** True for the engine's own jobs; a subtree can also hold other bindings' jobs. */
 export function isRequestJob(job: AnyJob | undefined): job is RequestJob {

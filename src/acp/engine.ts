@@ -84,7 +84,7 @@ export class CancelEngine extends EngineCore {
     for (const job of [...this.tables[survivor].values()]) {
       this.cancelQuietly(job, "shutdown");
       // An answer already given (held for nested requests) stands; otherwise name the loss.
-      this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
+      this.answer(job, this.tables[survivor].heldOf(job) ?? abandonedAnswer(job.payload.id, detail));
     }
     for (const job of [...this.tables[side].values()]) this.answer(job, this.negotiation.rules.cancelledAnswer(job, detail));
     this.turns.clear();
@@ -100,11 +100,12 @@ export class CancelEngine extends EngineCore {
   answerPending(issuer: Side, detail: string): void {
     if (this.closed[issuer] !== undefined) return;
     this.leaving = issuer; // the cascade's cancels of its own handlers' work would reach it: not sent
+    const table = this.tables[issuer];
     try {
-      for (const job of [...this.tables[issuer].values()]) {
+      for (const job of [...table.values()]) {
         if (job.isRunning && !this.cleanup.has(job.payload.method)) this.cancelJob(job, "shutdown");
       }
-      for (const job of [...this.tables[issuer].values()]) this.answer(job, job.held ?? abandonedAnswer(job.payload.id, detail));
+      for (const job of [...table.values()]) this.answer(job, table.heldOf(job) ?? abandonedAnswer(job.payload.id, detail));
     } finally {
       this.leaving = undefined;
     }

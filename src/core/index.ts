@@ -3,7 +3,7 @@ export { type AnyJob, Job, settleJob } from "./job.js";
 export { JobTable } from "./job-table.js";
 export { RecentKeys } from "./recent-keys.js";
 export { LateReplies } from "./late-replies.js";
-export { ServerCall, type ServerCallProtocol, ServerCalls, sharedGrace } from "./server-calls.js";
+export { type ServerCallProtocol, ServerCalls, sharedGrace } from "./server-calls.js";
 export { GraceTimers } from "./grace-timers.js";
 export { bindHandlerJob, jobOf } from "./handler-job.js";
 export {

@@ -9,6 +9,14 @@ export type JobState = "running" | "cancelling" | "settled";
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJob = Job<any>;
 
+/** What the table owning a job hears (one object per table, nothing per job): a lifecycle's seam, not a user's. */
+export interface JobOwner {
+  /** A cancel reached `job`, after its subtree and hooks (deepest first). */
+  cancelReached(job: AnyJob, origin: JobCancelOrigin): void;
+  /** The last attached child of `job` (of any binding) settled. */
+  lastChildSettled(job: AnyJob, last: AnyJob): void;
+}
+
 /**
  * One unit of work in flight. Cancelling a job cancels its subtree, children before parents;
  * each job settles exactly once. Controller, child set, hooks and timer are made lazily: a
@@ -26,6 +34,8 @@ export class Job<P = unknown> {
   constructor(
     readonly payload: P,
     readonly parent: AnyJob | undefined = undefined,
+    /** @internal The lifecycle that owns the job. */
+    private readonly owner: JobOwner | undefined = undefined,
   ) {
     if (parent !== undefined && parent.state !== "settled") {
       parent.childSet ??= new Set();
@@ -119,16 +129,10 @@ export class Job<P = unknown> {
       for (const hook of hooks) guarded(hook, errors);
     }
     if (this.controller !== undefined) this.controller.abort(new JobCancelledError(reason));
-    guarded(() => this.cancelReached(origin), errors);
+    if (this.owner !== undefined) guarded(() => this.owner?.cancelReached(this, origin), errors);
     reportErrors(errors, "cancelling a job");
     return "cancelled";
   }
-
-  /** For a kind of job that acts when a cancel reaches it: after its subtree and hooks, deepest first. */
-  protected cancelReached(_origin: JobCancelOrigin): void {}
-
-  /** For a kind of job that waits for its children: the last attached one (of any binding) settled. */
-  protected lastChildSettled(_last: AnyJob): void {}
 
   /** Marks the job done (only through {@link settleJob}); false when it already was. */
   private settleOnce(failure: JobFailure | undefined): boolean {
@@ -139,7 +143,7 @@ export class Job<P = unknown> {
     this.clearDeadline();
     const parent = this.parent;
     const siblings = parent?.childSet;
-    if (siblings !== undefined && siblings.delete(this) && siblings.size === 0) parent?.lastChildSettled(this);
+    if (siblings !== undefined && siblings.delete(this) && siblings.size === 0) parent?.owner?.lastChildSettled(parent, this);
     return true;
   }
 

@@ -1,7 +1,7 @@
 import type { CancelReason } from "./cancel-reason.js";
 import { settleCallJob } from "./call.js";
 import { GraceTimers } from "./grace-timers.js";
-import { type AnyJob, Job, settleJob } from "./job.js";
+import { type AnyJob, Job, type JobOwner, settleJob } from "./job.js";
 import { JobTable } from "./job-table.js";
 import { LateReplies } from "./late-replies.js";
 import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from "./observer.js";
@@ -9,7 +9,7 @@ import { RecentKeys } from "./recent-keys.js";
 import { guarded, reportErrors } from "./report-errors.js";
 
 // The serving side of the one lifecycle (docs/decisions.md, "One call lifecycle"): calls a peer sent,
-// each owed one answer. A call holds only its held answer and its table; the rest is in its payload.
+// each owed one answer. A call is a plain Job whose owner is its table: nothing per call but the job.
 
 /** The protocol's part of serving calls, one for all the calls of a table: all a binding supplies. */
 export interface ServerCallProtocol<K, P, A> {
@@ -18,22 +18,22 @@ export interface ServerCallProtocol<K, P, A> {
   /** Who sent the call: only a cancel from this owner reaches it. Default "". */
   ownerOf?(payload: P): string;
   /** A cancel reached the call (deepest first, once each): answer it, hold it or start its grace. Default: its grace starts. */
-  cancelled?(call: ServerCall<P, A>, origin: JobCancelOrigin): void;
+  cancelled?(call: Job<P>, origin: JobCancelOrigin): void;
   /** The grace passed unanswered: the answer to give (a held answer goes first), or none if it answered. It then settles. */
-  graceEnded?(call: ServerCall<P, A>): A | undefined;
+  graceEnded?(call: Job<P>): A | undefined;
   /** True when answering now answers for the peer that should have: its own reply will be late. */
-  forPeer?(call: ServerCall<P, A>): boolean;
+  forPeer?(call: Job<P>): boolean;
   /** Sends the call's one answer. A table that sends answers (the ACP engine) settles a call by its answer. */
-  send?(call: ServerCall<P, A>, answer: A, forPeer: boolean): void;
+  send?(call: Job<P>, answer: A, forPeer: boolean): void;
   /** Runs once, when the work ends a call with `done`. */
-  settled?(call: ServerCall<P, A>): void;
+  settled?(call: Job<P>): void;
   /** What an observer is told of an answer that is an error; asked only while one is installed. */
   failureOf?(answer: A): JobFailure | undefined;
 }
 
 export interface ServerCallsOptions {
   /** How long a cancelled call may take before `graceEnded` answers for it (none when absent), or a {@link sharedGrace}. */
-  grace?: number | GraceTimers<AnyServerCall> | undefined;
+  grace?: number | GraceTimers<AnyJob> | undefined;
   /** How many settled keys (answered for the peer, where a table sends answers) and early cancels to remember per owner. */
   rememberMax?: number | undefined;
   /** How long each is remembered (default: ever). */
@@ -52,31 +52,33 @@ export interface ServerCallsOptions {
 export type KeyCancelEffect = "cancelled" | "duplicate" | "already-finished" | "remembered" | "not-owner" | "unknown";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyServerCall = ServerCall<any, any>;
+type AnyServerCalls = ServerCalls<any, any, any>;
 
 /** One owner's keys: they never answer for, or push out, another owner's. */
 type Memory<K> = { readonly finished: LateReplies<K>; readonly early: RecentKeys<K> };
 
 /** A grace for the calls of several tables (each ends in its own table): one timer for all. */
-export function sharedGrace(graceMs: number): GraceTimers<AnyServerCall> {
-  return new GraceTimers(graceMs, (call) => call.calls.endGrace(call));
+export function sharedGrace(graceMs: number): GraceTimers<AnyJob> {
+  return new GraceTimers(graceMs, (call) => (call["owner"] as AnyServerCalls).endGrace(call));
 }
 
 /** True while an answer is being given. */
 let answering = false;
 /** Calls whose last child settled while an answer was being given: they answer after it. */
-const released: AnyServerCall[] = [];
+const released: AnyJob[] = [];
 
 /**
  * The calls a binding serves, by the protocol's key (or unkeyed): each a job under its parent that
  * only its owner cancels, with one grace timer for all, answered once (after its children settle
  * when the answer is held) and settled once. Settled keys and early cancels are remembered with a bound.
  */
-export class ServerCalls<K, P, A = never> {
+export class ServerCalls<K, P, A = never> implements JobOwner {
   private readonly table = new JobTable<unknown, P>();
+  /** Answers known but waiting for their call's children to settle first: rare. */
+  private readonly held = new Map<AnyJob, A>();
   /** Most recently used last. */
   private readonly memories = new Map<string, Memory<K>>();
-  private readonly grace: GraceTimers<AnyServerCall> | undefined;
+  private readonly grace: GraceTimers<AnyJob> | undefined;
 
   constructor(
     /** @internal */
@@ -99,29 +101,29 @@ export class ServerCalls<K, P, A = never> {
     return count;
   }
 
-  get(key: K): ServerCall<P, A> | undefined {
-    return this.table.get(key) as ServerCall<P, A> | undefined;
+  get(key: K): Job<P> | undefined {
+    return this.table.get(key);
   }
 
-  values(): IterableIterator<ServerCall<P, A>> {
-    return this.table.values() as IterableIterator<ServerCall<P, A>>;
+  values(): IterableIterator<Job<P>> {
+    return this.table.values();
   }
 
   /** The running calls that pass `test`. */
-  selectRunning(test: (call: ServerCall<P, A>) => boolean): ServerCall<P, A>[] {
-    return this.table.selectRunning(test as (job: Job<P>) => boolean) as ServerCall<P, A>[];
+  selectRunning(test: (call: Job<P>) => boolean): Job<P>[] {
+    return this.table.selectRunning(test);
   }
 
   /** Serves a call (`describe` tells a job observer what it is); undefined when its key is in flight. */
-  start(payload: P, parent?: AnyJob, describe?: () => JobInfo): ServerCall<P, A> | undefined {
+  start(payload: P, parent?: AnyJob, describe?: () => JobInfo): Job<P> | undefined {
     const key = this.protocol.keyOf(payload);
     if (key !== undefined && this.table.has(key)) return undefined;
-    const call = new ServerCall<P, A>(payload, parent, this);
+    const call = new Job<P>(payload, parent, this);
     this.table.insert(key === undefined ? call : key, call);
     if (jobObserver !== undefined && describe !== undefined) jobObserver.onStart(call, describe());
     // An early cancel counts only within its window (the memory drops expired keys before it looks).
-    if (key !== undefined && this.options.earlyCancels === true && this.memoryOf(call.owner, false)?.early.delete(key) === true) {
-      call.cancel("external");
+    if (key !== undefined && this.options.earlyCancels === true) {
+      if (this.memoryOf(this.ownerOf(call), false)?.early.delete(key) === true) call.cancel("external");
     }
     return call;
   }
@@ -130,7 +132,7 @@ export class ServerCalls<K, P, A = never> {
   cancel(key: K, reason: CancelReason, owner = ""): KeyCancelEffect {
     const call = this.get(key);
     if (call !== undefined) {
-      if (call.owner !== owner) return "not-owner";
+      if (this.ownerOf(call) !== owner) return "not-owner";
       return call.cancel(reason) === "cancelled" ? "cancelled" : "duplicate";
     }
     if (this.memoryOf(owner, false)?.finished.has(key) === true) return "already-finished";
@@ -151,45 +153,56 @@ export class ServerCalls<K, P, A = never> {
     return this.memoryOf(owner, false)?.finished.take(key) === true;
   }
 
+  /** Whose call it is: only a cancel from this owner reaches it. */
+  private ownerOf(call: Job<P>): string {
+    return this.protocol.ownerOf?.(call.payload) ?? "";
+  }
+
+  /** The answer `call` holds until its children settle, if any. */
+  heldOf(call: Job<P>): A | undefined {
+    return this.held.get(call);
+  }
+
   /** @internal A cancel reached `call`. */
-  reached(call: ServerCall<P, A>, origin: JobCancelOrigin): void {
+  cancelReached(call: Job<P>, origin: JobCancelOrigin): void {
     if (this.protocol.cancelled !== undefined) this.protocol.cancelled(call, origin);
     else this.grace?.start(call);
   }
 
   /** A cancelled call waits for its work's answer, at most the grace. */
-  startGrace(call: ServerCall<P, A>): void {
+  startGrace(call: Job<P>): void {
     this.grace?.start(call);
     jobObserver?.onEvent(call, "grace");
   }
 
   /** The grace passed (or is cut short): the call is answered for (first its subtree's, where answers are sent) and settles. */
-  endGrace(call: ServerCall<P, A>): void {
+  endGrace(call: Job<P>): void {
     if (call.isSettled) return;
     // The grace bounds the whole subtree: children of other kinds still out do not hold it.
     if (this.protocol.send !== undefined) {
       for (const child of [...call.children]) {
-        if (child instanceof ServerCall && child.calls.protocol.send !== undefined) child.calls.endGrace(child);
+        const owner = child["owner"];
+        if (owner instanceof ServerCalls && owner.protocol.send !== undefined) owner.endGrace(child);
       }
     }
     const errors: unknown[] = [];
     guarded(() => {
-      const answer = call.held ?? this.protocol.graceEnded?.(call);
+      const answer = this.held.get(call) ?? this.protocol.graceEnded?.(call);
       if (answer !== undefined) this.answer(call, answer);
     }, errors);
-    call.done();
+    this.done(call);
     reportErrors(errors, "ending a grace");
   }
 
   /** Answers `call` once its children have settled; until then the answer is held. */
-  answerAfterChildren(call: ServerCall<P, A>, answer: A): void {
+  answerAfterChildren(call: Job<P>, answer: A): void {
     if (call.isSettled) return;
-    if (call.childCount > 0) call.held = answer;
+    if (call.childCount > 0) this.held.set(call, answer);
     else this.answer(call, answer);
   }
 
   /** The single place a call gets its one answer, which settles it; false when it already had one. */
-  answer(call: ServerCall<P, A>, answer: A): boolean {
+  answer(call: Job<P>, answer: A): boolean {
     // A call not settled is in its table under its entry: `start` put it there, only settling takes it out.
     if (call.isSettled) return false;
     const key = this.protocol.keyOf(call.payload);
@@ -201,33 +214,43 @@ export class ServerCalls<K, P, A = never> {
     }
     this.table.delete(key === undefined ? call : key);
     if (!call.isRunning) this.grace?.stop(call); // only a cancelled call has a grace
+    if (this.held.size > 0) this.held.delete(call);
     // One list for every answer, not a new one each: garbage on every message otherwise.
     const outermost = !answering;
     answering = true;
     try {
       settleJob(call, failure);
-      if (forPeer && key !== undefined) this.memoryOf(call.owner, true)?.finished.remember(key, call);
+      if (forPeer && key !== undefined) this.memoryOf(this.ownerOf(call), true)?.finished.remember(key, call);
       this.protocol.send?.(call, answer, forPeer);
     } finally {
       if (outermost) {
         answering = false;
-        if (released.length > 0) for (const parent of released.splice(0)) parent.calls.answer(parent, parent.held);
+        if (released.length > 0) for (const parent of released.splice(0)) (parent["owner"] as AnyServerCalls).lastChildSettled(parent);
       }
     }
     return true;
   }
 
-  /** @internal The work is over: settles `call` once, cancelling the work left pending under it. */
-  done(call: ServerCall<P, A>): void {
+  /** The work is over (answered, failed or stopped): settles `call` once, cancelling the work left pending under it. */
+  done(call: Job<P>): void {
     if (call.isSettled) return;
     const key = this.protocol.keyOf(call.payload);
     this.grace?.stop(call);
     this.table.delete(key === undefined ? call : key);
-    if (key !== undefined) this.memoryOf(call.owner, true)?.finished.remember(key);
+    if (this.held.size > 0) this.held.delete(call);
+    if (key !== undefined) this.memoryOf(this.ownerOf(call), true)?.finished.remember(key);
     const errors: unknown[] = [];
     settleCallJob(call, undefined, errors);
     if (this.protocol.settled !== undefined) guarded(() => this.protocol.settled?.(call), errors);
     reportErrors(errors, "settling a served call");
+  }
+
+  /** @internal The last child of `call` settled: a held answer goes now (after the answer being given, if one is). */
+  lastChildSettled(call: Job<P>): void {
+    const answer = this.held.get(call);
+    if (answer === undefined) return;
+    if (answering) released.push(call);
+    else this.answer(call, answer);
   }
 
   /** `owner`'s memory, now the most recently used; made when `create` (the oldest dropped past the cap). */
@@ -242,46 +265,5 @@ export class ServerCalls<K, P, A = never> {
     this.memories.set(owner, memory);
     if (this.memories.size > rememberOwners) this.memories.delete(this.memories.keys().next().value as string);
     return memory;
-  }
-}
-
-/** One call this process serves, a job (a `parent` for work that should stop with it), ended by `done` or its answer. */
-export class ServerCall<P, A = never> extends Job<P> {
-  /** The answer, known but waiting for the call's children to settle first. */
-  held: A | undefined = undefined;
-
-  constructor(
-    payload: P,
-    parent: AnyJob | undefined,
-    /** @internal */
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    readonly calls: ServerCalls<any, P, A>,
-  ) {
-    super(payload, parent);
-  }
-
-  /** The call's job: the call itself. */
-  get job(): Job<P> {
-    return this;
-  }
-
-  /** Whose call it is: only a cancel from this owner reaches it. */
-  get owner(): string {
-    return this.calls.protocol.ownerOf?.(this.payload) ?? "";
-  }
-
-  /** The work is over (answered, failed or stopped): settles once, cancelling the work left pending under it. */
-  done(): void {
-    this.calls.done(this);
-  }
-
-  protected override cancelReached(origin: JobCancelOrigin): void {
-    this.calls.reached(this, origin);
-  }
-
-  protected override lastChildSettled(): void {
-    if (this.held === undefined) return;
-    if (answering) released.push(this);
-    else this.calls.answer(this, this.held);
   }
 }

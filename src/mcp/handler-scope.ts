@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { bindHandlerJob, type CancelReason, type JobInfo } from "../core/index.js";
-import { type ServerCall, ServerCalls } from "../core/server-calls.js";
+import { bindHandlerJob, type CancelReason, type Job, type JobInfo } from "../core/index.js";
+import { ServerCalls } from "../core/server-calls.js";
 import { type ClosingTransport, isSingleExchange, watchConnection, type WatchedProtocol } from "./connection-watch.js";
 import type { McpEventOptions } from "./events.js";
 
@@ -73,8 +73,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpEventOptions 
       const { signal, requestId } = handlerLinks(extra);
       const method = named ?? request.method;
       const describe = () => handlingInfo(method, paramsOf(request, named), requestId);
-      const call = calls.start({ method }, undefined, describe) as ServerCall<McpHandling>;
-      const { job } = call;
+      const job = calls.start({ method }, undefined, describe) as Job<McpHandling>;
       bindHandlerJob(signal, job);
       const onAbort = () => {
         const reason = reasonOf(signal);
@@ -87,7 +86,7 @@ export function scopeMcpHandlers(host: McpHandlerHost, options: McpEventOptions 
         return await handler(request, extra);
       } finally {
         signal.removeEventListener("abort", onAbort);
-        call.done();
+        calls.done(job);
       }
     };
     setRequestHandler(...args.slice(0, -1), scoped);

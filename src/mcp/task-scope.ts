@@ -55,7 +55,7 @@ export function scopeMcpTasks(inner: TaskStore, options: McpEventOptions = {}): 
     listTasks: (cursor, sessionId) => inner.listTasks(cursor, sessionId),
     async storeTaskResult(taskId, status, result, sessionId) {
       // A result after the cancel is dropped: a cancelled task stays cancelled (the spec's MUST).
-      if (running.get(taskId)?.job.reason !== undefined) return dropped(taskId);
+      if (running.get(taskId)?.reason !== undefined) return dropped(taskId);
       await inner.storeTaskResult(taskId, status, result, sessionId);
     },
     async updateTaskStatus(taskId, status, statusMessage, sessionId) {
@@ -81,9 +81,8 @@ export function scopeMcpTasks(inner: TaskStore, options: McpEventOptions = {}): 
         protocol: "mcp", method: "tools/call", kind: "server", carrier: extra._meta,
         attributes: { "mcp.task.id": taskId },
       });
-      const task = running.start({ taskId, sessionId: extra.sessionId }, undefined, describe);
-      if (task === undefined) throw new Error(`acp-cancel/mcp: task ${taskId} already runs`);
-      const { job } = task;
+      const job = running.start({ taskId, sessionId: extra.sessionId }, undefined, describe);
+      if (job === undefined) throw new Error(`acp-cancel/mcp: task ${taskId} already runs`);
       bindHandlerJob(job.signal, job);
       void Promise.resolve()
         .then(() => work(job.signal, job))
@@ -94,12 +93,12 @@ export function scopeMcpTasks(inner: TaskStore, options: McpEventOptions = {}): 
             return record(taskId, extra, job, "failed", { content: [{ type: "text", text }], isError: true });
           },
         )
-        .finally(() => task.done());
+        .finally(() => running.done(job));
     },
     closeWith(host) {
       const target = ("server" in host ? host.server : host) as unknown as WatchedProtocol;
       watchConnection(target, () => {
-        for (const { job } of [...running.values()]) {
+        for (const job of [...running.values()]) {
           const { taskId, sessionId } = job.payload;
           if (job.reason !== undefined) continue;
           stop(taskId, "shutdown");

@@ -1,6 +1,6 @@
 import type { CallLinks } from "../core/call.js";
-import type { CancelReason } from "../core/index.js";
-import { type KeyCancelEffect, type ServerCall, ServerCalls } from "../core/server-calls.js";
+import type { CancelReason, Job } from "../core/index.js";
+import { type KeyCancelEffect, ServerCalls } from "../core/server-calls.js";
 import { assertRapId, callKey } from "./messages.js";
 import { rapCallInfo } from "./tracing.js";
 
@@ -17,7 +17,26 @@ export type Principal = string;
 export const ANONYMOUS: Principal = "";
 
 /** A call the server is working on: `owner`, `signal`, `job` (a `parent` for its work), `done()` (idempotent). */
-export type TrackedCall = Pick<ServerCall<ServerCallPayload>, "owner" | "signal" | "job" | "done">;
+export interface TrackedCall {
+  readonly owner: Principal;
+  readonly signal: AbortSignal;
+  readonly job: Job<ServerCallPayload>;
+  done(): void;
+}
+
+/** A call's handle: made once per call (`track` of the same ids returns it), its signal made on first use. */
+class Tracked implements TrackedCall {
+  constructor(readonly job: Job<ServerCallPayload>, private readonly calls: ServerCalls<string, ServerCallPayload>) {}
+  get owner(): Principal {
+    return this.job.payload.owner;
+  }
+  get signal(): AbortSignal {
+    return this.job.signal;
+  }
+  done(): void {
+    this.calls.done(this.job);
+  }
+}
 
 /** What a notice did, for the server's logs: each is answered 200 (RAP: no call state in the response). */
 export type NoticeEffect = Exclude<KeyCancelEffect, "unknown">;
@@ -63,6 +82,7 @@ export interface TrackOptions extends Pick<CallLinks, "parent"> {
  */
 export class CallRegistry {
   private readonly calls: ServerCalls<string, ServerCallPayload>;
+  private readonly handles = new WeakMap<Job<ServerCallPayload>, TrackedCall>();
 
   constructor(options: CallRegistryOptions = {}) {
     this.calls = new ServerCalls(CALLS, {
@@ -93,8 +113,10 @@ export class CallRegistry {
     const owner = options.owner ?? ANONYMOUS;
     const describe = () => rapCallInfo(threadId, toolCallId, "server", options.traceHeaders);
     const payload: ServerCallPayload = { protocol: "rap-server", threadId, toolCallId, owner };
-    const call = this.calls.get(key) ?? (this.calls.start(payload, options.parent, describe) as TrackedCall);
-    if (call.owner !== owner) throw new CallOwnedError(threadId, toolCallId);
+    const job = this.calls.get(key) ?? (this.calls.start(payload, options.parent, describe) as Job<ServerCallPayload>);
+    if (job.payload.owner !== owner) throw new CallOwnedError(threadId, toolCallId);
+    let call = this.handles.get(job);
+    if (call === undefined) this.handles.set(job, (call = new Tracked(job, this.calls)));
     return call;
   }
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import sinon from "sinon";
-import { type ServerCall, type ServerCallProtocol, ServerCalls } from "../../src/core/server-calls.js";
+import { type ServerCallProtocol, ServerCalls } from "../../src/core/server-calls.js";
 import { Job } from "../../src/core/index.js";
 import { settle } from "../support/jobs.js";
 
@@ -28,17 +28,17 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   it("settling a call cancels the children it left pending (reason internal), not the settled ones", () => {
     const calls = new ServerCalls(served());
     const parent = new Job("request");
-    const call = calls.start({ key: "a" }, parent) as ServerCall<Served>;
-    assert.equal(call.job.parent, parent);
-    const finished = new Job("finished", call.job);
-    const pending = new Job("pending", call.job);
+    const call = calls.start({ key: "a" }, parent) as Job<Served>;
+    assert.equal(call.parent, parent);
+    const finished = new Job("finished", call);
+    const pending = new Job("pending", call);
     const grandchild = new Job("grandchild", pending);
     settle(finished);
-    call.done();
+    calls.done(call);
     assert.equal(finished.reason, undefined);
     assert.equal(pending.reason, "internal");
     assert.equal(grandchild.cause, "internal");
-    assert.equal(call.job.isSettled, true);
+    assert.equal(call.isSettled, true);
     assert.equal(parent.childCount, 0, "the parent's wait for its child ended");
     assert.equal(calls.size, 0);
   });
@@ -52,15 +52,15 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
       settled: (call) => settled.push(call.payload.key ?? ""),
     });
     const calls = new ServerCalls(protocol, { grace: 100 });
-    const call = calls.start({ key: "a" }) as ServerCall<Served, string>;
+    const call = calls.start({ key: "a" }) as Job<Served>;
     assert.equal(calls.cancel("a", "external"), "cancelled");
     assert.equal(calls.cancel("a", "external"), "duplicate");
     clock.tick(100);
     assert.deepEqual(sent, ["grace"]);
     // The work's own answer and done arrive after the grace answered for it: dropped, no second settle.
     assert.equal(calls.answer(call, "work"), false);
-    call.done();
-    call.done();
+    calls.done(call);
+    calls.done(call);
     assert.deepEqual(settled, ["a"]);
     assert.equal(calls.size, 0);
     assert.equal(calls.cancel("a", "external"), "unknown", "no memory configured");
@@ -69,11 +69,11 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
   it("work that answers within the grace stops it: no grace answer, no timer left", () => {
     let graceAnswers = 0;
     const calls = new ServerCalls(served({ graceEnded: () => String(graceAnswers++) }), { grace: 100 });
-    const call = calls.start({ key: "a" }) as ServerCall<Served, string>;
-    call.job.cancel("external");
+    const call = calls.start({ key: "a" }) as Job<Served>;
+    call.cancel("external");
     assert.equal(calls.answer(call, "work"), true);
     assert.equal(calls.answer(call, "again"), false, "answered once");
-    call.done();
+    calls.done(call);
     assert.equal(clock.countTimers(), 0);
     clock.tick(200);
     assert.equal(graceAnswers, 0);
@@ -81,27 +81,27 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
 
   it("a key in flight is refused; only its owner's cancel reaches it; an early cancel makes the call start cancelled", () => {
     const calls = new ServerCalls(served(), { rememberMax: 10, rememberOwners: 4, earlyCancels: true });
-    const alice = calls.start({ key: "k", owner: "alice" }) as ServerCall<Served>;
+    const alice = calls.start({ key: "k", owner: "alice" }) as Job<Served>;
     assert.equal(calls.start({ key: "k", owner: "alice" }), undefined);
     assert.equal(calls.cancel("k", "external", "bob"), "not-owner");
-    assert.equal(alice.job.reason, undefined);
-    alice.done();
+    assert.equal(alice.reason, undefined);
+    calls.done(alice);
     assert.equal(calls.cancel("k", "external", "alice"), "already-finished");
     assert.equal(calls.cancel("k", "external", "bob"), "remembered", "bob's memory is his own");
-    assert.equal(calls.start({ key: "k", owner: "alice" })?.job.reason, undefined);
-    assert.equal(calls.start({ key: "j", owner: "bob" })?.job.reason, undefined);
-    calls.get("k")?.done();
-    assert.equal(calls.start({ key: "k", owner: "bob" })?.job.reason, "external");
+    assert.equal(calls.start({ key: "k", owner: "alice" })?.reason, undefined);
+    assert.equal(calls.start({ key: "j", owner: "bob" })?.reason, undefined);
+    calls.done(calls.get("k") as Job<Served>);
+    assert.equal(calls.start({ key: "k", owner: "bob" })?.reason, "external");
   });
 
   it("the memory is bounded: per owner by count and window, and by the number of owners", () => {
     const calls = new ServerCalls(served(), { rememberMax: 3, rememberMs: 1_000, rememberOwners: 2 });
-    for (let i = 0; i < 5; i++) calls.start({ key: `done-${i}` })?.done();
+    for (let i = 0; i < 5; i++) calls.done(calls.start({ key: `done-${i}` }) as Job<Served>);
     assert.equal(calls.remembered, 3, "the two oldest were forgotten");
     assert.equal(calls.cancel("done-0", "external"), "unknown");
     assert.equal(calls.cancel("done-4", "external"), "already-finished");
-    calls.start({ key: "a", owner: "a" })?.done();
-    calls.start({ key: "b", owner: "b" })?.done();
+    calls.done(calls.start({ key: "a", owner: "a" }) as Job<Served>);
+    calls.done(calls.start({ key: "b", owner: "b" }) as Job<Served>);
     assert.equal(calls.remembered, 2, "a third owner pushed out the least recently used one");
     assert.equal(calls.cancel("done-4", "external"), "unknown");
     clock.tick(1_001);
@@ -111,25 +111,25 @@ describe("ServerCalls: the serving side of the one lifecycle", () => {
 
   it("unkeyed calls are each their own entry; cancelAll cancels those in flight, each once", () => {
     const calls = new ServerCalls(served());
-    const one = calls.start({}) as ServerCall<Served>;
-    const two = calls.start({}) as ServerCall<Served>;
+    const one = calls.start({}) as Job<Served>;
+    const two = calls.start({}) as Job<Served>;
     assert.equal(calls.size, 2);
-    one.job.cancel("external");
+    one.cancel("external");
     assert.equal(calls.cancelAll("shutdown"), 1);
-    assert.equal(one.job.reason, "external");
-    assert.equal(two.job.reason, "shutdown");
-    one.done();
-    two.done();
+    assert.equal(one.reason, "external");
+    assert.equal(two.reason, "shutdown");
+    calls.done(one);
+    calls.done(two);
     assert.equal(calls.size, 0);
   });
 
   it("null is a key like any other (JSON-RPC allows id null): found, refused twice, cancelled and settled by it", () => {
     const calls = new ServerCalls<string | null, { key: string | null }>({ keyOf: (call) => call.key, ownerOf: () => "" });
-    const call = calls.start({ key: null }) as ServerCall<{ key: string | null }>;
+    const call = calls.start({ key: null }) as Job<{ key: string | null }>;
     assert.equal(calls.get(null), call);
     assert.equal(calls.start({ key: null }), undefined, "a second null id in flight is refused");
     assert.equal(calls.cancel(null, "external"), "cancelled");
-    call.done();
+    calls.done(call);
     assert.equal(calls.get(null), undefined);
     assert.equal(calls.size, 0);
   });

@@ -1,4 +1,5 @@
 import { type AnyJob, type CancelEffect, type CancelReason, Job, JobTable, settleJob } from "../../src/core/index.js";
+import type { JobOwner } from "../../src/core/job.js";
 import type { JobFailure } from "../../src/core/observer.js";
 
 // What tests need of jobs beyond what src offers its users: settling a job by hand, watching a
@@ -26,11 +27,17 @@ export function cancelVisiting<P>(root: Job<P>, reason: CancelReason, visit: (jo
   return root.cancel(reason);
 }
 
-/** A job that reports when its last child settles (what `ServerCall` uses to answer after its children). */
+/** Tells a {@link WaitingJob} its last child settled (what a `ServerCalls` table hears to answer after the children). */
+const WAITING: JobOwner = {
+  cancelReached: () => {},
+  lastChildSettled: (job, last) => (job as WaitingJob).onLast?.(last),
+};
+
+/** A job that reports when its last child settles. */
 export class WaitingJob<P = unknown> extends Job<P> {
   onLast: ((last: AnyJob) => void) | undefined = undefined;
-  protected override lastChildSettled(last: AnyJob): void {
-    this.onLast?.(last);
+  constructor(payload: P, parent?: AnyJob) {
+    super(payload, parent, WAITING);
   }
 }
 
