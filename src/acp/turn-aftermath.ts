@@ -25,9 +25,9 @@ export type AftermathStats = ReturnType<typeof noTurnsFollowed>;
 class Aftermath {
   /** Every prompt of the session answered for the agent and not yet answered by it (v1). */
   readonly open = new Set<JsonRpcId>();
-  suppressed = 0;
+  suppressedUpdates = 0;
   readonly held: { job: RequestJob; request: JsonRpcRequest }[] = [];
-  escalations = 0;
+  escalation = 0;
   /** The window passed with the verdict `fail`: new prompts are refused at once. */
   failed = false;
 
@@ -112,9 +112,9 @@ export class TurnAftermath implements TurnPlugin {
       this.ended(aftermath.sessionId, "the idle state_update");
       return true;
     }
-    aftermath.suppressed++;
+    aftermath.suppressedUpdates++;
     this.stats.lateUpdatesSuppressed++;
-    this.host.emit({ type: "late-update-suppressed", sessionId: aftermath.sessionId, count: aftermath.suppressed });
+    this.host.emit({ type: "late-update-suppressed", sessionId: aftermath.sessionId, count: aftermath.suppressedUpdates });
     return true;
   }
 
@@ -141,9 +141,9 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   release(job: RequestJob): boolean {
-    const held = this.of(job.payload.sessionId)?.held;
-    const index = held?.findIndex((entry) => entry.job === job) ?? -1;
-    if (index !== -1) held?.splice(index, 1);
+    const held = this.of(job.payload.sessionId)?.held ?? [];
+    const index = held.findIndex((entry) => entry.job === job);
+    if (index !== -1) held.splice(index, 1);
     return index !== -1;
   }
 
@@ -192,7 +192,7 @@ export class TurnAftermath implements TurnPlugin {
       id: aftermath.promptId,
       how,
       afterMs: Math.round(this.host.now() - aftermath.answeredAt),
-      suppressedUpdates: aftermath.suppressed,
+      suppressedUpdates: aftermath.suppressedUpdates,
     });
     for (const { job, request } of aftermath.held) {
       if (job.isRunning) this.host.forward(job, request);
@@ -201,7 +201,7 @@ export class TurnAftermath implements TurnPlugin {
 
   private windowPassed(aftermath: Aftermath): void {
     if (this.sessions.get(aftermath.sessionId) !== aftermath) return;
-    aftermath.escalations++;
+    aftermath.escalation++;
     this.stats.stuckEscalations++;
     const stuck = this.stuckOf(aftermath);
     const verdict = this.options.onStuck?.(stuck) ?? "fail";
@@ -219,35 +219,20 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   private stuckOf(aftermath: Aftermath): StuckTurn {
+    const { sessionId, promptId, escalation, suppressedUpdates } = aftermath;
     const now = this.host.now();
-    return {
-      sessionId: aftermath.sessionId,
-      promptId: aftermath.promptId,
-      stuckForMs: Math.round(now - aftermath.answeredAt),
-      turnAgeMs: Math.round(now - aftermath.turnStartedAt),
-      escalation: aftermath.escalations,
-      suppressedUpdates: aftermath.suppressed,
-      heldPrompts: aftermath.held.length,
-    };
+    const stuckForMs = Math.round(now - aftermath.answeredAt);
+    const turnAgeMs = Math.round(now - aftermath.turnStartedAt);
+    return { sessionId, promptId, stuckForMs, turnAgeMs, escalation, suppressedUpdates, heldPrompts: aftermath.held.length };
   }
 
   /** The error a prompt gets when the turn before it is stuck: names the turn and how long. */
   private stuckAnswer(aftermath: Aftermath, id: JsonRpcId): JsonRpcResponse {
-    const { stuckForMs, turnAgeMs } = this.stuckOf(aftermath);
-    return errorResponse(
-      id,
-      TURN_STUCK_ERROR_CODE,
-      `Session ${aftermath.sessionId} is stuck: the agent has not ended its cancelled turn ` +
-      `(prompt ${JSON.stringify(aftermath.promptId)}) ${stuckForMs} ms after it was answered cancelled ` +
-      `(the turn began ${turnAgeMs} ms ago); this prompt was not sent to the agent`,
-      {
-        reason: "turn-stuck",
-        sessionId: aftermath.sessionId,
-        stuckPromptId: aftermath.promptId,
-        stuckForMs,
-        turnAgeMs,
-        suppressedUpdates: aftermath.suppressed,
-      },
-    );
+    const { sessionId, promptId, stuckForMs, turnAgeMs, suppressedUpdates } = this.stuckOf(aftermath);
+    const message =
+      `Session ${sessionId} is stuck: the agent has not ended its cancelled turn (prompt ${JSON.stringify(promptId)}) ` +
+      `${stuckForMs} ms after it was answered cancelled (the turn began ${turnAgeMs} ms ago); this prompt was not sent to the agent`;
+    const data = { reason: "turn-stuck", sessionId, stuckPromptId: promptId, stuckForMs, turnAgeMs, suppressedUpdates };
+    return errorResponse(id, TURN_STUCK_ERROR_CODE, message, data);
   }
 }
