@@ -75,11 +75,7 @@ export class SessionTurns {
     for (const job of stray) if (job.isRunning) host.cancel(job, "session");
   }
 
-  /**
-   * v2: the agent answered `prompt` with an error, so its message was never inserted. Work it
-   * opened, with no `state_update` from the agent since, never ran: it ends quietly (nothing to
-   * emulate, nothing to follow, the next prompt goes straight on).
-   */
+  /** v2: an error answer to `prompt` means its message was never inserted: work it opened and that never ran ends quietly. */
   promptRefused(sessionId: string, prompt: RequestJob): void {
     const open = this.turns.get(sessionId);
     if (isWorkJob(open) && open.payload.promptId === prompt.payload.id && open.payload.snapshot === undefined) {

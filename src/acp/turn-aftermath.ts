@@ -41,10 +41,8 @@ class Aftermath {
 }
 
 /**
- * The plug-in `turnEnd` turns on: a turn the engine answered for the agent is followed to its real
- * end (v1: the agent's late prompt answer; v2: its idle `state_update`). Meanwhile its updates are
- * dropped, its requests refused, and new prompts wait, bounded by a window and an escalation hook
- * (docs/decisions.md, "The real end of a turn").
+ * The plug-in `turnEnd` turns on: an answered turn is followed to its real end (v1: the agent's late answer; v2: its idle
+ * `state_update`), its updates dropped, requests refused, new prompts held (docs/decisions.md, "The real end of a turn").
  */
 export class TurnAftermath implements TurnPlugin {
   private readonly sessions = new Map<string, Aftermath>();

@@ -147,8 +147,8 @@ export function createAcpMessageConnection(
     return call.promise;
   };
 
-  const scoped = (handler: (...args: unknown[]) => unknown, methodOfArgs: (args: unknown[]) => string) => {
-    return (...args: unknown[]): Promise<unknown> => {
+  const scoped = (handler: (...args: unknown[]) => unknown, methodOfArgs: (args: unknown[]) => string) =>
+    (...args: unknown[]): Promise<unknown> => {
       const theirs = args.at(-1) as CancellationToken;
       const ours = new CancellationTokenSource();
       const method = methodOfArgs(args);
@@ -158,7 +158,6 @@ export function createAcpMessageConnection(
       void settleFrom(call, handlerScope.run(call.job, async () => handler(...args)));
       return call.promise;
     };
-  };
 
   const onRequest = (type: unknown, handler?: unknown): unknown => {
     const register = connection.onRequest as (...a: unknown[]) => unknown;

@@ -50,9 +50,8 @@ export function readProcesses(): ProcessEntry[] {
 }
 
 /**
- * The descendants of `root` by parent pid (so one that called setsid is found; an orphan is
- * lost), never `root` itself. It walks `processes` when given, else the children files below
- * `root` (docs/decisions.md, "Bridge: which processes are a cancelled turn's").
+ * The descendants of `root` by parent pid (one that called setsid is found, an orphan lost), never `root`: from `processes`
+ * when given, else /proc's children files (docs/decisions.md, "Bridge: which processes are a cancelled turn's").
  */
 export function descendantsOf(root: number, processes?: readonly ProcessEntry[]): ProcessEntry[] {
   if (processes === undefined) {

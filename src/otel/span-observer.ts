@@ -52,10 +52,8 @@ const SPAN_EVENTS = {
 } as const;
 
 /**
- * Turns the job tree into spans: one per job a binding starts, its parent the nearest
- * ancestor job's span, else the sender's context (from the carrier), else the active one.
- * A cancel is an event with its cause and origin; so are the grace, the synthetic answer and
- * a late reply dropped; the settled state is the status.
+ * Turns the job tree into spans, each under the nearest ancestor's span, else the carrier's context, else the active one.
+ * A cancel, the grace, the synthetic answer and a late reply are events; the settled state is the status.
  */
 export class SpanObserver implements JobObserver {
   private readonly spans = new WeakMap<AnyJob, Span>();
