@@ -20,7 +20,6 @@ export interface PeerEnd<C> {
   send(message: unknown): void;
   /** A chunk read from the peer: its messages go to the `fromPeer` given to `connect`. */
   received(chunk: C): void;
-  /** The peer's stream ended. */
   ended?(): void;
   /** After each write of the app: what its next write waits for, if anything. */
   afterWrite?(): Promise<void> | undefined;

@@ -12,7 +12,7 @@ import {
 import { PERMISSION_CANCELLED } from "../wire/acp-shapes.js";
 import { Method } from "./methods.js";
 import type { RequestJob } from "./engine-jobs.js";
-import type { VersionRules } from "./versions/rules.js";
+import type { VersionRules } from "./versions/index.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
 /** One frozen `data` per reason, shared by a cascade's answers. */

@@ -29,7 +29,6 @@ export class SessionTurns {
   /** The turn an agent request of `sessionId` belongs to; background work (v2) belongs to none. */
   parentOf(method: string, params: unknown, sessionId: string): AnyJob | undefined {
     const turn = this.turns.get(sessionId);
-    // Background work listed by the work's latest state_update is not part of it (v2).
     return isWorkJob(turn) && this.host.rules().forBackground(method, params, turn.payload) ? undefined : turn;
   }
 

@@ -46,11 +46,9 @@ class Aftermath {
  */
 export class TurnAftermath implements TurnPlugin {
   private readonly sessions = new Map<string, Aftermath>();
-  /** When each prompt went to the agent. */
-  private readonly started = new WeakMap<RequestJob, number>();
+  private readonly sentAt = new WeakMap<RequestJob, number>();
   /** Cancelled foreground work (v2), in its grace. */
   private readonly workGrace: GraceTimers<WorkJob>;
-  /** Each followed turn's window. */
   private readonly windows: GraceTimers<Aftermath>;
   readonly stats = noTurnsFollowed();
 
@@ -64,7 +62,7 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   promptSent(job: RequestJob): void {
-    this.started.set(job, this.host.now());
+    this.sentAt.set(job, this.host.now());
   }
 
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
@@ -73,7 +71,7 @@ export class TurnAftermath implements TurnPlugin {
     if (!forPeer || method !== Method.prompt || issuer !== "client") return;
     if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
-    const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
+    const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.sentAt.get(job) ?? job.payload.cancelledAt);
     // A second prompt into the same turn: it ends when the agent has answered both.
     aftermath.open.add(id);
   }

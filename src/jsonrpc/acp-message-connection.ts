@@ -121,7 +121,6 @@ export function createAcpMessageConnection(
     const listener = token?.onCancellationRequested(() => call.cancel("external"));
     return call;
   };
-  // A cancelled call's error is answered as a cancellation.
   const settleFrom = (call: WorkCall, pending: Promise<unknown>) =>
     pending.then(
       (value) => call.resolve(value),
