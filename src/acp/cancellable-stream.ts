@@ -20,7 +20,6 @@ export interface PeerEnd<C> {
   send(message: unknown): void;
   /** A chunk read from the peer: its messages go to the `fromPeer` given to `connect`. */
   received(chunk: C): void;
-  /** The peer's stream ended. */
   ended?(): void;
   /** After each write of the app: what its next write waits for, if anything. */
   afterWrite?(): Promise<void> | undefined;
@@ -33,10 +32,7 @@ const attachKey = Symbol("acp-cancel attach");
 
 type Attachable<M = unknown> = MessageStream<M> & { [attachKey]?: (options: CancellationOptions) => Cancellation };
 
-/**
- * The stream an app in this process connects to, in front of the peer's end that `connect` makes:
- * plain until an engine is attached, then every message passes through the engine (one pass).
- */
+/** The stream an app in this process connects to, before the peer's end `connect` makes: plain until an engine attaches. */
 export function embeddedStream<M, C = unknown>(
   connect: (fromPeer: (message: unknown) => void, writeFailed: (error: unknown) => void) => PeerEnd<C>,
 ): Required<Attachable<M>> {
@@ -44,9 +40,7 @@ export function embeddedStream<M, C = unknown>(
   let toApp!: ReadableStreamDefaultController<M>;
   let appReading = true;
   const sideGone = (local: boolean, detail: string) => {
-    if (cancellation === undefined) return;
-    const { engine, role } = cancellation;
-    engine.close(local ? role : otherSide(role), detail);
+    if (cancellation !== undefined) cancellation.engine.close(local ? cancellation.role : otherSide(cancellation.role), detail);
   };
   const toLocal = (message: unknown) => {
     if (appReading) toApp.enqueue(message as M);

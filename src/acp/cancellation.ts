@@ -78,10 +78,7 @@ function markNestedRequests(engine: CancelEngine, peer: PeerContext, job: Reques
   };
 }
 
-/**
- * Runs a handler as part of its request's job: its requests nest under it, `jobOf(ctx)` finds
- * it, and its own abort answers -32800 (a promise it returns passes through one `then`).
- */
+/** Runs a handler in its request's job: its requests nest under it, `jobOf(ctx)` finds it, its own abort answers -32800. */
 export function runHandlerInScope(
   engine: CancelEngine,
   remote: Side,
@@ -103,16 +100,11 @@ export function runHandlerInScope(
   }
   if (!isThenable(result)) return Promise.resolve(result);
   return result.then(undefined, (error: unknown) => {
-    cancelOnOwnAbort(engine, remote, job, error);
+    // The handler's own abort (its AbortController, AbortSignal.timeout) cancels its job.
+    const { name, code } = (typeof error === "object" && error !== null ? error : {}) as { name?: unknown; code?: unknown };
+    if (job.isRunning && (name === "AbortError" || name === "TimeoutError" || code === "ABORT_ERR")) {
+      engine.cancel(remote, job.payload.id, name === "TimeoutError" ? "deadline" : "internal");
+    }
     throw error;
   });
-}
-
-/** A handler's own abort (its AbortController, AbortSignal.timeout) cancels its job. */
-function cancelOnOwnAbort(engine: CancelEngine, remote: Side, job: RequestJob, error: unknown): void {
-  if (typeof error !== "object" || error === null || !job.isRunning) return;
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  if (name === "AbortError" || name === "TimeoutError" || code === "ABORT_ERR") {
-    engine.cancel(remote, job.payload.id, name === "TimeoutError" ? "deadline" : "internal");
-  }
 }

@@ -12,7 +12,7 @@ import {
 import { PERMISSION_CANCELLED } from "../wire/acp-shapes.js";
 import { Method } from "./methods.js";
 import type { RequestJob } from "./engine-jobs.js";
-import type { VersionRules } from "./versions/rules.js";
+import type { VersionRules } from "./versions/index.js";
 
 const PROMPT_CANCELLED = Object.freeze({ stopReason: "cancelled" });
 /** One frozen `data` per reason, shared by a cascade's answers. */
@@ -33,10 +33,8 @@ export function abandonedAnswer(id: JsonRpcId, detail: string): JsonRpcResponse 
 }
 
 /**
- * A version's answers for a cancelled request: the method's cancelled result, else -32800, when
- * its handler gave none; the handler's own answer normalised (docs/decisions.md, "Normalising the
- * handler's answer"). A prompt has a cancelled result only where it is the turn (v1: stopReason
- * `cancelled`); where it is not (v2), its result stands and it gets -32800 like any request.
+ * A version's answers for a cancelled request (docs/decisions.md, "Normalising the handler's answer"): a prompt has a
+ * cancelled result only where it is the turn (v1); where it is not (v2), its result stands and it gets -32800.
  */
 export function cancelledAnswers(promptIsTurn: boolean): Pick<VersionRules, "cancelledAnswer" | "normaliseCancelled"> {
   const cancelledAnswer = (job: RequestJob, detail?: string): JsonRpcResponse => {

@@ -12,9 +12,9 @@ export interface PortOptions {
   cancelSupport?: CancelSupport;
 }
 
-/** How the engine follows a cancelled turn it answered for the agent to the agent's real end of it. */
+/** Following a turn the engine answered for the agent to its real end (docs/embedding.md). */
 export interface TurnEndOptions {
-  /** How long the agent has to end a turn the engine answered (prompts wait that long). {@link DEFAULT_TURN_END_WINDOW_MS}. */
+  /** How long the agent has to end it; prompts wait that long. Default {@link DEFAULT_TURN_END_WINDOW_MS}. */
   windowMs?: number;
   /** Called each time the window passes with the turn not ended. Default: `fail`. */
   onStuck?: (turn: StuckTurn) => StuckVerdict;
@@ -48,14 +48,14 @@ export const TURN_STUCK_ERROR_CODE = -32010;
 /** A stuck turn's window passed: `fail` the prompts held behind it, or `wait` one more window. */
 export type StuckVerdict = "fail" | "wait";
 
-/** A cancelled turn the agent has not ended within the window, as the escalation hook sees it. */
+/** A cancelled turn the agent has not ended within the window, as `onStuck` sees it (docs/embedding.md). */
 export interface StuckTurn {
   readonly sessionId: string;
-  /** The stuck prompt's id (in the client's id space). */
+  /** In the client's id space. */
   readonly promptId: JsonRpcId;
-  /** Milliseconds since the engine answered the prompt for the agent. */
+  /** Since the engine answered the prompt for the agent. */
   readonly stuckForMs: number;
-  /** Milliseconds since the prompt went to the agent: the turn's age. */
+  /** Since the prompt went to the agent. */
   readonly turnAgeMs: number;
   /** 1 the first time the window passes, 2 the second, … */
   readonly escalation: number;

@@ -6,10 +6,7 @@ import type { EngineEvent, PortOptions } from "./engine-options.js";
 import { Method, type Side } from "./methods.js";
 import { KNOWN_VERSIONS, PASS_THROUGH_RULES, V1_RULES, type VersionRules } from "./versions/index.js";
 
-/**
- * What `initialize` settles: the version in force (its rules) and each side's capability (ours is
- * added both ways), and so the words that tell a cancelled request's handler to stop.
- */
+/** What `initialize` settles: the version in force and each side's capability (ours added), so how to tell a handler to stop. */
 export class Negotiation {
   /** v1 until `initialize` says otherwise. */
   rules: VersionRules = V1_RULES;
@@ -54,8 +51,8 @@ export class Negotiation {
   }
 
   /**
-   * The words the `handler` side of a cancelled `job` understands, to tell it to stop; a
-   * `session/cancel` among them stands in for a `$/cancel_request` it may not know.
+   * The words the `handler` side of a cancelled `job` understands, to tell it to stop; a `session/cancel` among them stands
+   * in for a `$/cancel_request` (docs/decisions.md, "Capability": a second cancel of the same turn hurts some agents).
    */
   stopMessages(job: RequestJob, handler: Side, reason: CancelReason): JsonRpcNotification[] {
     const { ports } = this;
@@ -63,22 +60,16 @@ export class Negotiation {
     // An unknown side is sent one too: stable ACP v1, ignored where unsupported.
     const speaksCancel = ports[handler].cancelSupport !== "no";
     const cancelRequest = () => notification(Method.cancelRequest, { requestId: id });
-    // Most of a cascade: one `$/cancel_request`, and nothing a turn would need.
     if (method !== Method.prompt) return speaksCancel ? [cancelRequest()] : [];
     const agentInProcess = ports.agent.inProcess === true;
-    // The agent advertised that it ends turns on `session/cancel` (and is not in this process).
     const agentEndsTurns = !agentInProcess && this.capabilities.agent?.sessionCancel === true;
     // Any other remote v1 agent is stopped by `session/cancel` alone, which v1 requires it to honour.
-    // A second cancel of the same turn hurts: codex-acp 2.6 lets the next prompt join a turn it
-    // answered cancelled, and claude-agent-acp 0.101 drops a `$/cancel_request` sent with its prompt
-    // (docs/interop.md).
     const onlySessionCancel = !agentInProcess && !agentEndsTurns && this.rules.promptIsTurn;
     const sendsCancelRequest = speaksCancel && !onlySessionCancel && !(reason === "session" && agentEndsTurns);
     const messages = sendsCancelRequest ? [cancelRequest()] : [];
-    // An agent that ends turns on `$/cancel_request` and was sent one needs nothing more.
-    const agentHeard = agentEndsTurns && sendsCancelRequest;
-    // The prompt is the turn (v1), so `session/cancel` can stand for a cancelled prompt.
+    // `session/cancel` can stand for a cancelled prompt where the prompt is the turn (v1).
     const emulate = this.rules.promptIsTurn && reason !== "session";
+    const agentHeard = agentEndsTurns && sendsCancelRequest;
     if (!emulate || sessionId === undefined || agentInProcess || agentHeard) return messages;
     return [...messages, notification(Method.sessionCancel, { sessionId })];
   }

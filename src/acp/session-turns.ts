@@ -29,7 +29,6 @@ export class SessionTurns {
   /** The turn an agent request of `sessionId` belongs to; background work (v2) belongs to none. */
   parentOf(method: string, params: unknown, sessionId: string): AnyJob | undefined {
     const turn = this.turns.get(sessionId);
-    // Background work listed by the work's latest state_update is not part of it (v2).
     return isWorkJob(turn) && this.host.rules().forBackground(method, params, turn.payload) ? undefined : turn;
   }
 
@@ -75,11 +74,7 @@ export class SessionTurns {
     for (const job of stray) if (job.isRunning) host.cancel(job, "session");
   }
 
-  /**
-   * v2: the agent answered `prompt` with an error, so its message was never inserted. Work it
-   * opened, with no `state_update` from the agent since, never ran: it ends quietly (nothing to
-   * emulate, nothing to follow, the next prompt goes straight on).
-   */
+  /** v2: an error answer to `prompt` means its message was never inserted: work it opened and that never ran ends quietly. */
   promptRefused(sessionId: string, prompt: RequestJob): void {
     const open = this.turns.get(sessionId);
     if (isWorkJob(open) && open.payload.promptId === prompt.payload.id && open.payload.snapshot === undefined) {

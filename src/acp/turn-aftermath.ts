@@ -25,9 +25,9 @@ export type AftermathStats = ReturnType<typeof noTurnsFollowed>;
 class Aftermath {
   /** Every prompt of the session answered for the agent and not yet answered by it (v1). */
   readonly open = new Set<JsonRpcId>();
-  suppressed = 0;
+  suppressedUpdates = 0;
   readonly held: { job: RequestJob; request: JsonRpcRequest }[] = [];
-  escalations = 0;
+  escalation = 0;
   /** The window passed with the verdict `fail`: new prompts are refused at once. */
   failed = false;
 
@@ -41,18 +41,14 @@ class Aftermath {
 }
 
 /**
- * The plug-in `turnEnd` turns on: a turn the engine answered for the agent is followed to its real
- * end (v1: the agent's late prompt answer; v2: its idle `state_update`). Meanwhile its updates are
- * dropped, its requests refused, and new prompts wait, bounded by a window and an escalation hook
- * (docs/decisions.md, "The real end of a turn").
+ * The plug-in `turnEnd` turns on: an answered turn is followed to its real end (v1: the agent's late answer; v2: its idle
+ * `state_update`), its updates dropped, requests refused, new prompts held (docs/decisions.md, "The real end of a turn").
  */
 export class TurnAftermath implements TurnPlugin {
   private readonly sessions = new Map<string, Aftermath>();
-  /** When each prompt went to the agent. */
-  private readonly started = new WeakMap<RequestJob, number>();
+  private readonly sentAt = new WeakMap<RequestJob, number>();
   /** Cancelled foreground work (v2), in its grace. */
   private readonly workGrace: GraceTimers<WorkJob>;
-  /** Each followed turn's window. */
   private readonly windows: GraceTimers<Aftermath>;
   readonly stats = noTurnsFollowed();
 
@@ -66,7 +62,7 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   promptSent(job: RequestJob): void {
-    this.started.set(job, this.host.now());
+    this.sentAt.set(job, this.host.now());
   }
 
   /** v1: the engine answered the cancelled prompt `job` for the agent: track the agent's own turn. */
@@ -75,7 +71,7 @@ export class TurnAftermath implements TurnPlugin {
     if (!forPeer || method !== Method.prompt || issuer !== "client") return;
     if (sessionId === undefined || !this.host.rules().promptIsTurn) return;
     if (!this.host.isOpen("agent") || !this.host.isOpen("client")) return;
-    const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.started.get(job) ?? job.payload.cancelledAt);
+    const aftermath = this.sessions.get(sessionId) ?? this.open(sessionId, id, this.sentAt.get(job) ?? job.payload.cancelledAt);
     // A second prompt into the same turn: it ends when the agent has answered both.
     aftermath.open.add(id);
   }
@@ -112,9 +108,9 @@ export class TurnAftermath implements TurnPlugin {
       this.ended(aftermath.sessionId, "the idle state_update");
       return true;
     }
-    aftermath.suppressed++;
+    aftermath.suppressedUpdates++;
     this.stats.lateUpdatesSuppressed++;
-    this.host.emit({ type: "late-update-suppressed", sessionId: aftermath.sessionId, count: aftermath.suppressed });
+    this.host.emit({ type: "late-update-suppressed", sessionId: aftermath.sessionId, count: aftermath.suppressedUpdates });
     return true;
   }
 
@@ -141,9 +137,9 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   release(job: RequestJob): boolean {
-    const held = this.of(job.payload.sessionId)?.held;
-    const index = held?.findIndex((entry) => entry.job === job) ?? -1;
-    if (index !== -1) held?.splice(index, 1);
+    const held = this.of(job.payload.sessionId)?.held ?? [];
+    const index = held.findIndex((entry) => entry.job === job);
+    if (index !== -1) held.splice(index, 1);
     return index !== -1;
   }
 
@@ -192,7 +188,7 @@ export class TurnAftermath implements TurnPlugin {
       id: aftermath.promptId,
       how,
       afterMs: Math.round(this.host.now() - aftermath.answeredAt),
-      suppressedUpdates: aftermath.suppressed,
+      suppressedUpdates: aftermath.suppressedUpdates,
     });
     for (const { job, request } of aftermath.held) {
       if (job.isRunning) this.host.forward(job, request);
@@ -201,7 +197,7 @@ export class TurnAftermath implements TurnPlugin {
 
   private windowPassed(aftermath: Aftermath): void {
     if (this.sessions.get(aftermath.sessionId) !== aftermath) return;
-    aftermath.escalations++;
+    aftermath.escalation++;
     this.stats.stuckEscalations++;
     const stuck = this.stuckOf(aftermath);
     const verdict = this.options.onStuck?.(stuck) ?? "fail";
@@ -219,35 +215,20 @@ export class TurnAftermath implements TurnPlugin {
   }
 
   private stuckOf(aftermath: Aftermath): StuckTurn {
+    const { sessionId, promptId, escalation, suppressedUpdates } = aftermath;
     const now = this.host.now();
-    return {
-      sessionId: aftermath.sessionId,
-      promptId: aftermath.promptId,
-      stuckForMs: Math.round(now - aftermath.answeredAt),
-      turnAgeMs: Math.round(now - aftermath.turnStartedAt),
-      escalation: aftermath.escalations,
-      suppressedUpdates: aftermath.suppressed,
-      heldPrompts: aftermath.held.length,
-    };
+    const stuckForMs = Math.round(now - aftermath.answeredAt);
+    const turnAgeMs = Math.round(now - aftermath.turnStartedAt);
+    return { sessionId, promptId, stuckForMs, turnAgeMs, escalation, suppressedUpdates, heldPrompts: aftermath.held.length };
   }
 
   /** The error a prompt gets when the turn before it is stuck: names the turn and how long. */
   private stuckAnswer(aftermath: Aftermath, id: JsonRpcId): JsonRpcResponse {
-    const { stuckForMs, turnAgeMs } = this.stuckOf(aftermath);
-    return errorResponse(
-      id,
-      TURN_STUCK_ERROR_CODE,
-      `Session ${aftermath.sessionId} is stuck: the agent has not ended its cancelled turn ` +
-      `(prompt ${JSON.stringify(aftermath.promptId)}) ${stuckForMs} ms after it was answered cancelled ` +
-      `(the turn began ${turnAgeMs} ms ago); this prompt was not sent to the agent`,
-      {
-        reason: "turn-stuck",
-        sessionId: aftermath.sessionId,
-        stuckPromptId: aftermath.promptId,
-        stuckForMs,
-        turnAgeMs,
-        suppressedUpdates: aftermath.suppressed,
-      },
-    );
+    const { sessionId, promptId, stuckForMs, turnAgeMs, suppressedUpdates } = this.stuckOf(aftermath);
+    const message =
+      `Session ${sessionId} is stuck: the agent has not ended its cancelled turn (prompt ${JSON.stringify(promptId)}) ` +
+      `${stuckForMs} ms after it was answered cancelled (the turn began ${turnAgeMs} ms ago); this prompt was not sent to the agent`;
+    const data = { reason: "turn-stuck", sessionId, stuckPromptId: promptId, stuckForMs, turnAgeMs, suppressedUpdates };
+    return errorResponse(id, TURN_STUCK_ERROR_CODE, message, data);
   }
 }

@@ -22,10 +22,7 @@ export interface EngineHost {
   notify(side: Side, message: JsonRpcNotification): void;
 }
 
-/**
- * A feature that decides about a turn's messages, in the engine's list (docs/decisions.md, "Turn
- * plug-ins"). Every hook is optional; for a decision the first plug-in that takes it wins.
- */
+/** Decides about a turn's messages, in the engine's list; the first plug-in that takes a decision wins ("Turn plug-ins"). */
 export interface TurnPlugin {
   /** An agent request of `sessionId`, before it starts: why it is refused (answered cancelled), or undefined. */
   refuse?(request: JsonRpcRequest, sessionId: string): string | undefined;

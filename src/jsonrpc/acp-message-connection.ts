@@ -121,7 +121,6 @@ export function createAcpMessageConnection(
     const listener = token?.onCancellationRequested(() => call.cancel("external"));
     return call;
   };
-  // A cancelled call's error is answered as a cancellation.
   const settleFrom = (call: WorkCall, pending: Promise<unknown>) =>
     pending.then(
       (value) => call.resolve(value),
@@ -147,8 +146,8 @@ export function createAcpMessageConnection(
     return call.promise;
   };
 
-  const scoped = (handler: (...args: unknown[]) => unknown, methodOfArgs: (args: unknown[]) => string) => {
-    return (...args: unknown[]): Promise<unknown> => {
+  const scoped = (handler: (...args: unknown[]) => unknown, methodOfArgs: (args: unknown[]) => string) =>
+    (...args: unknown[]): Promise<unknown> => {
       const theirs = args.at(-1) as CancellationToken;
       const ours = new CancellationTokenSource();
       const method = methodOfArgs(args);
@@ -158,7 +157,6 @@ export function createAcpMessageConnection(
       void settleFrom(call, handlerScope.run(call.job, async () => handler(...args)));
       return call.promise;
     };
-  };
 
   const onRequest = (type: unknown, handler?: unknown): unknown => {
     const register = connection.onRequest as (...a: unknown[]) => unknown;

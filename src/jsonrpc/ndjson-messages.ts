@@ -1,6 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { AbstractMessageReader, AbstractMessageWriter, type DataCallback, type Disposable, type Message } from "vscode-jsonrpc/node";
-import { describeProblem, escapeControl, isJsonRpcId, NdjsonWriter, readNdjson } from "../wire/index.js";
+import { describeProblem, escapeControl, isJsonRpcId, NdjsonWriter, preview, readNdjson } from "../wire/index.js";
 
 /** ACP's cancel notification, `{requestId}`. */
 export const ACP_CANCEL_METHOD = "$/cancel_request";
@@ -20,7 +20,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         value: (value, line) => {
           if (typeof value === "object" && value !== null && !Array.isArray(value)) callback(translateIncoming(value as Message));
           // The line's start, not the value re-serialised: a deep array would throw, a long line flood the log.
-          else this.fireError(new Error(`ignored a line that is not a JSON-RPC object: ${escapeControl(line.length > 80 ? `${line.slice(0, 80)}…` : line)}`));
+          else this.fireError(new Error(`ignored a line that is not a JSON-RPC object: ${escapeControl(preview(line))}`));
         },
         problem: (problem) => this.fireError(new Error(describeProblem(problem))),
         end: (error) => {

@@ -21,12 +21,8 @@ export function hasProcTable(): boolean {
 
 /** One running process's entry; undefined when it is gone, a zombie, or /proc is not Linux's. */
 export function readProcess(pid: number): ProcessEntry | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
+  const stat = attempt(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
+  if (stat === undefined) return undefined;
   // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const state = fields[0];
@@ -37,22 +33,15 @@ export function readProcess(pid: number): ProcessEntry | undefined {
 
 /** Every running process (zombies excluded: they run nothing). */
 export function readProcesses(): ProcessEntry[] {
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return [];
-  }
-  return names
+  return (attempt(() => readdirSync("/proc")) ?? [])
     .filter((name) => /^\d+$/.test(name))
     .map((pid) => readProcess(Number(pid)))
     .filter((entry) => entry !== undefined);
 }
 
 /**
- * The descendants of `root` by parent pid (so one that called setsid is found; an orphan is
- * lost), never `root` itself. It walks `processes` when given, else the children files below
- * `root` (docs/decisions.md, "Bridge: which processes are a cancelled turn's").
+ * The descendants of `root` by parent pid (one that called setsid is found, an orphan lost), never `root`: from `processes`
+ * when given, else /proc's children files (docs/decisions.md, "Bridge: which processes are a cancelled turn's").
  */
 export function descendantsOf(root: number, processes?: readonly ProcessEntry[]): ProcessEntry[] {
   if (processes === undefined) {
@@ -91,18 +80,12 @@ function breadthFirst<T extends ProcessEntry[] | undefined>(root: number, childr
  * undefined when a file cannot be read. A listed pid whose parent is not `pid` was reused meanwhile.
  */
 function childrenOf(pid: number): ProcessEntry[] | undefined {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return readProcess(pid) === undefined ? [] : undefined;
-  }
+  const threads = attempt(() => readdirSync(`/proc/${pid}/task`));
+  if (threads === undefined) return readProcess(pid) === undefined ? [] : undefined;
   const children: ProcessEntry[] = [];
   for (const tid of threads) {
-    let listed: string;
-    try {
-      listed = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8");
-    } catch {
+    const listed = attempt(() => readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8"));
+    if (listed === undefined) {
       // A thread that ended meanwhile has no file; with the process gone, neither has the main thread.
       if (existsSync(`/proc/${pid}/task/${tid}`)) return undefined;
       continue;
@@ -118,18 +101,22 @@ function childrenOf(pid: number): ProcessEntry[] | undefined {
 /** Those of `processes` whose environment holds `name=value`: what a run started, orphans included (the user's own only). */
 export function processesWithEnv(name: string, value: string, processes: readonly ProcessEntry[]): ProcessEntry[] {
   const needle = Buffer.from(`\0${name}=${value}\0`);
-  return processes.filter((entry) => {
-    try {
-      return Buffer.concat([Buffer.from("\0"), readFileSync(`/proc/${entry.pid}/environ`)]).includes(needle);
-    } catch {
-      return false;
-    }
-  });
+  const environ = (pid: number) => Buffer.concat([Buffer.from("\0"), readFileSync(`/proc/${pid}/environ`)]);
+  return processes.filter((entry) => attempt(() => environ(entry.pid).includes(needle)));
 }
 
 /** Whether `entry` still runs: the same pid with the same start time, not a zombie. */
 export function stillRunning(entry: ProcessEntry): boolean {
   return readProcess(entry.pid)?.startTicks === entry.startTicks;
+}
+
+/** `read()`'s value, or undefined when /proc refused it (the process is gone, or not ours). */
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
 }
 
 /** Now, in /proc start-time ticks since boot. */

@@ -11,9 +11,8 @@ export interface TurnTicks {
 }
 
 /**
- * Which of `agentPid`'s `descendants` are a turn's work: born during the turn, and not the agent's
- * housekeeping (a child it started before announcing a tool, or below one). docs/decisions.md,
- * "Bridge: which processes are a cancelled turn's".
+ * Which of `agentPid`'s `descendants` are a turn's work: born in it, not the agent's housekeeping (a child started before a
+ * tool was announced, or below one). docs/decisions.md, "Bridge: which processes are a cancelled turn's".
  */
 export function turnsWork(descendants: readonly ProcessEntry[], agentPid: number, turn: TurnTicks): (e: ProcessEntry) => boolean {
   const byPid = new Map(descendants.map((entry) => [entry.pid, entry]));

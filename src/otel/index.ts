@@ -8,10 +8,7 @@ export const TRACER_NAME = "acp-cancel";
 export interface TraceJobsOptions {
   /** Default: the global tracer provider's tracer named {@link TRACER_NAME}. */
   readonly tracer?: Tracer;
-  /**
-   * For a process that hosts several services, each with its own resource (service name): the
-   * tracer for a job, by its protocol and kind. Undefined falls back to `tracer`.
-   */
+  /** The tracer for a job by protocol and kind, for a process hosting several services (resources); undefined: `tracer`. */
   readonly tracerFor?: (job: { readonly protocol: string; readonly kind: "client" | "server" }) => Tracer | undefined;
 }
 
@@ -38,10 +35,7 @@ export function traceContext(job: AnyJob | undefined): Record<string, string> {
   return (job === undefined ? undefined : traceCarrier(job)) ?? {};
 }
 
-/**
- * The registered SDK's tracer, or undefined while none is registered, asked per job: the API's
- * global proxy answers with its delegate (none until an SDK registers; `trace.disable()` drops it).
- */
+/** The registered SDK's tracer, asked per job: undefined until an SDK registers (or after `trace.disable()`). */
 function registeredTracer(): Tracer | undefined {
   const provider = trace.getTracerProvider();
   return provider instanceof ProxyTracerProvider ? provider.getDelegateTracer(TRACER_NAME) : provider.getTracer(TRACER_NAME);

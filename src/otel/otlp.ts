@@ -6,10 +6,8 @@ export interface OtlpTracing {
 }
 
 /**
- * Registers a Node tracer provider (W3C propagators, async context) exporting over OTLP/HTTP,
- * and turns jobs into spans. The exporter reads the standard `OTEL_EXPORTER_OTLP_*` variables,
- * the resource `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`. Rejects with Node's own error
- * (naming the package) when the OpenTelemetry SDK or exporter is not installed.
+ * Registers a Node tracer provider exporting over OTLP/HTTP (standard `OTEL_*` variables) and turns jobs into spans.
+ * Rejects with Node's own error (naming the package) when the OpenTelemetry SDK or exporter is not installed.
  */
 export async function startOtlpTracing(serviceName: string): Promise<OtlpTracing> {
   const [node, otlp, resources] = await Promise.all([
@@ -35,9 +33,8 @@ export async function startOtlpTracing(serviceName: string): Promise<OtlpTracing
 }
 
 /**
- * The exporter's own variables, `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` then `OTEL_EXPORTER_OTLP_TIMEOUT`
- * (milliseconds), else 1 s rather than the specification's 10 s: a collector that refuses or never
- * answers would otherwise hold the process's exit that long (the exporter retries until then).
+ * `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`, then `OTEL_EXPORTER_OTLP_TIMEOUT` (ms), else 1 s, not the spec's 10 s: a collector that
+ * refuses or never answers would hold the process's exit that long.
  */
 export function exportTimeoutMs(env: NodeJS.ProcessEnv): number {
   for (const name of ["OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT"]) {

@@ -10,10 +10,41 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { AnyJob, CancelReason, JobCancelOrigin, JobEvent, JobFailure, JobInfo, JobObserver } from "../core/index.js";
-import { ATTR, spanAttributes, spanName } from "./attributes.js";
+
+// Span names and attributes after OpenTelemetry's semantic conventions (JSON-RPC, MCP, GenAI). The
+// current and the earlier JSON-RPC names are both written (their `rpc/dup` mode): older backends still work.
+
+type SpanAttributes = Record<string, string | number | boolean>;
+
+/** Our own attributes and events, under one prefix. */
+const ATTR = {
+  protocol: "acp_cancel.protocol",
+  cause: "acp_cancel.cancel.cause",
+  origin: "acp_cancel.cancel.origin",
+  state: "acp_cancel.state",
+} as const;
+
+/** The span's name: the method, then the tool for an MCP tool call (`tools/call search`). */
+function spanName(info: JobInfo): string {
+  const tool = info.attributes?.["gen_ai.tool.name"];
+  return tool === undefined ? info.method : `${info.method} ${String(tool)}`;
+}
+
+const JSONRPC_SYSTEM = { "rpc.system.name": "jsonrpc", "rpc.system": "jsonrpc", "jsonrpc.protocol.version": "2.0" };
+
+function spanAttributes({ protocol, method, id, attributes }: JobInfo): SpanAttributes {
+  const ids = (...names: string[]) => Object.fromEntries(id === undefined ? [] : names.map((name) => [name, String(id)]));
+  const own =
+    protocol === "mcp"
+      ? { "mcp.method.name": method, ...ids("jsonrpc.request.id") }
+      : protocol === "acp" || protocol === "a2a" || protocol === "jsonrpc"
+        ? { ...JSONRPC_SYSTEM, "rpc.method": method, ...ids("jsonrpc.request.id", "rpc.jsonrpc.request_id") }
+        : { "rpc.method": method, ...ids(`${protocol}.request.id`) };
+  return { [ATTR.protocol]: protocol, ...own, ...attributes };
+}
 
 /** The event names a span carries, one per thing that happens to a cancelled job. */
-export const SPAN_EVENTS = {
+const SPAN_EVENTS = {
   "cancel": "cancel",
   "grace": "grace",
   "synthetic-answer": "synthetic answer",
@@ -21,10 +52,8 @@ export const SPAN_EVENTS = {
 } as const;
 
 /**
- * Turns the job tree into spans: one per job a binding starts, its parent the nearest
- * ancestor job's span, else the sender's context (from the carrier), else the active one.
- * A cancel is an event with its cause and origin; so are the grace, the synthetic answer and
- * a late reply dropped; the settled state is the status.
+ * Turns the job tree into spans, each under the nearest ancestor's span, else the carrier's context, else the active one.
+ * A cancel, the grace, the synthetic answer and a late reply are events; the settled state is the status.
  */
 export class SpanObserver implements JobObserver {
   private readonly spans = new WeakMap<AnyJob, Span>();
@@ -73,15 +102,11 @@ export class SpanObserver implements JobObserver {
   onSettle(job: AnyJob, failure: JobFailure | undefined): void {
     const span = this.spans.get(job);
     if (span === undefined) return;
-    const cause = job.cause;
-    if (failure !== undefined) {
-      span.setAttribute("error.type", String(failure.code));
-      span.setAttribute("rpc.response.status_code", String(failure.code));
-    }
+    const { cause } = job;
+    const code = failure === undefined ? undefined : String(failure.code);
+    if (code !== undefined) span.setAttributes({ "error.type": code, "rpc.response.status_code": code });
     if (cause !== undefined) {
-      span.setAttribute(ATTR.state, "cancelled");
-      span.setAttribute(ATTR.cause, cause);
-      if (failure === undefined) span.setAttribute("error.type", "cancelled");
+      span.setAttributes({ [ATTR.state]: "cancelled", [ATTR.cause]: cause, "error.type": code ?? "cancelled" });
       span.setStatus({ code: SpanStatusCode.ERROR, message: `cancelled (${cause})` });
     } else if (failure !== undefined) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message ?? String(failure.code) });

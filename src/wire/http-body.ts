@@ -1,8 +1,7 @@
-/**
- * The body of a small JSON request on node:http (RAP's cancel notice, the A2A guardian's question):
- * bounded in size and time, strict UTF-8, and a refused request's rest drained only briefly.
- */
 import type { IncomingMessage } from "node:http";
+
+// A small JSON request's body on node:http (RAP's cancel notice, the A2A guardian's question): bounded in size
+// and time, strict UTF-8, and a refused request's rest drained only briefly.
 
 export type BodyRead =
   | { readonly ok: true; readonly text: string }

@@ -14,11 +14,6 @@ export interface LineSink {
 
 export const HEAD_BYTES = 1024;
 
-/** Whether a line that starts with a byte above space may still be blank: never. */
-function mayBeBlank(bytes: Buffer, start: number): boolean {
-  return (bytes[start] as number) <= SPACE || (bytes[start] as number) >= 0x80;
-}
-
 /**
  * Splits a byte stream on LF, decoding a line only once complete (a line within one chunk
  * straight out of it). A line past `maxLineBytes` is discarded as it streams and reported once.
@@ -93,7 +88,9 @@ export class LineSplitter {
     if (end <= start) return;
     // No encoding name: UTF-8 without the encoding lookup (a measurable share per line).
     const text = bytes.toString(undefined, start, end);
-    if (mayBeBlank(bytes, start) && text.trim().length === 0) return;
+    // A line that starts with an ASCII byte above space is never blank: no trim for it.
+    const first = bytes[start] as number;
+    if ((first <= SPACE || first >= 0x80) && text.trim().length === 0) return;
     this.sink.line(text, bytes, start, end);
   }
 }

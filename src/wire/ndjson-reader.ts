@@ -37,7 +37,8 @@ export interface NdjsonReaderHandlers {
   chunkEnd?(): void;
 }
 
-function preview(line: string): string {
+/** The start of a peer's line, for a message. */
+export function preview(line: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 

@@ -1,5 +1,5 @@
 import { cancelledAnswers } from "../cancelled-answers.js";
-import type { VersionRules } from "./rules.js";
+import type { VersionRules } from "./index.js";
 
 /** ACP v1: the prompt answer ends the turn; a cancelled prompt ends with stopReason `cancelled`. */
 export const V1_RULES: VersionRules = Object.freeze({

@@ -2,7 +2,7 @@ import { type JsonRpcNotification, notification } from "../../wire/index.js";
 import { cancelledAnswers } from "../cancelled-answers.js";
 import { Method } from "../methods.js";
 import type { SessionWork } from "../engine-jobs.js";
-import type { VersionRules, WorkChange } from "./rules.js";
+import type { VersionRules, WorkChange } from "./index.js";
 
 /** `session/update` with a `state_update`: running / requires_action start foreground work, idle ends it. */
 function workChangeV2(params: unknown): WorkChange {
