@@ -3,7 +3,7 @@
  * claim records. The scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { OrphanedClaim } from "./cancel-bus.js";
+import type { CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
 import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
 import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
@@ -61,17 +61,19 @@ export class RedisTransport implements BusTransport {
   private commands: RedisClientType | undefined;
   private listener: RedisClientType | undefined;
   private closing: RedisClientType[] = [];
+  private readonly namespace: string;
 
   constructor(
     private readonly url: string,
-    private readonly namespace: string = REPLICA_DEFAULTS.namespace,
+    private readonly options: CancelBusOptions,
   ) {
-    this.channel = `${namespace}:bus`;
-    this.claims = `${namespace}:claims`;
+    this.namespace = options.namespace ?? REPLICA_DEFAULTS.namespace;
+    this.channel = `${this.namespace}:bus`;
+    this.claims = `${this.namespace}:claims`;
   }
 
   async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
-    const commands = await redisClient(this.url, REPLICA_DEFAULTS.operationMs);
+    const commands = await redisClient(this.url, this.options.operationMs ?? REPLICA_DEFAULTS.operationMs);
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
