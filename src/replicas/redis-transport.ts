@@ -4,8 +4,8 @@
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
 import type { CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
-import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
-import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
+import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey, RawListener } from "./transport.js";
+import { reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 /** Deletes a lease while this replica holds it and, if ARGV[3], the claim record while it names this replica. */
 const UNLEASE = `
@@ -72,7 +72,7 @@ export class RedisTransport implements BusTransport {
     this.claims = `${this.namespace}:claims`;
   }
 
-  async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+  async connect(onMessage: RawListener, onConnectedChange: (connected: boolean) => void): Promise<void> {
     const commands = await redisClient(this.url, this.options.operationMs ?? REPLICA_DEFAULTS.operationMs);
     const listener = commands.duplicate();
     this.commands = commands;
@@ -83,10 +83,7 @@ export class RedisTransport implements BusTransport {
     // Subscribe once, at the listener's first "ready": the client resubscribes by itself after
     // reconnects, and two subscriptions would deliver every message twice.
     const subscribe = () => {
-      subscribed ??= listener.subscribe(this.channel, (raw) => {
-        const message = parseBusMessage(raw);
-        if (message !== undefined) onMessage(message);
-      }).then(() => {
+      subscribed ??= listener.subscribe(this.channel, onMessage).then(() => {
         isSubscribed = true;
         report();
       }, (error: unknown) => {
