@@ -71,7 +71,7 @@ export type ToolResult = z.infer<typeof toolResultSchema>;
 /** The text RAP's reference runtime puts in the conversation for an interrupted call. */
 export const INTERRUPTED_TEXT = "Tool call interrupted by user";
 
-/** The synthetic result a cancelled call gets, so the conversation never waits for the tool. */
-export function interruptedResult(threadId: string, toolCallId: string, callId: string): ToolResult {
-  return { type: "tool_result", group_id: threadId, id: toolCallId, call_id: callId, text: INTERRUPTED_TEXT };
+/** A result the runtime makes for a call; by default a cancelled call's, so the conversation never waits for the tool. */
+export function syntheticResult(ids: Record<"threadId" | "toolCallId" | "callId", string>, text = INTERRUPTED_TEXT): ToolResult {
+  return { type: "tool_result", group_id: ids.threadId, id: ids.toolCallId, call_id: ids.callId, text };
 }

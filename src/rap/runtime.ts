@@ -4,7 +4,7 @@ import { type AnyJob, type CancelEffect, type CancelReason, type Job, traceCarri
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { postWithFetch } from "./http-post.js";
 import { rapCallInfo } from "./tracing.js";
-import { assertRapId, callKey, firstProblem, type Invocation, interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
+import { assertRapId, callKey, firstProblem, type Invocation, syntheticResult, type ToolResult, toolResultSchema } from "./messages.js";
 
 /** The payload of a RAP tool call's job, so a visitor of a mixed subtree can tell it apart. */
 export interface RapToolCallPayload {
@@ -92,21 +92,14 @@ export class RapRuntime {
 
   /** Registers a dispatched call. Throws if the same (thread, call) is already in flight. */
   dispatch(options: DispatchOptions): ToolCall {
-    const { threadId, toolCallId } = options;
-    assertRapId("threadId", threadId);
-    assertRapId("toolCallId", toolCallId);
-    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId: options.callId ?? toolCallId };
-    const links = { parent: options.parent, signal: options.signal };
-    const call = this.calls.start(payload, links, this.protocol, callKey(threadId, toolCallId));
-    if (call === undefined) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
-    return { threadId, toolCallId, job: call.job, signal: call.job.signal, outcome: call.promise };
+    return toolCall(this.start(options));
   }
 
   /** Dispatches a call and POSTs its invocation, signed; if that fails, its outcome is an "Error: ..." result (RAP's way). */
   invoke(endpoint: string | URL, options: InvokeOptions): ToolCall {
-    const { threadId, toolCallId, job } = this.dispatch(options);
-    const call = this.calls.get(callKey(threadId, toolCallId)) as RapCall;
-    const { callId } = job.payload;
+    const call = this.start(options);
+    const { job } = call;
+    const { threadId, toolCallId, callId } = job.payload;
     const invocation: Invocation = {
       operation: options.operation,
       arguments: options.arguments,
@@ -118,11 +111,9 @@ export class RapRuntime {
       user_id: options.userId ?? "",
     };
     this.postInvocation(endpoint, invocation, job).catch((error: unknown) => {
-      if (job.signal.aborted) return;
-      const text = `Error: ${errorMessage(error)}`;
-      call.resolve({ result: { type: "tool_result", group_id: threadId, id: toolCallId, call_id: callId, text }, interrupted: false });
+      if (!job.signal.aborted) call.resolve({ result: syntheticResult(job.payload, `Error: ${errorMessage(error)}`), interrupted: false });
     });
-    return { threadId, toolCallId, job, signal: job.signal, outcome: call.promise };
+    return toolCall(call);
   }
 
   /**
@@ -172,6 +163,17 @@ export class RapRuntime {
     return this.fanout.idle();
   }
 
+  private start(options: DispatchOptions): RapCall {
+    const { threadId, toolCallId } = options;
+    assertRapId("threadId", threadId);
+    assertRapId("toolCallId", toolCallId);
+    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId: options.callId ?? toolCallId };
+    const links = { parent: options.parent, signal: options.signal };
+    const call = this.calls.start(payload, links, this.protocol, callKey(threadId, toolCallId));
+    if (call === undefined) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
+    return call;
+  }
+
   /** POSTs an invocation to a toolset's `endpoint`, signed; a tool answers 200 at once (else an error naming the status). */
   private async postInvocation(endpoint: string | URL, invocation: Invocation, job: Job<RapToolCallPayload>): Promise<void> {
     const url = new URL(endpoint);
@@ -184,12 +186,16 @@ export class RapRuntime {
   }
 
   private interrupt(call: RapCall): void {
-    const { threadId, toolCallId, callId } = call.payload;
+    const { threadId, toolCallId } = call.payload;
     const reason = call.cause ?? "external";
-    call.resolve({ result: interruptedResult(threadId, toolCallId, callId), interrupted: true, reason });
+    call.resolve({ result: syntheticResult(call.payload), interrupted: true, reason });
     this.options.onEvent?.({ type: "call-interrupted", threadId, toolCallId, reason });
     this.fanout.notify(threadId, toolCallId, traceCarrier(call.job));
   }
+}
+
+function toolCall({ payload, job, promise }: RapCall): ToolCall {
+  return { threadId: payload.threadId, toolCallId: payload.toolCallId, job, signal: job.signal, outcome: promise };
 }
 
 function isBelow(job: AnyJob, ancestor: AnyJob): boolean {
