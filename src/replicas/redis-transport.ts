@@ -113,14 +113,14 @@ export class RedisTransport implements BusTransport {
   async rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void> {
     const batch = this.client().multi();
     const messages = cancels.map((cancel) => JSON.stringify(cancel));
-    cancels.forEach(({ key }, i) => batch.set(this.earlyKey(key), messages[i] as string, { expiration: { type: "PX", value: ms } }));
+    cancels.forEach(({ key }, i) => batch.set(this.keyOf("early", key), messages[i] as string, { expiration: { type: "PX", value: ms } }));
     for (const message of messages) batch.publish(this.channel, message);
     await batch.exec();
   }
 
   async remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>> {
     const found = new Map<string, CancelMessage>();
-    const values = await this.client().mGet(keys.map((key) => this.earlyKey(key)));
+    const values = await this.client().mGet(keys.map((key) => this.keyOf("early", key)));
     values.forEach((raw, i) => {
       if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as CancelMessage);
     });
@@ -130,20 +130,20 @@ export class RedisTransport implements BusTransport {
   async lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void> {
     const batch = this.client().multi();
     for (const { key, record } of keys) {
-      batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
+      batch.set(this.keyOf("owner", key), replica, { expiration: { type: "PX", value: ms } });
       if (record !== undefined) batch.hSet(this.claims, key, JSON.stringify({ replica, record }));
     }
     await batch.exec();
   }
 
   async unlease(key: string, replica: string, dropRecord: boolean): Promise<void> {
-    await this.client().eval(UNLEASE, { keys: [this.ownerKey(key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
+    await this.client().eval(UNLEASE, { keys: [this.keyOf("owner", key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
   }
 
   async orphans(prefix: string, limit: number): Promise<OrphanedClaim[]> {
     const flat = (await this.client().eval(ORPHANS, {
       keys: [this.claims],
-      arguments: [prefix, this.ownerKey(""), String(limit)],
+      arguments: [prefix, this.keyOf("owner", ""), String(limit)],
     })) as string[];
     const found: OrphanedClaim[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -154,12 +154,12 @@ export class RedisTransport implements BusTransport {
   }
 
   async forget(orphan: OrphanedClaim): Promise<void> {
-    const keys = [this.claims, this.ownerKey(orphan.key)];
+    const keys = [this.claims, this.keyOf("owner", orphan.key)];
     await this.client().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }
 
   async holder(key: string): Promise<KeyHolder> {
-    const [owner, held] = (await this.client().multi().get(this.ownerKey(key)).hGet(this.claims, key).exec()) as unknown[];
+    const [owner, held] = (await this.client().multi().get(this.keyOf("owner", key)).hGet(this.claims, key).exec()) as unknown[];
     const recorded = typeof held === "string" ? parseRecord(held)?.replica : undefined;
     return { owner: typeof owner === "string" ? owner : undefined, recorded };
   }
@@ -183,12 +183,9 @@ export class RedisTransport implements BusTransport {
     return this.commands;
   }
 
-  private earlyKey(key: string): string {
-    return `${this.namespace}:early:${key}`;
-  }
-
-  private ownerKey(key: string): string {
-    return `${this.namespace}:owner:${key}`;
+  /** A remembered cancel's key, or an owner lease's. */
+  private keyOf(kind: "early" | "owner", key: string): string {
+    return `${this.namespace}:${kind}:${key}`;
   }
 }
 
