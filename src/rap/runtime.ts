@@ -92,14 +92,21 @@ export class RapRuntime {
 
   /** Registers a dispatched call. Throws if the same (thread, call) is already in flight. */
   dispatch(options: DispatchOptions): ToolCall {
-    return toolCall(this.start(options));
+    const { threadId, toolCallId } = options;
+    assertRapId("threadId", threadId);
+    assertRapId("toolCallId", toolCallId);
+    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId: options.callId ?? toolCallId };
+    const links = { parent: options.parent, signal: options.signal };
+    const call = this.calls.start(payload, links, this.protocol, callKey(threadId, toolCallId));
+    if (call === undefined) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
+    return { threadId, toolCallId, job: call.job, signal: call.job.signal, outcome: call.promise };
   }
 
   /** Dispatches a call and POSTs its invocation, signed; if that fails, its outcome is an "Error: ..." result (RAP's way). */
   invoke(endpoint: string | URL, options: InvokeOptions): ToolCall {
-    const call = this.start(options);
-    const { job } = call;
-    const { threadId, toolCallId, callId } = job.payload;
+    const { threadId, toolCallId, job } = this.dispatch(options);
+    const call = this.calls.get(callKey(threadId, toolCallId)) as RapCall;
+    const { callId } = job.payload;
     const invocation: Invocation = {
       operation: options.operation,
       arguments: options.arguments,
@@ -113,7 +120,7 @@ export class RapRuntime {
     this.postInvocation(endpoint, invocation, job).catch((error: unknown) => {
       if (!job.signal.aborted) call.resolve({ result: syntheticResult(job.payload, `Error: ${errorMessage(error)}`), interrupted: false });
     });
-    return toolCall(call);
+    return { threadId, toolCallId, job, signal: job.signal, outcome: call.promise };
   }
 
   /**
@@ -163,17 +170,6 @@ export class RapRuntime {
     return this.fanout.idle();
   }
 
-  private start(options: DispatchOptions): RapCall {
-    const { threadId, toolCallId } = options;
-    assertRapId("threadId", threadId);
-    assertRapId("toolCallId", toolCallId);
-    const payload: RapToolCallPayload = { protocol: "rap", threadId, toolCallId, callId: options.callId ?? toolCallId };
-    const links = { parent: options.parent, signal: options.signal };
-    const call = this.calls.start(payload, links, this.protocol, callKey(threadId, toolCallId));
-    if (call === undefined) throw new Error(`tool call ${JSON.stringify(toolCallId)} is already in flight in thread ${JSON.stringify(threadId)}`);
-    return call;
-  }
-
   /** POSTs an invocation to a toolset's `endpoint`, signed; a tool answers 200 at once (else an error naming the status). */
   private async postInvocation(endpoint: string | URL, invocation: Invocation, job: Job<RapToolCallPayload>): Promise<void> {
     const url = new URL(endpoint);
@@ -192,10 +188,6 @@ export class RapRuntime {
     this.options.onEvent?.({ type: "call-interrupted", threadId, toolCallId, reason });
     this.fanout.notify(threadId, toolCallId, traceCarrier(call.job));
   }
-}
-
-function toolCall({ payload, job, promise }: RapCall): ToolCall {
-  return { threadId: payload.threadId, toolCallId: payload.toolCallId, job, signal: job.signal, outcome: promise };
 }
 
 function isBelow(job: AnyJob, ancestor: AnyJob): boolean {
