@@ -2,7 +2,7 @@
  * `acp-cancel check [options] -- <agent command>`: the Stop scorecard of an agent, directly and
  * through the bridge. The table goes to stdout, progress to stderr, JSON to --json FILE.
  */
-import { closeSync, openSync, writeFileSync } from "node:fs";
+import { openSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ExitCode } from "../bridge/exit-codes.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
@@ -14,8 +14,7 @@ import { cellText, renderMarkdown, renderTable } from "../check/render.js";
 import { runCheck, SCENARIO_NAMES } from "../check/run-check.js";
 import { allHold, PLACEMENTS } from "../check/scorecard.js";
 import { escapeControl } from "../wire/index.js";
-import { cannotWrite } from "../bridge/private-file.js";
-import { CliInputError } from "./cli-error.js";
+import { checkOutputFile, CliInputError } from "./cli-error.js";
 import { packageVersion } from "./help.js";
 import { UsageError } from "../bridge/bridge-options.js";
 
@@ -47,15 +46,6 @@ function either<T extends string>(flag: string, value: string | undefined, words
   throw new UsageError(`${flag} is ${words.join(" or ")}, got '${value}'`);
 }
 
-/** Opens --json FILE for writing before any agent runs, so a typo costs no run; else exit 73. */
-function checkWritable(file: string): void {
-  try {
-    closeSync(openSync(file, "w"));
-  } catch (error) {
-    throw new CliInputError(cannotWrite("--json", file, error), ExitCode.cannotCreate);
-  }
-}
-
 export async function runCheckCommand(argv: readonly string[]): Promise<number> {
   const split = argv.indexOf("--");
   const own = split === -1 ? argv : argv.slice(0, split);
@@ -76,7 +66,8 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
   if (values["model-server"] === true && known === undefined) {
     throw new UsageError(`--model-server has recipes for ${AGENT_NAMES.join(", ")}; '${command}' is none of them`);
   }
-  if (values.json !== undefined) checkWritable(values.json);
+  const { json } = values;
+  if (json !== undefined) checkOutputFile("--json", json, () => openSync(json, "w"));
   const model = known !== undefined && values["model-server"] === true ? await scriptedModel(known) : ownModel(values.prompt ?? DEFAULT_PROMPT);
   try {
     const card = await runCheck({

@@ -18,10 +18,13 @@ export function readInputFile(what: string, file: string): string {
   }
 }
 
-/** Opens an output file as the bridge will (`openPrivateFile`) before anything starts; else exit 73 naming flag, file and why. */
-export function checkPrivateFile(flag: "--trace" | "--log-file", file: string): void {
+/**
+ * Opens an output file as the command will (the bridge's through `openPrivateFile`) before anything starts,
+ * so a typo costs no run; else exit 73 naming flag, file and why.
+ */
+export function checkOutputFile(flag: string, file: string, open?: () => number): void {
   try {
-    closeSync(openPrivateFile(file, flag === "--log-file" ? "append" : "replace"));
+    closeSync(open?.() ?? openPrivateFile(file, flag === "--log-file" ? "append" : "replace"));
   } catch (error) {
     throw new CliInputError(cannotWrite(flag, file, error), ExitCode.cannotCreate);
   }

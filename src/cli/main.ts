@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { ExitCode } from "../bridge/exit-codes.js";
-import { checkPrivateFile, CliInputError, readInputFile } from "./cli-error.js";
+import { checkOutputFile, CliInputError, readInputFile } from "./cli-error.js";
 import { escapeControl } from "../wire/index.js";
 import { COMMAND_HELP, HELP, packageVersion } from "./help.js";
 import { parseArgsMessage } from "./parse-args-message.js";
@@ -30,13 +30,13 @@ async function main(argv: readonly string[]): Promise<number> {
   if (command === "bridge") {
     const options = parseBridgeArgs(rest);
     // Output files are checked before the agent starts, so a typo costs no agent run.
-    if (options.trace !== undefined) checkPrivateFile("--trace", options.trace);
-    if (options.logFile !== undefined) checkPrivateFile("--log-file", options.logFile);
+    if (options.trace !== undefined) checkOutputFile("--trace", options.trace);
+    if (options.logFile !== undefined) checkOutputFile("--log-file", options.logFile);
     return (await import("../bridge/bridge.js")).runBridge(options);
   }
   // Each command loads its own code when it runs: help and usage errors answer without loading all three.
   if (command === "guardian") return (await import("./guardian-command.js")).runGuardianCommand(rest);
-  if (command === "check") return (await import("./check-command.js")).runCheckCommand(rest).catch(checkBroke);
+  if (command === "check") return (await import("./check-command.js")).runCheckCommand(rest);
   if (command === "trace") {
     const options = { mermaid: { type: "boolean" } } as const;
     const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options });
@@ -57,15 +57,6 @@ async function main(argv: readonly string[]): Promise<number> {
   throw new UsageError(`unknown command '${command}'`);
 }
 
-/** `check` exits 1 when a cell fails, so its own unexpected failure gets 70; input errors go on to `failed`. */
-function checkBroke(error: unknown): number {
-  if (error instanceof CliInputError || error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-    throw error;
-  }
-  process.stderr.write(`acp-cancel: check failed unexpectedly: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return ExitCode.software;
-}
-
 /** Prints what went wrong, as one line (a usage error points at the command's help); the exit status for it. */
 function failed(error: unknown): number {
   if (error instanceof CliInputError) {
@@ -79,8 +70,11 @@ function failed(error: unknown): number {
     process.stderr.write(`acp-cancel: ${escapeControl(message)}\nRun 'acp-cancel ${topic}--help' for usage.\n`);
     return ExitCode.usage;
   }
-  process.stderr.write(`acp-cancel: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return ExitCode.internal;
+  // `check` exits 1 when a cell fails, so its own unexpected failure gets 70.
+  const check = process.argv[2] === "check";
+  const what = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`acp-cancel: ${check ? "check failed unexpectedly: " : ""}${what}\n`);
+  return check ? ExitCode.software : ExitCode.internal;
 }
 
 process.exitCode = await main(process.argv.slice(2)).catch(failed);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstIssue } from "../wire/index.js";
 
 // Ids are untrusted (RAP: "MUST validate them") and end up in logs, map keys and process names: bounded, no controls.
 export const MAX_ID_LENGTH = 256;
@@ -22,10 +23,8 @@ export const cancelNoticeSchema = z.strictObject(
 /** The first problem a schema found, as one line naming the field ("tool_call_id: must be a string"). */
 export function firstProblem(error: z.ZodError): string {
   const issue = error.issues[0];
-  if (issue === undefined) return "invalid";
-  if (issue.code === "unrecognized_keys") return `unknown field ${JSON.stringify(issue.keys[0] ?? "")}`;
-  const field = issue.path.map(String).join(".");
-  return field === "" ? issue.message : `${field}: ${issue.message}`;
+  if (issue?.code === "unrecognized_keys") return `unknown field ${JSON.stringify(issue.keys[0] ?? "")}`;
+  return issue !== undefined && issue.path.length > 0 ? firstIssue(error) : (issue?.message ?? "invalid");
 }
 
 /** Throws a TypeError naming the id when it is not a valid RAP id (for APIs called by code). */
@@ -72,7 +71,7 @@ export type ToolResult = z.infer<typeof toolResultSchema>;
 /** The text RAP's reference runtime puts in the conversation for an interrupted call. */
 export const INTERRUPTED_TEXT = "Tool call interrupted by user";
 
-/** The synthetic result a cancelled call gets, so the conversation never waits for the tool. */
-export function interruptedResult(threadId: string, toolCallId: string, callId: string): ToolResult {
-  return { type: "tool_result", group_id: threadId, id: toolCallId, call_id: callId, text: INTERRUPTED_TEXT };
+/** A result the runtime makes for a call; by default a cancelled call's, so the conversation never waits for the tool. */
+export function syntheticResult(ids: Record<"threadId" | "toolCallId" | "callId", string>, text = INTERRUPTED_TEXT): ToolResult {
+  return { type: "tool_result", group_id: ids.threadId, id: ids.toolCallId, call_id: ids.callId, text };
 }

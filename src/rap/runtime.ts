@@ -4,7 +4,7 @@ import { type AnyJob, type CancelEffect, type CancelReason, type Job, traceCarri
 import { CancelFanout, type CancelFanoutOptions, type CancelNoticeOutcome } from "./cancel-fanout.js";
 import { postWithFetch } from "./http-post.js";
 import { rapCallInfo } from "./tracing.js";
-import { assertRapId, callKey, firstProblem, type Invocation, interruptedResult, type ToolResult, toolResultSchema } from "./messages.js";
+import { assertRapId, callKey, firstProblem, type Invocation, syntheticResult, type ToolResult, toolResultSchema } from "./messages.js";
 
 /** The payload of a RAP tool call's job, so a visitor of a mixed subtree can tell it apart. */
 export interface RapToolCallPayload {
@@ -118,9 +118,7 @@ export class RapRuntime {
       user_id: options.userId ?? "",
     };
     this.postInvocation(endpoint, invocation, job).catch((error: unknown) => {
-      if (job.signal.aborted) return;
-      const text = `Error: ${errorMessage(error)}`;
-      call.resolve({ result: { type: "tool_result", group_id: threadId, id: toolCallId, call_id: callId, text }, interrupted: false });
+      if (!job.signal.aborted) call.resolve({ result: syntheticResult(job.payload, `Error: ${errorMessage(error)}`), interrupted: false });
     });
     return { threadId, toolCallId, job, signal: job.signal, outcome: call.promise };
   }
@@ -184,9 +182,9 @@ export class RapRuntime {
   }
 
   private interrupt(call: RapCall): void {
-    const { threadId, toolCallId, callId } = call.payload;
+    const { threadId, toolCallId } = call.payload;
     const reason = call.cause ?? "external";
-    call.resolve({ result: interruptedResult(threadId, toolCallId, callId), interrupted: true, reason });
+    call.resolve({ result: syntheticResult(call.payload), interrupted: true, reason });
     this.options.onEvent?.({ type: "call-interrupted", threadId, toolCallId, reason });
     this.fanout.notify(threadId, toolCallId, traceCarrier(call.job));
   }

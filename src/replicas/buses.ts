@@ -14,5 +14,5 @@ export function postgresCancelBus(url: string, options: CancelBusOptions = {}): 
 
 /** A cancel bus on Redis (pub/sub, plus keys `<namespace>:early:*` and `<namespace>:owner:*` with a TTL). */
 export function redisCancelBus(url: string, options: CancelBusOptions = {}): Promise<CancelBus> {
-  return ReplicaBus.start(new RedisTransport(url, options.namespace), options);
+  return ReplicaBus.start(new RedisTransport(url, options), options);
 }

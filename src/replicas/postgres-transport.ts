@@ -5,8 +5,8 @@
 import { Socket } from "node:net";
 import type { Client, Pool } from "pg";
 import type { CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
-import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
-import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
+import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey, RawListener } from "./transport.js";
+import { reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 type Pg = typeof import("pg");
 
@@ -48,7 +48,7 @@ export class PostgresTransport implements BusTransport {
     this.claims = `${namespace}_claim`;
   }
 
-  async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+  async connect(onMessage: RawListener, onConnectedChange: (connected: boolean) => void): Promise<void> {
     const pg = await loadPg();
     this.pg = pg;
     this.pool = new pg.Pool({ ...this.connection(), max: 10 });
@@ -57,7 +57,7 @@ export class PostgresTransport implements BusTransport {
   }
 
   /** (Re)connects the listening client; on loss, reports it and retries. */
-  private async listen(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
+  private async listen(onMessage: RawListener, onConnectedChange: (connected: boolean) => void): Promise<void> {
     if (this.closed || this.pg === undefined) return;
     const client = new this.pg.Client(this.connection());
     let lost = false;
@@ -73,10 +73,7 @@ export class PostgresTransport implements BusTransport {
     };
     client.on("error", onLost);
     client.on("end", onLost);
-    client.on("notification", (notice) => {
-      const message = parseBusMessage(notice.payload);
-      if (message !== undefined) onMessage(message);
-    });
+    client.on("notification", (notice) => onMessage(notice.payload));
     try {
       await client.connect();
       await this.ensureTables(client);
@@ -208,9 +205,7 @@ export class PostgresTransport implements BusTransport {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnect);
-    const listener = this.listener;
-    this.listener = undefined;
-    await Promise.allSettled([listener?.end(), this.pool?.end()]);
+    await Promise.allSettled([this.listener?.end(), this.pool?.end()]);
   }
 
   /** Expired rows are ignored by every read; this drops them now and then so the tables stay small. */

@@ -3,9 +3,9 @@
  * claim records. The scripts read lease keys they compute: standalone Redis, not Cluster.
  */
 import type { createClient as CreateClient, RedisClientType } from "redis";
-import type { OrphanedClaim } from "./cancel-bus.js";
-import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey } from "./transport.js";
-import { parseBusMessage, reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
+import type { CancelBusOptions, OrphanedClaim } from "./cancel-bus.js";
+import type { BusMessage, BusTransport, CancelMessage, KeyHolder, LeasedKey, RawListener } from "./transport.js";
+import { reconnectDelay, REPLICA_DEFAULTS } from "./transport.js";
 
 /** Deletes a lease while this replica holds it and, if ARGV[3], the claim record while it names this replica. */
 const UNLEASE = `
@@ -61,17 +61,19 @@ export class RedisTransport implements BusTransport {
   private commands: RedisClientType | undefined;
   private listener: RedisClientType | undefined;
   private closing: RedisClientType[] = [];
+  private readonly namespace: string;
 
   constructor(
     private readonly url: string,
-    private readonly namespace: string = REPLICA_DEFAULTS.namespace,
+    private readonly options: CancelBusOptions,
   ) {
-    this.channel = `${namespace}:bus`;
-    this.claims = `${namespace}:claims`;
+    this.namespace = options.namespace ?? REPLICA_DEFAULTS.namespace;
+    this.channel = `${this.namespace}:bus`;
+    this.claims = `${this.namespace}:claims`;
   }
 
-  async connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void> {
-    const commands = await redisClient(this.url, REPLICA_DEFAULTS.operationMs);
+  async connect(onMessage: RawListener, onConnectedChange: (connected: boolean) => void): Promise<void> {
+    const commands = await redisClient(this.url, this.options.operationMs ?? REPLICA_DEFAULTS.operationMs);
     const listener = commands.duplicate();
     this.commands = commands;
     this.listener = listener;
@@ -81,10 +83,7 @@ export class RedisTransport implements BusTransport {
     // Subscribe once, at the listener's first "ready": the client resubscribes by itself after
     // reconnects, and two subscriptions would deliver every message twice.
     const subscribe = () => {
-      subscribed ??= listener.subscribe(this.channel, (raw) => {
-        const message = parseBusMessage(raw);
-        if (message !== undefined) onMessage(message);
-      }).then(() => {
+      subscribed ??= listener.subscribe(this.channel, onMessage).then(() => {
         isSubscribed = true;
         report();
       }, (error: unknown) => {
@@ -114,14 +113,14 @@ export class RedisTransport implements BusTransport {
   async rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void> {
     const batch = this.client().multi();
     const messages = cancels.map((cancel) => JSON.stringify(cancel));
-    cancels.forEach(({ key }, i) => batch.set(this.earlyKey(key), messages[i] as string, { expiration: { type: "PX", value: ms } }));
+    cancels.forEach(({ key }, i) => batch.set(this.keyOf("early", key), messages[i] as string, { expiration: { type: "PX", value: ms } }));
     for (const message of messages) batch.publish(this.channel, message);
     await batch.exec();
   }
 
   async remembered(keys: readonly string[]): Promise<Map<string, CancelMessage>> {
     const found = new Map<string, CancelMessage>();
-    const values = await this.client().mGet(keys.map((key) => this.earlyKey(key)));
+    const values = await this.client().mGet(keys.map((key) => this.keyOf("early", key)));
     values.forEach((raw, i) => {
       if (typeof raw === "string") found.set(keys[i] as string, JSON.parse(raw) as CancelMessage);
     });
@@ -131,20 +130,20 @@ export class RedisTransport implements BusTransport {
   async lease(keys: readonly LeasedKey[], replica: string, ms: number): Promise<void> {
     const batch = this.client().multi();
     for (const { key, record } of keys) {
-      batch.set(this.ownerKey(key), replica, { expiration: { type: "PX", value: ms } });
+      batch.set(this.keyOf("owner", key), replica, { expiration: { type: "PX", value: ms } });
       if (record !== undefined) batch.hSet(this.claims, key, JSON.stringify({ replica, record }));
     }
     await batch.exec();
   }
 
   async unlease(key: string, replica: string, dropRecord: boolean): Promise<void> {
-    await this.client().eval(UNLEASE, { keys: [this.ownerKey(key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
+    await this.client().eval(UNLEASE, { keys: [this.keyOf("owner", key), this.claims], arguments: [replica, key, dropRecord ? "1" : "0"] });
   }
 
   async orphans(prefix: string, limit: number): Promise<OrphanedClaim[]> {
     const flat = (await this.client().eval(ORPHANS, {
       keys: [this.claims],
-      arguments: [prefix, this.ownerKey(""), String(limit)],
+      arguments: [prefix, this.keyOf("owner", ""), String(limit)],
     })) as string[];
     const found: OrphanedClaim[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -155,12 +154,12 @@ export class RedisTransport implements BusTransport {
   }
 
   async forget(orphan: OrphanedClaim): Promise<void> {
-    const keys = [this.claims, this.ownerKey(orphan.key)];
+    const keys = [this.claims, this.keyOf("owner", orphan.key)];
     await this.client().eval(FORGET, { keys, arguments: [orphan.key, orphan.replica] });
   }
 
   async holder(key: string): Promise<KeyHolder> {
-    const [owner, held] = (await this.client().multi().get(this.ownerKey(key)).hGet(this.claims, key).exec()) as unknown[];
+    const [owner, held] = (await this.client().multi().get(this.keyOf("owner", key)).hGet(this.claims, key).exec()) as unknown[];
     const recorded = typeof held === "string" ? parseRecord(held)?.replica : undefined;
     return { owner: typeof owner === "string" ? owner : undefined, recorded };
   }
@@ -184,12 +183,9 @@ export class RedisTransport implements BusTransport {
     return this.commands;
   }
 
-  private earlyKey(key: string): string {
-    return `${this.namespace}:early:${key}`;
-  }
-
-  private ownerKey(key: string): string {
-    return `${this.namespace}:owner:${key}`;
+  /** A remembered cancel's key, or an owner lease's. */
+  private keyOf(kind: "early" | "owner", key: string): string {
+    return `${this.namespace}:${kind}:${key}`;
   }
 }
 

@@ -16,7 +16,7 @@ import {
 } from "./cancel-bus.js";
 import { OrphanSweep } from "./orphan-sweep.js";
 import { SentAcks } from "./sent-acks.js";
-import { type BusMessage, type BusTransport, bounded, type CancelMessage, closeWithin, REPLICA_DEFAULTS } from "./transport.js";
+import { type BusMessage, type BusTransport, bounded, type CancelMessage, closeWithin, parseBusMessage, REPLICA_DEFAULTS } from "./transport.js";
 
 /** At most this many orphans per sweep (the next sweep takes the rest). */
 const ORPHANS_PER_SWEEP = 100;
@@ -78,7 +78,7 @@ export class ReplicaBus implements CancelBus {
     const bus = new ReplicaBus(transport, options);
     try {
       await bounded(
-        transport.connect((message) => bus.receive(message), (connected) => bus.noteConnected(connected)),
+        transport.connect((raw) => bus.receive(parseBusMessage(raw)), (connected) => bus.noteConnected(connected)),
         bus.operationMs * 5,
         () => new BusUnavailableError(transport.backend, "connect"),
       );
@@ -244,7 +244,9 @@ export class ReplicaBus implements CancelBus {
     }
   }
 
-  private receive(message: BusMessage): void {
+  /** Undefined: not a bus message (another writer on the channel). */
+  private receive(message: BusMessage | undefined): void {
+    if (message === undefined) return;
     if (message.t === "ack") {
       if (message.to !== this.replica) return;
       const waiting = this.waiting.get(message.id);

@@ -22,10 +22,13 @@ export interface LeasedKey {
   record: string | undefined;
 }
 
+/** Gets each message as the backend delivered it (parsed by {@link parseBusMessage}). */
+export type RawListener = (raw: string | undefined) => void;
+
 export interface BusTransport {
   readonly backend: string;
   /** Connects both the command and the listening side; rejects when the backend is unreachable. */
-  connect(onMessage: (message: BusMessage) => void, onConnectedChange: (connected: boolean) => void): Promise<void>;
+  connect(onMessage: RawListener, onConnectedChange: (connected: boolean) => void): Promise<void>;
   publish(message: BusMessage): Promise<void>;
   /** Remembers each cancel under its key for `ms`, then publishes it, all in one round trip (early entries first). */
   rememberAndPublish(cancels: readonly CancelMessage[], ms: number): Promise<void>;

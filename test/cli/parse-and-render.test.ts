@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExitCode } from "../../src/bridge/exit-codes.js";
 import { describeFileError } from "../../src/bridge/private-file.js";
-import { checkPrivateFile, CliInputError, readInputFile } from "../../src/cli/cli-error.js";
+import { checkOutputFile, CliInputError, readInputFile } from "../../src/cli/cli-error.js";
 import { parseGuardianArgs } from "../../src/cli/guardian-command.js";
 import { parseBridgeArgs, UsageError } from "../../src/bridge/bridge-options.js";
 import { parseTrace, renderMermaid, renderTimeline, TraceFormatError } from "../../src/cli/render-trace.js";
@@ -188,17 +188,17 @@ describe("CLI input checks, in process: each mistake named where it is decided",
 
     it("an output file in a missing folder, or a folder: 73, naming the flag", () => {
       const inMissing = join(dir, "no", "such", "t.jsonl");
-      const missing = cliError(() => checkPrivateFile("--trace", inMissing));
+      const missing = cliError(() => checkOutputFile("--trace", inMissing));
       assert.equal(missing.exitCode, ExitCode.cannotCreate);
       assert.equal(missing.message, `--trace: cannot write '${inMissing}': no such file or directory`);
-      const folder = cliError(() => checkPrivateFile("--log-file", dir));
+      const folder = cliError(() => checkOutputFile("--log-file", dir));
       assert.equal(folder.exitCode, ExitCode.cannotCreate);
       assert.match(folder.message, /^--log-file: cannot write .*: is a directory$/);
     });
 
     it("an output file that can be written is created, and an input file read back", () => {
       const file = join(dir, "out.log");
-      checkPrivateFile("--log-file", file);
+      checkOutputFile("--log-file", file);
       assert.equal(readInputFile("log", file), "");
       mkdirSync(join(dir, "sub"));
       writeFileSync(join(dir, "sub", "x"), "text");

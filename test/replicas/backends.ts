@@ -45,7 +45,7 @@ export class OpenBuses {
 export async function probeTransport(backend: Backend["name"], url: string): Promise<BusTransport> {
   const probe = backend === "postgres"
     ? new PostgresTransport(url, { namespace: "acp_cancel", operationMs: 1000 })
-    : new RedisTransport(url, "acp_cancel");
+    : new RedisTransport(url, { namespace: "acp_cancel" });
   await probe.connect(() => undefined, () => undefined);
   return probe;
 }
