@@ -14,8 +14,17 @@ const until = async <T>(check: () => T | undefined): Promise<T> => {
 
 describe("os: the /proc process table", () => {
   const started: ChildProcess[] = [];
+  /** The setsid grandchildren: killing their shell does not reach them. */
+  const sleepers: number[] = [];
   afterEach(() => {
     for (const child of started.splice(0)) child.kill("SIGKILL");
+    for (const pid of sleepers.splice(0)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
   });
 
   /** A shell that starts `setsid sleep 300` and waits: its grandchild leads a session of its own. */
@@ -25,6 +34,7 @@ describe("os: the /proc process table", () => {
     let out = "";
     shell.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const sleeper = await until(() => (out.includes("\n") ? Number(out.trim()) : undefined));
+    sleepers.push(sleeper);
     await until(() => (readProcess(sleeper)?.session === sleeper ? true : undefined));
     return { shell, sleeper };
   }
