@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
-import { escapeControl } from "../wire/index.js";
+import { escapeControl, jsonText } from "../wire/index.js";
 import type { AgentRecipe } from "./agents.js";
 import { EditorWire, type Message } from "./editor-wire.js";
 import type { LeftProcess, Placement } from "./scorecard.js";
@@ -96,7 +96,7 @@ export class AgentRun {
     const created = await this.ask("session/new", { cwd, mcpServers: [] }, limitMs);
     const sessionId = created.sessionId;
     if (typeof sessionId !== "string") {
-      throw new AgentUnusableError(`session/new was answered without a sessionId: ${preview(created)}`, "unusable");
+      throw new AgentUnusableError(`session/new was answered without a sessionId: ${escapeControl(jsonText(created, 120))}`, "unusable");
     }
     for (const { method, params } of sessionSetup(sessionId)) await this.ask(method, params, limitMs);
     return { sessionId, initialize: init, protocol: protocolOf(init) };
@@ -193,9 +193,4 @@ function spawnFailure(command: string, error: NodeJS.ErrnoException): AgentUnusa
   if (error.code === "ENOENT") return new AgentUnusableError(`agent command not found: ${command}`, "not-found");
   if (error.code === "EACCES") return new AgentUnusableError(`agent command is not executable: ${command}`, "not-executable");
   return new AgentUnusableError(`cannot start ${command}: ${error.message}`, "unusable");
-}
-
-function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? "undefined";
-  return escapeControl(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }

@@ -9,15 +9,14 @@ import { outcomeOf } from "./verdict.js";
 
 export type Message = Record<string, unknown>;
 
-export interface Logged {
-  /** performance.now() */
+/** A message the agent sent, and when (performance.now()). */
+interface Logged {
   readonly at: number;
-  readonly dir: "out" | "in";
   readonly message: Message;
 }
 
 export class EditorWire {
-  readonly log: Logged[] = [];
+  private readonly log: Logged[] = [];
   /** The first stdout line that was not JSON-RPC (an agent logging to stdout breaks editors), and how many there were. */
   firstJunk = "";
   junkLines = 0;
@@ -46,7 +45,7 @@ export class EditorWire {
   }
 
   private receive(message: Message): void {
-    this.log.push({ at: performance.now(), dir: "in", message });
+    this.log.push({ at: performance.now(), message });
     const isRequest = "method" in message && "id" in message;
     if (isRequest && message.method === "session/request_permission") this.openDialogs.set(message.id, message);
     else if (isRequest) {
@@ -59,7 +58,6 @@ export class EditorWire {
   }
 
   private send(message: Message): void {
-    this.log.push({ at: performance.now(), dir: "out", message });
     if (this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -96,7 +94,7 @@ export class EditorWire {
   /** `session/update`s read since `since` (performance.now()). */
   private updatesSince(since: number): { at: number; update: Message }[] {
     return this.log
-      .filter((entry) => entry.dir === "in" && entry.at >= since && entry.message.method === "session/update")
+      .filter((entry) => entry.at >= since && entry.message.method === "session/update")
       .map((entry) => ({ at: entry.at, update: ((entry.message.params as Message | undefined)?.update ?? {}) as Message }));
   }
 
@@ -111,7 +109,7 @@ export class EditorWire {
    * with its error.
    */
   turnEnds(id: unknown, protocol: number): { at: number; outcome: string }[] {
-    const answers = this.log.filter((entry) => entry.dir === "in" && !("method" in entry.message) && entry.message.id === id);
+    const answers = this.log.filter((entry) => !("method" in entry.message) && entry.message.id === id);
     const inserted = protocol === 2 ? answers.find((entry) => typeof (entry.message.result as Message | undefined)?.messageId === "string") : undefined;
     const idles = (inserted === undefined ? [] : this.updatesSince(inserted.at))
       .filter(({ update }) => update.sessionUpdate === "state_update" && update.state === "idle")

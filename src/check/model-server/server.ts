@@ -82,9 +82,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     if (dialect === undefined || request.method !== "POST") return void response.writeHead(404).end();
     const offered = dialect.offeredTools(body);
     if (offered.length === 0) {
-      const json = dialect.quickJson(path, body);
-      if (json === undefined) return sse(dialect, response, [...dialect.opening(), ...dialect.finish(dialect.quickText)], true);
-      return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
+      const quick = dialect.quick(path, body);
+      if (typeof quick === "string") return sse(dialect, response, [...dialect.opening(), ...dialect.finish(quick)], true);
+      return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(quick));
     }
     const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
     turns.push(turn);
