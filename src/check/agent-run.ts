@@ -1,7 +1,6 @@
 /**
- * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge`, and its opening
- * (initialize, authenticate when asked, session/new). Every process of the run carries a marker in its
- * environment, so what it left running is found after its parent is gone.
+ * One run of the agent as an editor starts it, directly or behind `acp-cancel bridge`, and its session's opening.
+ * Every process of the run carries a marker in its environment, so what it left running is found once orphaned.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -137,9 +136,8 @@ export class AgentRun {
   }
 
   /**
-   * Every running process of this run (none where there is no /proc): those that carry its marker
-   * (an orphan too), and the started process's descendants (gemini-cli runs its shell tool with a
-   * scrubbed environment).
+   * Every running process of this run (none without /proc): the marked ones (orphans too), and the started
+   * process's descendants (gemini-cli runs its shell tool with a scrubbed environment).
    */
   processes(): ProcessEntry[] {
     if (!hasProcTable()) return [];
@@ -182,7 +180,6 @@ export function describeProcess(entry: ProcessEntry): LeftProcess {
   return { pid: entry.pid, command: command.length > 60 ? `${command.slice(0, 60)}…` : command };
 }
 
-/** Whether two entries are the same process (pid and start time). */
 export function sameProcess(a: ProcessEntry, b: ProcessEntry): boolean {
   return a.pid === b.pid && a.startTicks === b.startTicks;
 }

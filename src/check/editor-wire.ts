@@ -78,10 +78,7 @@ export class EditorWire {
     for (const id of [...this.openDialogs.keys()]) this.answerDialog(id, false);
   }
 
-  /**
-   * Answers one open dialog: allowed with its allow-once option (else another allow, else the first), or
-   * `cancelled` (Stop, or the agent withdrew it by `$/cancel_request`).
-   */
+  /** Answers an open dialog: allowed with its allow-once option (else another allow, else the first), or `cancelled`. */
   private answerDialog(id: unknown, allow: boolean): void {
     const params = this.openDialogs.get(id)?.params as { options?: { optionId?: unknown; kind?: unknown }[] } | undefined;
     if (!this.openDialogs.delete(id)) return;
@@ -104,9 +101,8 @@ export class EditorWire {
   }
 
   /**
-   * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges
-   * insertion, so a prompt inserted ends with each idle `state_update` after that; one withdrawn ends
-   * with its error.
+   * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges insertion, so an
+   * inserted prompt ends with each idle `state_update` after that; a withdrawn one with its error.
    */
   turnEnds(id: unknown, protocol: number): { at: number; outcome: string }[] {
     const answers = this.log.filter((entry) => !("method" in entry.message) && entry.message.id === id);

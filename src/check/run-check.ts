@@ -1,7 +1,6 @@
 /**
- * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent in one placement, a
- * prompt, the scenario's Stop, what came back and what was left. When the first cell cannot open a session,
- * nothing else runs and AgentUnusableError says why.
+ * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent. When the first cell
+ * cannot open a session, nothing else runs and AgentUnusableError says why.
  */
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";

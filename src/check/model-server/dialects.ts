@@ -17,10 +17,9 @@ export interface Dialect {
   quick(path: string, body: Body): Body | string;
   /** Whether each event is named (an `event:` line), by its data's `type`. */
   readonly namedEvents: boolean;
-  /** A streamed answer opens; then a held one streams text (`first`: its first piece), or it ends with */
+  /** A streamed answer: its opening, then held text (`first`: its first piece), or an end with the whole text or a tool call. */
   opening(): SseData[];
   text(delta: string, first: boolean): SseData[];
-  /** the whole text, or with a call of the tool `name`. */
   finish(text: string): SseData[];
   toolCall(name: string, args: Body): SseData[];
 }
@@ -97,9 +96,8 @@ const openaiChat: Dialect = {
 };
 
 /**
- * Gemini `streamGenerateContent?alt=sse` (gemini-cli through GOOGLE_GEMINI_BASE_URL). Before each
- * turn gemini-cli asks a small model, with a plain `generateContent`, which model to route to; the
- * quick answer is a JSON text that names the default one (next-speaker checks read it too).
+ * Gemini `streamGenerateContent?alt=sse` (gemini-cli through GOOGLE_GEMINI_BASE_URL). Before each turn gemini-cli asks,
+ * with a plain `generateContent`, which model to route to: the quick answer names the default (next-speaker checks too).
  */
 const GEMINI_QUICK_TEXT = JSON.stringify({ reasoning: "scripted", model_choice: "flash", next_speaker: "user" });
 const GEMINI_USAGE = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };

@@ -1,7 +1,4 @@
-/**
- * The scripted model: an HTTP server on 127.0.0.1 in the wire format of whichever API the agent dials. It plays
- * the current Script for every turn request and records when the agent closes one before the model finished it.
- */
+/** The scripted model: a loopback HTTP server speaking whichever API the agent dials, playing the current Script. */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type BodyRead, drainThenCut, readNodeBody } from "../../wire/index.js";
