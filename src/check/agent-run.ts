@@ -1,7 +1,6 @@
 /**
- * One run of the agent as an editor starts it: directly, or behind `acp-cancel bridge`, and its opening
- * (initialize, authenticate when asked, session/new). Every process of the run carries a marker in its
- * environment, so what it left running is found after its parent is gone.
+ * One run of the agent as an editor starts it, directly or behind `acp-cancel bridge`, and its session's opening.
+ * Every process of the run carries a marker in its environment, so what it left running is found once orphaned.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -9,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { descendantsOf, hasProcTable, type ProcessEntry, processesWithEnv, readProcesses, stillRunning } from "../os/index.js";
-import { escapeControl } from "../wire/index.js";
+import { escapeControl, jsonText } from "../wire/index.js";
 import type { AgentRecipe } from "./agents.js";
 import { EditorWire, type Message } from "./editor-wire.js";
 import type { LeftProcess, Placement } from "./scorecard.js";
@@ -96,7 +95,7 @@ export class AgentRun {
     const created = await this.ask("session/new", { cwd, mcpServers: [] }, limitMs);
     const sessionId = created.sessionId;
     if (typeof sessionId !== "string") {
-      throw new AgentUnusableError(`session/new was answered without a sessionId: ${preview(created)}`, "unusable");
+      throw new AgentUnusableError(`session/new was answered without a sessionId: ${escapeControl(jsonText(created, 120))}`, "unusable");
     }
     for (const { method, params } of sessionSetup(sessionId)) await this.ask(method, params, limitMs);
     return { sessionId, initialize: init, protocol: protocolOf(init) };
@@ -137,9 +136,8 @@ export class AgentRun {
   }
 
   /**
-   * Every running process of this run (none where there is no /proc): those that carry its marker
-   * (an orphan too), and the started process's descendants (gemini-cli runs its shell tool with a
-   * scrubbed environment).
+   * Every running process of this run (none without /proc): the marked ones (orphans too), and the started
+   * process's descendants (gemini-cli runs its shell tool with a scrubbed environment).
    */
   processes(): ProcessEntry[] {
     if (!hasProcTable()) return [];
@@ -182,7 +180,6 @@ export function describeProcess(entry: ProcessEntry): LeftProcess {
   return { pid: entry.pid, command: command.length > 60 ? `${command.slice(0, 60)}…` : command };
 }
 
-/** Whether two entries are the same process (pid and start time). */
 export function sameProcess(a: ProcessEntry, b: ProcessEntry): boolean {
   return a.pid === b.pid && a.startTicks === b.startTicks;
 }
@@ -193,9 +190,4 @@ function spawnFailure(command: string, error: NodeJS.ErrnoException): AgentUnusa
   if (error.code === "ENOENT") return new AgentUnusableError(`agent command not found: ${command}`, "not-found");
   if (error.code === "EACCES") return new AgentUnusableError(`agent command is not executable: ${command}`, "not-executable");
   return new AgentUnusableError(`cannot start ${command}: ${error.message}`, "unusable");
-}
-
-function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? "undefined";
-  return escapeControl(text.length > 120 ? `${text.slice(0, 120)}…` : text);
 }

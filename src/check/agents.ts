@@ -1,7 +1,6 @@
 /**
- * How to run each known agent offline against the scripted model: its environment (from scratch around a fresh
- * HOME), config files, authentication, and what to send after `session/new` so that tools run (or ask) without a
- * model-based judge. Facts found running each one (docs/interop.md).
+ * How to run each known agent offline against the scripted model: environment around a fresh HOME, config files,
+ * authentication, and what to send after `session/new` so that tools run (or ask) without a model-based judge.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -126,15 +125,14 @@ export function writeRecipeFiles(recipe: AgentRecipe): void {
   }
 }
 
+const RECOGNIZED: readonly [string, AgentName][] = [
+  ["claude-agent-acp", "claude-agent-acp"], ["codex-acp", "codex-acp"], ["gemini", "gemini-cli"], ["qwen", "qwen-code"], ["opencode", "opencode"],
+];
+
 /** Which known agent a command line runs, from its words, asked for ACP `protocol` (undefined: not one we know). */
 export function recognizeAgent(command: readonly string[], protocol: 1 | 2 = 1): AgentName | undefined {
-  const words = command.join(" ");
-  if (/claude-agent-acp/.test(words)) return protocol === 2 ? "claude-agent-acp-v2" : "claude-agent-acp";
-  if (/codex-acp/.test(words)) return "codex-acp";
-  if (/gemini/.test(words)) return "gemini-cli";
-  if (/qwen/.test(words)) return "qwen-code";
-  if (/opencode/.test(words)) return "opencode";
-  return undefined;
+  const name = RECOGNIZED.find(([word]) => command.join(" ").includes(word))?.[1];
+  return name === "claude-agent-acp" && protocol === 2 ? "claude-agent-acp-v2" : name;
 }
 
 /** codex ignores OPENAI_BASE_URL: a provider of our own. Tools run as plain processes (no sandbox). */

@@ -9,15 +9,14 @@ import { outcomeOf } from "./verdict.js";
 
 export type Message = Record<string, unknown>;
 
-export interface Logged {
-  /** performance.now() */
+/** A message the agent sent, and when (performance.now()). */
+interface Logged {
   readonly at: number;
-  readonly dir: "out" | "in";
   readonly message: Message;
 }
 
 export class EditorWire {
-  readonly log: Logged[] = [];
+  private readonly log: Logged[] = [];
   /** The first stdout line that was not JSON-RPC (an agent logging to stdout breaks editors), and how many there were. */
   firstJunk = "";
   junkLines = 0;
@@ -46,7 +45,7 @@ export class EditorWire {
   }
 
   private receive(message: Message): void {
-    this.log.push({ at: performance.now(), dir: "in", message });
+    this.log.push({ at: performance.now(), message });
     const isRequest = "method" in message && "id" in message;
     if (isRequest && message.method === "session/request_permission") this.openDialogs.set(message.id, message);
     else if (isRequest) {
@@ -59,7 +58,6 @@ export class EditorWire {
   }
 
   private send(message: Message): void {
-    this.log.push({ at: performance.now(), dir: "out", message });
     if (this.child.stdin.writable) this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
@@ -80,10 +78,7 @@ export class EditorWire {
     for (const id of [...this.openDialogs.keys()]) this.answerDialog(id, false);
   }
 
-  /**
-   * Answers one open dialog: allowed with its allow-once option (else another allow, else the first), or
-   * `cancelled` (Stop, or the agent withdrew it by `$/cancel_request`).
-   */
+  /** Answers an open dialog: allowed with its allow-once option (else another allow, else the first), or `cancelled`. */
   private answerDialog(id: unknown, allow: boolean): void {
     const params = this.openDialogs.get(id)?.params as { options?: { optionId?: unknown; kind?: unknown }[] } | undefined;
     if (!this.openDialogs.delete(id)) return;
@@ -96,7 +91,7 @@ export class EditorWire {
   /** `session/update`s read since `since` (performance.now()). */
   private updatesSince(since: number): { at: number; update: Message }[] {
     return this.log
-      .filter((entry) => entry.dir === "in" && entry.at >= since && entry.message.method === "session/update")
+      .filter((entry) => entry.at >= since && entry.message.method === "session/update")
       .map((entry) => ({ at: entry.at, update: ((entry.message.params as Message | undefined)?.update ?? {}) as Message }));
   }
 
@@ -106,12 +101,11 @@ export class EditorWire {
   }
 
   /**
-   * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges
-   * insertion, so a prompt inserted ends with each idle `state_update` after that; one withdrawn ends
-   * with its error.
+   * How the prompt `id` ended, each with when. v1: its answers. v2: its answer acknowledges insertion, so an
+   * inserted prompt ends with each idle `state_update` after that; a withdrawn one with its error.
    */
   turnEnds(id: unknown, protocol: number): { at: number; outcome: string }[] {
-    const answers = this.log.filter((entry) => entry.dir === "in" && !("method" in entry.message) && entry.message.id === id);
+    const answers = this.log.filter((entry) => !("method" in entry.message) && entry.message.id === id);
     const inserted = protocol === 2 ? answers.find((entry) => typeof (entry.message.result as Message | undefined)?.messageId === "string") : undefined;
     const idles = (inserted === undefined ? [] : this.updatesSince(inserted.at))
       .filter(({ update }) => update.sessionUpdate === "state_update" && update.state === "idle")

@@ -1,7 +1,6 @@
 /**
- * Where the model comes from in a check: the agent's own (only the cells a plain text turn can show run),
- * or with --model-server a scripted loopback model that makes every turn do what a cell needs, the named
- * agent pointed at it by its recipe (a fresh HOME per cell; the dialog cell's asks before its shell tool).
+ * Where a check's model comes from: the agent's own (only the cells a plain text turn can show run), or with
+ * --model-server the scripted model, the agent pointed at it by its recipe (a fresh HOME per cell).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,7 +1,6 @@
 /**
- * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent in one placement, a
- * prompt, the scenario's Stop, what came back and what was left. When the first cell cannot open a session,
- * nothing else runs and AgentUnusableError says why.
+ * `acp-cancel check`: every scenario in both placements, each cell a fresh run of the agent. When the first cell
+ * cannot open a session, nothing else runs and AgentUnusableError says why.
  */
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -12,7 +11,7 @@ import { type AgentCommand, AgentRun, AgentUnusableError, commandLine, describeP
 import type { ModelSource, Scripted } from "./model.js";
 import { inForce, type Scenario, SCENARIOS, sessionCancel } from "./scenarios.js";
 import { type Cell, PLACEMENTS, type Placement, type Scorecard } from "./scorecard.js";
-import { judge, type Observation } from "./verdict.js";
+import { judge, type Observation, unjudged } from "./verdict.js";
 
 export interface CellLimits {
   /** For each of initialize, authenticate, session/new, and the first turn (opencode's takes 9 s under load). */
@@ -53,7 +52,7 @@ export async function runCheck(options: CheckOptions): Promise<Scorecard> {
       const cell = await runCell(scenario, placement, options, (session) => (first ??= session)).catch((error: unknown) => {
         // Before any session opened the agent is unusable; after, one run that did not start is that cell's failure.
         if (!(error instanceof AgentUnusableError) || first === undefined) throw error;
-        return { scenario: scenario.name, placement, verdict: "fail", stopToAnswerMs: null, outcome: "not started", leftRunning: [], note: error.message } as const;
+        return unjudged(scenario.name, placement, "fail", "not started", error.message);
       });
       cells.push(cell);
       options.onCell?.(cell);
@@ -159,9 +158,8 @@ async function runCell(
     const base = { scenario: name, placement, judge: scenario.judge, accepted, limitMs: limits.stopMs };
     if (early !== undefined) return judge({ ...base, endedBeforeStop: early.outcome, answers: [], leftRunning: [] });
     if ((scenario.when === "tool" || scenario.when === "dialog") && !underWay[scenario.when]()) {
-      // The tool never ran, or the dialog never opened: nothing to judge.
       const what = scenario.when === "tool" ? "no process ran the scripted tool" : "no permission dialog opened";
-      return { scenario: name, placement, verdict: "skip", stopToAnswerMs: null, outcome: "", leftRunning: [], note: `${what} within ${limits.startMs} ms` };
+      return unjudged(name, placement, "skip", "", `${what} within ${limits.startMs} ms`);
     }
     let stopAt = performance.now();
     const judged = scenario.stop(run, session.sessionId, prompt.id);

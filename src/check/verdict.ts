@@ -1,5 +1,5 @@
 /** From what a cell saw to its verdict: pure, so the rules are tested in process and read in one place. */
-import type { Cell, LeftProcess, Placement } from "./scorecard.js";
+import type { Cell, LeftProcess, Placement, Verdict } from "./scorecard.js";
 
 /** What one cell saw, times in ms from Stop. */
 export interface Observation {
@@ -24,45 +24,40 @@ export interface Observation {
   readonly undone?: readonly string[];
 }
 
+/** A cell that never reached Stop, so nothing was left running: ✘ or – with why. */
+export function unjudged(scenario: string, placement: Placement, verdict: Verdict, outcome: string, note: string): Cell {
+  return { scenario, placement, leftRunning: [], verdict, stopToAnswerMs: null, outcome, note };
+}
+
 export function judge(seen: Observation): Cell {
-  const base = { scenario: seen.scenario, placement: seen.placement, leftRunning: seen.leftRunning };
   if (seen.endedBeforeStop !== undefined) {
     // A turn that ended is nothing to judge; a prompt that failed is the agent failing its turn.
     const failed = seen.endedBeforeStop.startsWith("error");
     const note = failed ? "the prompt failed before Stop went out" : "the turn ended before Stop (give a longer --prompt)";
-    return { ...base, verdict: failed ? "fail" : "skip", stopToAnswerMs: null, outcome: seen.endedBeforeStop, note };
+    return unjudged(seen.scenario, seen.placement, failed ? "fail" : "skip", seen.endedBeforeStop, note);
   }
-  const processes = seen.leftRunning.length === 0
-    ? ""
-    : `left ${seen.leftRunning.length} process${seen.leftRunning.length === 1 ? "" : "es"} running`;
-  const left = join(processes, ...(seen.undone ?? []));
+  /** ✔ when no problem was seen; the note lists them. */
+  const cell = (stopToAnswerMs: number | null, outcome: string, problems: readonly string[]): Cell => {
+    const note = problems.filter((problem) => problem !== "").join("; ");
+    const { scenario, placement, leftRunning } = seen;
+    return { scenario, placement, leftRunning, verdict: note === "" ? "pass" : "fail", stopToAnswerMs, outcome, note };
+  };
+  const count = seen.leftRunning.length;
+  const left = [count === 0 ? "" : `left ${count} process${count === 1 ? "" : "es"} running`, ...(seen.undone ?? [])];
   if (seen.judge === "exit") {
-    if (seen.exit === undefined) {
-      return { ...base, verdict: "fail", stopToAnswerMs: null, outcome: "running", note: `still running ${seen.limitMs} ms after Stop` };
-    }
-    return { ...base, verdict: left === "" ? "pass" : "fail", stopToAnswerMs: seen.exit.atMs, outcome: seen.exit.outcome, note: left };
+    if (seen.exit === undefined) return cell(null, "running", [`still running ${seen.limitMs} ms after Stop`]);
+    return cell(seen.exit.atMs, seen.exit.outcome, left);
   }
   const [first, ...more] = seen.answers;
   if (first === undefined) {
     const why = seen.exit === undefined ? `no answer within ${seen.limitMs} ms` : `no answer; the agent ended (${seen.exit.outcome})`;
-    return { ...base, verdict: "fail", stopToAnswerMs: null, outcome: "none", note: join(why, left) };
+    return cell(null, "none", [why, ...left]);
   }
-  const problems = [
+  return cell(first.atMs, first.outcome, [
     more.length > 0 ? `answered ${more.length + 1} times (${seen.answers.map((a) => a.outcome).join(", ")})` : "",
     seen.accepted.includes(first.outcome) ? "" : `not ${seen.accepted.join(" or ")}`,
-    left,
-  ].filter((problem) => problem !== "");
-  return {
-    ...base,
-    verdict: problems.length === 0 ? "pass" : "fail",
-    stopToAnswerMs: first.atMs,
-    outcome: first.outcome,
-    note: problems.join("; "),
-  };
-}
-
-function join(...parts: string[]): string {
-  return parts.filter((part) => part !== "").join("; ");
+    ...left,
+  ]);
 }
 
 /** A JSON-RPC answer to a prompt, in a word: its stop reason, or `error CODE`. */

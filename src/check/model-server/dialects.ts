@@ -13,15 +13,13 @@ export interface Dialect {
   offeredTools(body: Body): string[];
   /** Whether the request carries a tool's result (the model's next step after a tool call). */
   carriesToolResult(body: Body): boolean;
-  /** A request that is not a turn: its short JSON answer, or undefined to stream `quickText` as a whole answer. */
-  quickJson(path: string, body: Body): Body | undefined;
-  readonly quickText: string;
+  /** A request that is not a turn: its short JSON answer, or a text to stream as a whole answer. */
+  quick(path: string, body: Body): Body | string;
   /** Whether each event is named (an `event:` line), by its data's `type`. */
   readonly namedEvents: boolean;
-  /** A streamed answer opens; then a held one streams text (`first`: its first piece), or it ends with */
+  /** A streamed answer: its opening, then held text (`first`: its first piece), or an end with the whole text or a tool call. */
   opening(): SseData[];
   text(delta: string, first: boolean): SseData[];
-  /** the whole text, or with a call of the tool `name`. */
   finish(text: string): SseData[];
   toolCall(name: string, args: Body): SseData[];
 }
@@ -48,8 +46,7 @@ const openaiResponses: Dialect = {
   serves: (path) => path.endsWith("/responses"),
   offeredTools: toolNames,
   carriesToolResult: (body) => JSON.stringify(body.input ?? []).includes('"function_call_output"'),
-  quickJson: () => undefined,
-  quickText: "ok",
+  quick: () => "ok",
   namedEvents: true,
   opening: () => [{ type: "response.created", response: { id: "resp_1", object: "response", status: "in_progress", output: [] } }],
   text: (delta, first) => [...(first ? [itemAdded({ ...MESSAGE, status: "in_progress", content: [] })] : []), textDelta(delta)],
@@ -80,15 +77,14 @@ const openaiChat: Dialect = {
   serves: (path) => path.endsWith("/chat/completions"),
   offeredTools: (body) => list(body.tools).map((t) => String((t.function as Body | undefined)?.name ?? "")),
   carriesToolResult: (body) => list(body.messages).filter((m) => m.role !== "system").at(-1)?.role === "tool",
-  quickJson(_path, body) {
-    if (body.stream === true) return undefined;
+  quick(_path, body) {
+    if (body.stream === true) return "ok";
     return {
       id: "chatcmpl-quick", object: "chat.completion", created: 0, model: body.model ?? "scripted",
       choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     };
   },
-  quickText: "ok",
   namedEvents: false,
   opening: () => [chatChunk({ role: "assistant", content: "" })],
   text: (delta) => [chatChunk({ content: delta })],
@@ -100,9 +96,8 @@ const openaiChat: Dialect = {
 };
 
 /**
- * Gemini `streamGenerateContent?alt=sse` (gemini-cli through GOOGLE_GEMINI_BASE_URL). Before each
- * turn gemini-cli asks a small model, with a plain `generateContent`, which model to route to; the
- * quick answer is a JSON text that names the default one (next-speaker checks read it too).
+ * Gemini `streamGenerateContent?alt=sse` (gemini-cli through GOOGLE_GEMINI_BASE_URL). Before each turn gemini-cli asks,
+ * with a plain `generateContent`, which model to route to: the quick answer names the default (next-speaker checks too).
  */
 const GEMINI_QUICK_TEXT = JSON.stringify({ reasoning: "scripted", model_choice: "flash", next_speaker: "user" });
 const GEMINI_USAGE = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
@@ -118,11 +113,10 @@ const gemini: Dialect = {
   serves: (path) => /:(?:generateContent|streamGenerateContent|countTokens)$/.test(path),
   offeredTools: (body) => list(body.tools).flatMap((t) => list(t.functionDeclarations)).map((f) => String(f.name ?? "")),
   carriesToolResult: (body) => JSON.stringify(list(body.contents).at(-1)?.parts ?? []).includes('"functionResponse"'),
-  quickJson(path) {
+  quick(path) {
     if (path.endsWith(":countTokens")) return { totalTokens: 1 };
-    return path.endsWith(":generateContent") ? geminiChunk([{ text: GEMINI_QUICK_TEXT }], "STOP") : undefined;
+    return path.endsWith(":generateContent") ? geminiChunk([{ text: GEMINI_QUICK_TEXT }], "STOP") : GEMINI_QUICK_TEXT;
   },
-  quickText: GEMINI_QUICK_TEXT,
   namedEvents: false,
   opening: () => [],
   text: (delta) => [geminiChunk([{ text: delta }])],
@@ -145,16 +139,15 @@ const anthropic: Dialect = {
     const lastUser = list(body.messages).filter((m) => m.role === "user").at(-1);
     return JSON.stringify(lastUser?.content ?? "").includes('"tool_result"');
   },
-  quickJson(path, body) {
+  quick(path, body) {
     if (path.endsWith("/count_tokens")) return { input_tokens: 1 };
-    if (body.stream === true) return undefined;
+    if (body.stream === true) return "ok";
     return {
       id: "msg_quick", type: "message", role: "assistant", model: body.model ?? "scripted",
       content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", stop_sequence: null,
       usage: { input_tokens: 1, output_tokens: 1 },
     };
   },
-  quickText: "ok",
   namedEvents: true,
   opening: () => [{
     type: "message_start",

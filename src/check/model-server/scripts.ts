@@ -1,15 +1,12 @@
 /** What the scripted model does with a turn request, and the shell tool call it makes: no wire format here. */
 
 /**
- * A turn request is one that offers tools; anything else (titles, routing, token counts) gets a
- * short well-formed answer. The scripts:
- * - `hold`: streams a little text, then a delta every few hundred ms, never completing, until
- *   the agent closes the request;
+ * What the model does with a turn request (one that offers tools; anything else gets a short well-formed answer):
+ * - `hold`: streams a little text, then a delta every few hundred ms, until the agent closes the request;
  * - `finish`: streams `text` and completes;
- * - `shell`: calls the agent's shell tool with `command`; the request that carries the tool's
- *   result is answered as `then` says (`finish` with `text`, the default, or `hold`);
- * - `permission`: the same call, meant for an agent set to ask first (agentRecipe's `ask`), so
- *   that a permission dialog opens; the result is answered with `text`;
+ * - `shell`: calls the agent's shell tool with `command`; the request carrying its result is answered as
+ *   `then` says (`finish` with `text`, the default, or `hold`);
+ * - `permission`: the same call, for an agent set to ask first (agentRecipe's `ask`); the result gets `text`;
  * - `slow`: sends nothing (not even headers) for `delayMs`, then behaves as `hold`.
  */
 export type Script =
@@ -44,9 +41,8 @@ export function shellCall(offered: readonly string[], command: string, askFirst 
 }
 
 /**
- * A command for the shell scripts: a process tree (a shell with a node child) that writes
- * `markerFile` after `delayMs` and then keeps running. A Stop that really stops the tool leaves
- * the file unwritten. No `sleep`: qwen-code refuses blocking commands that look like one.
+ * A process tree (a shell with a node child) that writes `markerFile` after `delayMs` and keeps running: a Stop
+ * that really stops the tool leaves it unwritten. No `sleep`: qwen-code refuses blocking commands like one.
  */
 export function delayedMarkerCommand(node: string, markerFile: string, delayMs: number): string {
   const program = `setTimeout(()=>require('fs').writeFileSync(${JSON.stringify(markerFile)},'late'),${delayMs});setInterval(()=>{},1000)`;

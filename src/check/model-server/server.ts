@@ -1,7 +1,4 @@
-/**
- * The scripted model: an HTTP server on 127.0.0.1 in the wire format of whichever API the agent dials. It plays
- * the current Script for every turn request and records when the agent closes one before the model finished it.
- */
+/** The scripted model: a loopback HTTP server speaking whichever API the agent dials, playing the current Script. */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type BodyRead, drainThenCut, readNodeBody } from "../../wire/index.js";
@@ -82,9 +79,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     if (dialect === undefined || request.method !== "POST") return void response.writeHead(404).end();
     const offered = dialect.offeredTools(body);
     if (offered.length === 0) {
-      const json = dialect.quickJson(path, body);
-      if (json === undefined) return sse(dialect, response, [...dialect.opening(), ...dialect.finish(dialect.quickText)], true);
-      return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(json));
+      const quick = dialect.quick(path, body);
+      if (typeof quick === "string") return sse(dialect, response, [...dialect.opening(), ...dialect.finish(quick)], true);
+      return void response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(quick));
     }
     const turn: TurnRecord = { dialect: dialect.name, closedByAgentAt: undefined, finishedAt: undefined };
     turns.push(turn);
