@@ -1,5 +1,6 @@
 import { descendantsOf, hasProcTable, type ProcessEntry, terminate, TICKS_PER_SECOND, turnsWork, uptimeTicks } from "../os/index.js";
 import type { EngineEvent, RequestJob, TurnPlugin } from "../acp/index.js";
+import { errorMessage } from "../core/error-message.js";
 import type { JsonRpcId, JsonRpcResponse } from "../wire/index.js";
 import { isToolCallUpdate, sessionIdOf } from "../wire/acp-shapes.js";
 import type { Logger } from "./logger.js";
@@ -82,7 +83,9 @@ export class TurnProcesses implements TurnPlugin {
     const watched = this.stopsCancelledTurns;
     const hookWaits = this.cancelledTurnEnded !== undefined;
     if (!watched && !hookWaits) return;
-    const span = openSpan(this.now(), new Set(watched ? this.descendants().map(identity) : []));
+    // The processes before the turn are listed first, then the tick: one born during the walk is the turn's.
+    const before = new Set(watched ? this.descendants().map(identity) : []);
+    const span = openSpan(this.now(), before);
     this.turns.set(JSON.stringify(job.payload.id), { ...span, job, sent: performance.now(), hookWaits, watched });
   }
 
@@ -148,7 +151,12 @@ export class TurnProcesses implements TurnPlugin {
     turn.hookWaits = false;
     if (!turn.watched) this.turns.delete(key);
     if (turn.job.reason === undefined) return;
-    this.cancelledTurnEnded?.({ promptId: id, turnAgeMs: performance.now() - turn.sent, agentPid: this.agentPid() });
+    try {
+      this.cancelledTurnEnded?.({ promptId: id, turnAgeMs: performance.now() - turn.sent, agentPid: this.agentPid() });
+    } catch (error) {
+      // The embedder's hook: its failure must not cost the turn's process bookkeeping, nor reach the engine.
+      this.logger.error(`the cancelledTurnEnded hook threw: ${errorMessage(error)}`);
+    }
   }
 
   private now(): number {

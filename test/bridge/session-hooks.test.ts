@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { runBridge } from "../../src/bridge/bridge.js";
 import { Logger } from "../../src/bridge/logger.js";
@@ -78,4 +82,26 @@ describe("cancelledTurnEnded's rules (TurnProcesses in process)", () => {
       assert.deepEqual(ended, [1, 2, 3]);
     });
   }
+
+  it("a hook that throws is logged and costs nothing else: the turn still ends, and the next one is told", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "acp-cancel-hook-throws-"));
+    try {
+      const logFile = join(dir, "bridge.log");
+      const ended: unknown[] = [];
+      const turns = new TurnProcesses(() => undefined, 100, new Logger("error", logFile), undefined, true, (turn) => {
+        ended.push(turn.promptId);
+        throw new Error("the embedder's bug");
+      });
+      turns.promptSent(prompt(1));
+      assert.doesNotThrow(() => turns.answered(prompt(1), answer(1), false));
+      turns.promptSent(prompt(2));
+      turns.answered(prompt(2), answer(2), true);
+      assert.doesNotThrow(() => turns.expectedReply(2));
+      assert.deepEqual(ended, [1, 2]);
+      const failures = () => readFileSync(logFile, "utf8").match(/the cancelledTurnEnded hook threw: the embedder's bug/g)?.length;
+      await eventually(() => (failures() === 2 ? true : undefined), "both failures in the log");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
