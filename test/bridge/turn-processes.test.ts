@@ -5,6 +5,8 @@ import { eventually } from "../support/wire-assertions.js";
 import { newSession, openRawSession, pidFrom, prompt, RawPeer, sleep } from "../reliability/support.js";
 
 const sessionCancel = (sessionId: string) => ({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+const announcesTool = (message: Record<string, unknown>) =>
+  message.method === "session/update" && (message.params as { update?: { sessionUpdate?: unknown } }).update?.sessionUpdate === "tool_call";
 const gone = (pid: number, what: string) => eventually(() => (isAlive(pid) ? undefined : true), `${what} gone`);
 
 interface Setup {
@@ -92,6 +94,9 @@ describe("bridge: a cancelled turn's processes are stopped (an agent that answer
         const helper = await pid("helper");
         editor.send(prompt("p1", sessionId, "tool"));
         const tool = await pid("tool 1");
+        // The agent names its tool after starting it: until the bridge has read the announcement,
+        // the child is the agent's housekeeping (docs/decisions.md), not the turn's.
+        await eventually(() => editor.received.find(announcesTool), "the tool_call update at the editor");
         if (how === "SIGTERM") bridge.child.kill("SIGTERM");
         else bridge.child.stdin.end();
         await bridge.exited;
