@@ -174,5 +174,10 @@ export function settleJob(job: AnyJob, failure?: JobFailure): boolean {
   return job["settleOnce"](failure);
 }
 
+/** The table that owns `job`, if any: for the lifecycles in core, never a user. */
+export function jobOwner(job: AnyJob): JobOwner | undefined {
+  return job["owner"];
+}
+
 const EMPTY: ReadonlySet<never> = new Set();
 const never = (): boolean => false;

@@ -1,7 +1,7 @@
 import type { CancelReason } from "./cancel-reason.js";
 import { settleCallJob } from "./call.js";
 import { GraceTimers } from "./grace-timers.js";
-import { type AnyJob, Job, type JobOwner, settleJob } from "./job.js";
+import { type AnyJob, Job, type JobOwner, jobOwner, settleJob } from "./job.js";
 import { JobTable } from "./job-table.js";
 import { LateReplies } from "./late-replies.js";
 import { type JobCancelOrigin, type JobFailure, type JobInfo, jobObserver } from "./observer.js";
@@ -59,7 +59,7 @@ type Memory<K> = { readonly finished: LateReplies<K>; readonly early: RecentKeys
 
 /** A grace for the calls of several tables (each ends in its own table): one timer for all. */
 export function sharedGrace(graceMs: number): GraceTimers<AnyJob> {
-  return new GraceTimers(graceMs, (call) => (call["owner"] as AnyServerCalls).endGrace(call));
+  return new GraceTimers(graceMs, (call) => (jobOwner(call) as AnyServerCalls).endGrace(call));
 }
 
 /** True while an answer is being given. */
@@ -181,7 +181,7 @@ export class ServerCalls<K, P, A = never> implements JobOwner {
     // The grace bounds the whole subtree: children of other kinds still out do not hold it.
     if (this.protocol.send !== undefined) {
       for (const child of [...call.children]) {
-        const owner = child["owner"];
+        const owner = jobOwner(child);
         if (owner instanceof ServerCalls && owner.protocol.send !== undefined) owner.endGrace(child);
       }
     }
@@ -225,7 +225,9 @@ export class ServerCalls<K, P, A = never> implements JobOwner {
     } finally {
       if (outermost) {
         answering = false;
-        if (released.length > 0) for (const parent of released.splice(0)) (parent["owner"] as AnyServerCalls).lastChildSettled(parent);
+        if (released.length > 0) {
+          for (const parent of released.splice(0)) (jobOwner(parent) as AnyServerCalls).lastChildSettled(parent);
+        }
       }
     }
     return true;
