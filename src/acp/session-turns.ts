@@ -82,6 +82,12 @@ export class SessionTurns {
     }
   }
 
+  /** v1: the session's cancelled prompt, which its grace bounds, still owed an answer. */
+  cancelledPrompt(sessionId: string): RequestJob | undefined {
+    const turn = this.turns.get(sessionId);
+    return isRequestJob(turn) && turn.state === "cancelling" && !this.host.rules().passThrough ? turn : undefined;
+  }
+
   /** A prompt was answered: if it was its session's turn (v1), the turn is over. */
   promptAnswered(sessionId: string, prompt: RequestJob): void {
     if (this.turns.get(sessionId) === prompt) this.turns.delete(sessionId);

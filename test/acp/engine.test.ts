@@ -542,6 +542,51 @@ describe("CancelEngine (message level)", () => {
       }));
   });
 
+  describe("session/close", () => {
+    const close = (id: JsonRpcId, sessionId: string) => req(id, "session/close", { sessionId });
+
+    it("an agent answering the close before the turn it cancelled: the turn is answered cancelled first, the agent's late answer dropped", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(prompt(1, "s"));
+        h.agent(permission(0, "s"));
+        h.take();
+        assert.deepEqual(h.client(close(2, "s")), [
+          to("client", cancelReq(0)),
+          to("agent", ok(0, PERMISSION_CANCELLED)),
+          to("agent", close(2, "s")),
+        ]);
+        // opencode 1.18.33 answers session/close, then its turn, 20-30 ms apart.
+        assert.deepEqual(h.agent(ok(2, {})), [to("client", ok(1, PROMPT_CANCELLED)), to("client", ok(2, {}))]);
+        assert.deepEqual(h.eventsOf("answered-for-peer").map((e) => [e.side, e.id]), [["agent", 0], ["client", 1]]);
+        assert.deepEqual(h.agent(ok(1, PROMPT_CANCELLED)), []);
+        assert.equal(h.engine.stats.lateRepliesDropped, 1);
+      }));
+
+    it("an error answer to the close ends the turn too: the agent has spoken for the session", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(prompt(1, "s"));
+        h.client(close(2, "s"));
+        assert.deepEqual(h.agent(fail(2, -32603, "closing failed")), [
+          to("client", ok(1, PROMPT_CANCELLED)),
+          to("client", fail(2, -32603, "closing failed")),
+        ]);
+      }));
+
+    it("a close with no turn running, or after the turn's answer, passes at once", () =>
+      withEngine({ graceMs: 100 }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(close(1, "s"));
+        assert.deepEqual(h.agent(ok(1, {})), [to("client", ok(1, {}))]);
+        h.client(prompt(2, "s"));
+        h.client(close(3, "s"));
+        assert.deepEqual(h.agent(ok(2, PROMPT_CANCELLED)), [to("client", ok(2, PROMPT_CANCELLED))]);
+        assert.deepEqual(h.agent(ok(3, {})), [to("client", ok(3, {}))]);
+        assert.deepEqual(h.eventsOf("answered-for-peer"), []);
+      }));
+  });
+
   describe("cancelled at birth", () => {
     it("a request born under a cancelling turn is answered to the agent at once and never reaches the client", () =>
       withEngine({ graceMs: 100 }, (h) => {

@@ -23,6 +23,7 @@ import { agentSide, allowDialogs, handshakeOf, openCell, processesRunning, type 
  */
 type Defect =
   | "cannot load its sessions"
+  | "answers session/close before the turn it stops"
   | "an early $/cancel_request's turn takes the next prompt"
   | "drops a $/cancel_request sent with its prompt";
 const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
@@ -32,7 +33,11 @@ const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   "claude-agent-acp": ["drops a $/cancel_request sent with its prompt"],
   // gemini-cli 0.61 often answers session/load "No previous sessions found for this project" (note 12).
   "gemini-cli": ["cannot load its sessions"],
+  // opencode 1.18.33 answers session/close 20-30 ms before the prompt of the turn it stops (opencode PR #49563).
+  opencode: ["answers session/close before the turn it stops"],
 };
+/** The agents that advertise `sessionCapabilities.close` (asserted by the close cell). */
+const CLOSERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp", "opencode"];
 const defect = (agent: RealAgent, which: Defect | CheckCell) =>
   (CHECK_CELLS as readonly string[]).includes(which)
     ? failsDirectly(agent.recipe, which as CheckCell)
@@ -290,6 +295,43 @@ for (const agent of REAL_AGENTS) {
       }
 
       if (placement === "embedded") continue;
+      if (CLOSERS.includes(agent.recipe)) {
+        const early = placement === "direct" && defect(agent, "answers session/close before the turn it stops");
+        cellIt(`${placement}: session/close while a shell tool runs stops the tool's process tree and answers the turn cancelled once, ${early ? "after the close's answer (the agent's defect, opencode #49563)" : "before the close's answer"}`, async () => {
+          const cell = await openCell(agent, placement, { script: { kind: "hold" } });
+          const wire = wireOf(cell.driver);
+          assert.ok(wire !== undefined);
+          const advertised = wire.log.find((e) => e.dir === "in" && (e.message.result as Message | undefined)?.agentCapabilities !== undefined);
+          assert.match(JSON.stringify(advertised?.message), /"sessionCapabilities":\{[^]*"close":\{\}/, "the agent advertises session/close");
+          const markerFile = join(cell.home, `closed-${cell.marker.slice(0, 8)}`);
+          cell.model.script = { kind: "shell", command: delayedMarkerCommand(process.execPath, markerFile, MARKER_DELAY_MS), then: "hold" };
+          allowDialogs(cell.driver);
+          try {
+            const turn = cell.driver.startPrompt(cell.sessionId, "run the tool");
+            await until(() => (processesRunning(cell.marker, markerFile).length > 0 ? true : undefined), "the tool running", 60_000);
+            const startedAt = Date.now();
+            if (cell.model.turns[0]?.toolCalled === "exec_command") {
+              await until(() => (cell.model.turns.length >= 2 ? true : undefined), "the model asked again while the tool runs");
+            }
+            const order: string[] = [];
+            const close = wire.request("session/close", { sessionId: cell.sessionId });
+            void turn.answer.then(() => order.push("prompt"));
+            void close.answer.then(() => order.push("close"));
+            assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
+            const closed = await within(close.answer, ANSWER_LIMIT_MS);
+            assert.deepEqual(closed?.result, {}, JSON.stringify(closed));
+            assert.deepEqual(order, early ? ["close", "prompt"] : ["prompt", "close"]);
+            await until(() => (processesRunning(cell.marker, markerFile).length === 0 ? true : undefined), "the tool's processes gone", 30_000);
+            await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the model request closed by the agent");
+            await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + MARKER_DELAY_MS + 1000 - Date.now())));
+            assert.equal(existsSync(markerFile), false, "the tool's delayed side effect never happened");
+            assertClean(cell);
+          } finally {
+            await closeCell(cell);
+          }
+        });
+      }
+
       cellIt(`${placement}: Stop after session/load in a new agent process is answered cancelled once and closes the model request (codex-acp #186, claude-agent-acp #415)`, async () => {
         // The first process is given time to exit on its own (gemini-cli saves its session late).
         const first = await openCell(agent, placement, { script: { kind: "finish", text: "remember me" }, bridgeArgs: ["--exit-grace-ms", "10000"] });

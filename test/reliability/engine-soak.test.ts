@@ -438,7 +438,7 @@ class Schedule {
     }
     if (style === "garbled" && !r.cancelled) {
       // A malformed answer to a running request: the issuer gets -32603 naming the problem.
-      const got = this.now.find((d) => d.to === r.issuer && isResponse(d.message));
+      const got = this.now.find((d) => d.to === r.issuer && isResponse(d.message) && d.message.id === r.id);
       assert.ok(got && "error" in got.message && got.message.error.code === -32603, this.where("garbled"));
       return;
     }
