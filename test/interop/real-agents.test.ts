@@ -33,7 +33,7 @@ const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   "claude-agent-acp": ["drops a $/cancel_request sent with its prompt"],
   // gemini-cli 0.61 often answers session/load "No previous sessions found for this project" (note 12).
   "gemini-cli": ["cannot load its sessions"],
-  // opencode 1.18.33 answers session/close 20-30 ms before the prompt of the turn it stops (opencode PR #49563).
+  // opencode 1.18.33 answers session/close 20-30 ms before the prompt of the turn it stops.
   opencode: ["answers session/close before the turn it stops"],
 };
 /** The agents that advertise `sessionCapabilities.close` (asserted by the close cell). */
@@ -297,7 +297,7 @@ for (const agent of REAL_AGENTS) {
       if (placement === "embedded") continue;
       if (CLOSERS.includes(agent.recipe)) {
         const early = placement === "direct" && defect(agent, "answers session/close before the turn it stops");
-        cellIt(`${placement}: session/close while a shell tool runs stops the tool's process tree and answers the turn cancelled once, ${early ? "after the close's answer (the agent's defect, opencode #49563)" : "before the close's answer"}`, async () => {
+        cellIt(`${placement}: session/close while a shell tool runs stops the tool's process tree and answers the turn cancelled once, ${early ? "after the close's answer (the agent's defect)" : "before the close's answer"}`, async () => {
           const cell = await openCell(agent, placement, { script: { kind: "hold" } });
           const wire = wireOf(cell.driver);
           assert.ok(wire !== undefined);
