@@ -30,6 +30,11 @@ export interface EngineOptions {
   client?: PortOptions;
   agent?: PortOptions;
   onEvent?: (event: EngineEvent) => void;
+  /**
+   * v1: a client prompt for a session whose turn still runs is sent after the `session/cancel` that some editors leave
+   * out (docs/decisions.md, "Sessions"). Off by default: claude-agent-acp and codex-acp queue such a prompt on purpose.
+   */
+  promptStopsTurn?: boolean;
   /** Follow a turn the engine answered for the agent to its real end (turn-aftermath.ts). Off when undefined. */
   turnEnd?: TurnEndOptions;
   /** @internal Turn plug-ins after `turnEnd`'s, in order (the bridge's answer rules): turn-plugin.ts. */

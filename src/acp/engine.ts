@@ -30,6 +30,7 @@ export class CancelEngine extends EngineCore {
   /** Params objects of requests that handlers are about to send, marked with their parent. */
   private readonly nested = new WeakMap<object, RequestJob>();
   private readonly deadlines: ReadonlyMap<string, number>;
+  private readonly promptStopsTurn: boolean;
 
   constructor(
     /** Where the engine sends messages: to the client side or to the agent side. */
@@ -38,6 +39,7 @@ export class CancelEngine extends EngineCore {
   ) {
     super(deliver, options);
     this.deadlines = new Map(Object.entries(options.deadlines ?? {}));
+    this.promptStopsTurn = options.promptStopsTurn === true;
   }
 
   // ---- what the placements call -------------------------------------------------
@@ -156,6 +158,8 @@ export class CancelEngine extends EngineCore {
     let held = false;
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
+      if (this.promptStopsTurn && from === "client" && !this.negotiation.rules.passThrough && this.turns.hasRunningPrompt(sessionId))
+        this.stopReplacedTurn(sessionId);
       this.turns.start(sessionId, job);
       held = from === "client" && this.plugins.some((plugin) => plugin.hold?.(job, request) === true);
       if (!held) for (const plugin of this.plugins) plugin.promptSent?.(job);
@@ -168,6 +172,12 @@ export class CancelEngine extends EngineCore {
     if (held) return;
     job.payload.delivered = true;
     this.send(otherSide(from), jobObserver === undefined ? outgoing : withTraceContext(job, outgoing));
+  }
+
+  /** `promptStopsTurn`: the client's `session/cancel`, as if it had sent one (goose #11651 sends a prompt alone). */
+  private stopReplacedTurn(sessionId: string): void {
+    this.emit({ type: "emulated", side: "agent", what: "session/cancel before a prompt into a running turn" });
+    this.onNotification("client", { jsonrpc: "2.0", method: Method.sessionCancel, params: { sessionId } });
   }
 
   /** Why the first plug-in that refuses an agent request of `sessionId` does, or undefined. */

@@ -82,6 +82,12 @@ export class SessionTurns {
     }
   }
 
+  /** v1: the session's prompt is running, not yet cancelled or answered. */
+  hasRunningPrompt(sessionId: string): boolean {
+    const turn = this.turns.get(sessionId);
+    return isRequestJob(turn) && turn.isRunning;
+  }
+
   /** v1: the session's cancelled prompt, which its grace bounds, still owed an answer. */
   cancelledPrompt(sessionId: string): RequestJob | undefined {
     const turn = this.turns.get(sessionId);

@@ -7,7 +7,7 @@ import { DEFAULT_MAX_LINE_BYTES } from "../wire/index.js";
 import { LOG_LEVELS, type LogLevel } from "./logger.js";
 
 /** `graceMs` and `cleanupMethods` as the engine's; `deadlines` over {@link DEFAULT_DEADLINES}. */
-export interface BridgeOptions extends Pick<EngineOptions, "graceMs" | "deadlines" | "cleanupMethods"> {
+export interface BridgeOptions extends Pick<EngineOptions, "graceMs" | "deadlines" | "cleanupMethods" | "promptStopsTurn"> {
   /** The agent command and its arguments. */
   command: string;
   args: readonly string[];
@@ -66,8 +66,9 @@ export function resolveSettings(options: BridgeOptions): BridgeSettings {
 
 /** What the engine takes of the settings: an engine option the bridge exposes is passed on here. */
 export function engineOptions(settings: BridgeSettings): EngineOptions {
-  const { graceMs, deadlines, cleanupMethods = [], editorSupport = "auto", agentSupport = "auto" } = settings;
-  return { graceMs, deadlines, cleanupMethods, client: { cancelSupport: editorSupport }, agent: { cancelSupport: agentSupport } };
+  const { graceMs, deadlines, cleanupMethods = [], editorSupport = "auto", agentSupport = "auto", promptStopsTurn = false } = settings;
+  const ports = { client: { cancelSupport: editorSupport }, agent: { cancelSupport: agentSupport } };
+  return { graceMs, deadlines, cleanupMethods, promptStopsTurn, ...ports };
 }
 
 // ---- the command-line flags: each is one entry of BRIDGE_FLAGS ----------------------------
@@ -151,7 +152,7 @@ function text(key: "trace" | "logFile", help: string): BridgeFlag {
 }
 
 /** A switch: it turns `key` on. */
-function on(key: "keepTurnProcesses" | "otel", help: string): BridgeFlag {
+function on(key: "keepTurnProcesses" | "otel" | "promptStopsTurn", help: string): BridgeFlag {
   return { help, set: (options) => Object.assign(options, { [key]: true }) };
 }
 
@@ -213,6 +214,9 @@ turn, SIGTERM then SIGKILL, never the agent; then wait once more) or restart
       options.onStuck = oneOf<OnStuck>(flag, text, ON_STUCK_CHOICES);
     },
   },
+  "prompt-stops-turn": on("promptStopsTurn", `a prompt for a session whose turn still runs stops that turn first, as
+if the editor had sent session/cancel (default: passed as it is; some
+agents queue it behind the turn)`),
   "keep-turn-processes": on("keepTurnProcesses", `keep what a cancelled turn started (default: processes the agent started
 during that turn and still running 0.5 s after its cancelled answer get
 SIGTERM, then SIGKILL; Linux only)`),

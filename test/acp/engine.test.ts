@@ -587,6 +587,51 @@ describe("CancelEngine (message level)", () => {
       }));
   });
 
+  describe("promptStopsTurn", () => {
+    it("a prompt into a running turn is sent after the session/cancel the client left out; the old turn ends cancelled", () =>
+      withEngine({ graceMs: 100, promptStopsTurn: true }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(prompt(1, "s"));
+        h.client(prompt(5, "t"));
+        h.agent(permission(0, "s"));
+        h.take();
+        assert.deepEqual(h.client(prompt(2, "s")), [
+          to("agent", sessionCancel("s")),
+          to("client", cancelReq(0)),
+          to("agent", ok(0, PERMISSION_CANCELLED)),
+          to("agent", prompt(2, "s")),
+        ]);
+        assert.deepEqual(h.eventsOf("emulated").map((e) => e.what), ["session/cancel before a prompt into a running turn"]);
+        assert.deepEqual(h.agent(ok(1, { stopReason: "end_turn" })), [to("client", ok(1, PROMPT_CANCELLED))]);
+        // The new prompt is the session's turn now: a Stop reaches it; the other session's turn is untouched.
+        assert.deepEqual(h.client(sessionCancel("s")), [to("agent", sessionCancel("s"))]);
+        assert.deepEqual(h.agent(ok(2, PROMPT_CANCELLED)), [to("client", ok(2, PROMPT_CANCELLED))]);
+        assert.deepEqual(h.agent(ok(5, { stopReason: "end_turn" })), [to("client", ok(5, { stopReason: "end_turn" }))]);
+      }));
+
+    it("a prompt after the turn's answer, or after a Stop already sent, adds nothing; off by default", () => {
+      withEngine({ graceMs: 100, promptStopsTurn: true }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(prompt(1, "s"));
+        h.agent(ok(1, { stopReason: "end_turn" }));
+        assert.deepEqual(h.client(prompt(2, "s")), [to("agent", prompt(2, "s"))]);
+        h.client(sessionCancel("s"));
+        assert.deepEqual(h.client(prompt(3, "s")), [to("agent", prompt(3, "s"))]);
+        h.agent(ok(2, PROMPT_CANCELLED));
+        h.agent(ok(3, { stopReason: "end_turn" }));
+        assert.deepEqual(h.eventsOf("emulated"), []);
+      });
+      withEngine({ graceMs: 100 }, (h) => {
+        handshake(h, { client: false, agent: false });
+        h.client(prompt(1, "s"));
+        // claude-agent-acp and codex-acp queue it on purpose.
+        assert.deepEqual(h.client(prompt(2, "s")), [to("agent", prompt(2, "s"))]);
+        h.agent(ok(1, { stopReason: "end_turn" }));
+        h.agent(ok(2, { stopReason: "end_turn" }));
+      });
+    });
+  });
+
   describe("cancelled at birth", () => {
     it("a request born under a cancelling turn is answered to the agent at once and never reaches the client", () =>
       withEngine({ graceMs: 100 }, (h) => {

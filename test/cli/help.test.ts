@@ -17,7 +17,7 @@ const OWN_HELP: Record<string, RegExp[]> = {
     ...[
       "--grace-ms", "--timeout", "--cleanup-method", "--max-line-bytes", "--emulate", "--assume-support",
       "--exit-grace-ms", "--kill-grace-ms", "--turn-end-window-ms", "--on-stuck", "--trace FILE", "--trace-secrets",
-      "--keep-turn-processes", "--otel", "--log-level", "--log-file", "-h, --help",
+      "--prompt-stops-turn", "--keep-turn-processes", "--otel", "--log-level", "--log-file", "-h, --help",
     ].map((flag) => new RegExp(`\\n {2}${flag.replace(/[-]/g, "\\-")}`)),
     /initialize has one by default: 60 s/,
     /Exit status:/,

@@ -34,8 +34,10 @@ const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   // gemini-cli 0.61 often answers session/load "No previous sessions found for this project" (note 12).
   "gemini-cli": ["cannot load its sessions"],
   // opencode 1.18.33 answers session/close 20-30 ms before the prompt of the turn it stops.
-  opencode: ["answers session/close before the turn it stops"],
+  "opencode": ["answers session/close before the turn it stops"],
 };
+/** The agents that queue (or steer in) a prompt sent while a turn runs, on purpose. */
+const QUEUERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp"];
 /** The agents that advertise `sessionCapabilities.close` (asserted by the close cell). */
 const CLOSERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp", "opencode"];
 const defect = (agent: RealAgent, which: Defect | CheckCell) =>
@@ -295,6 +297,37 @@ for (const agent of REAL_AGENTS) {
       }
 
       if (placement === "embedded") continue;
+      if (QUEUERS.includes(agent.recipe)) {
+        const stops = placement === "bridge";
+        cellIt(`${placement}${stops ? " --prompt-stops-turn" : ""}: a new prompt sent alone while the turn streams (goose #11651) ${stops ? "stops the old turn (cancelled once, its model request closed), then runs and shows the model's text" : "waits behind the old turn, which streams on unanswered"}`, async () => {
+          const cell = await openCell(agent, placement, { script: { kind: "hold" }, bridgeArgs: stops ? ["--prompt-stops-turn"] : [] });
+          try {
+            const old = cell.driver.startPrompt(cell.sessionId, "keep talking");
+            await streaming(cell);
+            cell.model.script = { kind: "finish", text: "the replacement's words" };
+            const replacement = cell.driver.startPrompt(cell.sessionId, "do this instead");
+            if (!stops) {
+              // By order, not by time: a later request is answered while neither prompt is.
+              await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
+              assert.equal(await within(old.answer, 1000), undefined, "the old turn is not answered");
+              assert.equal(cell.model.streaming.length, 1, "the old turn's model stream is still open");
+              assert.equal(await within(replacement.answer, 10), undefined, "the new prompt waits");
+              return;
+            }
+            await stoppedAndClosed(cell, old.answer);
+            assert.equal(stopReasonOf(await within(replacement.answer, 60_000)), "end_turn");
+            assert.ok(JSON.stringify(cell.driver.seen).includes("the replacement's words"), "the model's text reached the editor");
+            const wire = wireOf(cell.driver);
+            assert.ok(wire !== undefined);
+            const toAgent = agentSide(wire, "bridge->agent").filter((m) => m.method === "session/cancel" || m.method === "session/prompt");
+            assert.deepEqual(toAgent.map((m) => m.method), ["session/prompt", "session/cancel", "session/prompt"]);
+            assertClean(cell);
+          } finally {
+            await closeCell(cell);
+          }
+        });
+      }
+
       if (CLOSERS.includes(agent.recipe)) {
         const early = placement === "direct" && defect(agent, "answers session/close before the turn it stops");
         cellIt(`${placement}: session/close while a shell tool runs stops the tool's process tree and answers the turn cancelled once, ${early ? "after the close's answer (the agent's defect)" : "before the close's answer"}`, async () => {
