@@ -54,6 +54,8 @@ interface Scenario {
   deadlines: Record<string, number>;
   handshake: { client: boolean; agent: boolean } | null;
   overlapIds: boolean;
+  /** The engine's `promptStopsTurn`: a prompt into a running turn adds the session/cancel the client left out. */
+  promptStopsTurn: boolean;
   actions: Action[];
   finale: { kind: "close"; side: Side } | { kind: "drain" };
 }
@@ -118,6 +120,7 @@ function scenarioArbitrary(garbled: boolean): fc.Arbitrary<Scenario> {
       .map((methods) => Object.fromEntries(methods.map((m) => [m, DEADLINES[m] ?? 0]))),
     handshake: fc.option(fc.record({ client: fc.boolean(), agent: fc.boolean() })),
     overlapIds: fc.boolean(),
+    promptStopsTurn: fc.boolean(),
     actions: fc.array(actionArbitrary(garbled), { minLength: 1, maxLength: 80, size: "medium" }),
     finale: fc.oneof(
       fc.record({ kind: fc.constant("close" as const), side }),
@@ -224,6 +227,7 @@ class Schedule {
     this.engine = new CancelEngine((to, message) => this.deliver(to, message), {
       graceMs: s.graceMs,
       deadlines: s.deadlines,
+      promptStopsTurn: s.promptStopsTurn,
       ...ports(s),
       onEvent: (event) => this.onEvent(event),
     });
@@ -380,7 +384,13 @@ class Schedule {
     };
     this.all.push(r);
     this.current[from].set(requestId, r);
-    if (from === "client" && method === "session/prompt" && sessionId !== undefined) this.turns.set(sessionId, r);
+    if (from === "client" && method === "session/prompt" && sessionId !== undefined) {
+      const running = this.turns.get(sessionId);
+      if (this.s.promptStopsTurn && running !== undefined && !running.cancelled && running.answers === 0) {
+        this.sessionCancels.push({ sessionId, step: this.step });
+      }
+      this.turns.set(sessionId, r);
+    }
     const params: Record<string, unknown> = sessionId === undefined ? {} : { sessionId };
     if (method === "initialize") {
       params.protocolVersion = 1;
