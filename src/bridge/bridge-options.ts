@@ -40,13 +40,13 @@ export interface BridgeOptions extends Pick<EngineOptions, "graceMs" | "deadline
 }
 
 /** What the bridge does when an agent has not ended a cancelled turn within the window (docs/bridge.md, `--on-stuck`). */
-export const ON_STUCK_CHOICES = ["fail", "kill-tools", "restart"] as const;
-export type OnStuck = (typeof ON_STUCK_CHOICES)[number];
+const ON_STUCK_CHOICES = ["fail", "kill-tools", "restart"] as const;
+type OnStuck = (typeof ON_STUCK_CHOICES)[number];
 
 /** Deadlines unless `--timeout METHOD=SECONDS` replaces one: an agent silent at `initialize` must not hang the editor. */
-export const DEFAULT_DEADLINES: Readonly<Record<string, number>> = { initialize: 60_000 };
+const DEFAULT_DEADLINES: Readonly<Record<string, number>> = { initialize: 60_000 };
 
-export const BRIDGE_DEFAULTS = {
+const BRIDGE_DEFAULTS = {
   graceMs: DEFAULT_GRACE_MS,
   turnEndWindowMs: DEFAULT_TURN_END_WINDOW_MS,
   onStuck: "fail" as OnStuck,

@@ -1,4 +1,5 @@
 import { CancelEngine, type EngineEvent, type Side, type StuckTurn, type StuckVerdict } from "../acp/index.js";
+import { errorMessage } from "../core/error-message.js";
 import {
   describeProblem,
   ErrorCode,
@@ -167,7 +168,7 @@ class BridgeSession {
     try {
       fresh = await spawnAgent(this.settings.command, this.settings.args, this.logger.warn);
     } catch (error) {
-      this.logger.error(`restarting the agent: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.error(`restarting the agent: ${errorMessage(error)}`);
       this.waiting = undefined;
       return;
     }
@@ -308,7 +309,7 @@ async function startTracing(options: BridgeOptions, logger: Logger): Promise<(()
     const tracing = await otlp.startOtlpTracing("acp-cancel-bridge");
     return () => tracing.shutdown().catch((error: unknown) => logger.warn(`--otel: exporting spans failed: ${String(error)}`));
   } catch (error) {
-    logger.warn(`--otel: tracing is off: ${error instanceof Error ? error.message : String(error)}`);
+    logger.warn(`--otel: tracing is off: ${errorMessage(error)}`);
     return undefined;
   }
 }
@@ -341,7 +342,7 @@ export async function runBridge(options: BridgeOptions, hooks: SessionHooks = {}
   try {
     agent = await spawnAgent(options.command, options.args, logger.warn);
   } catch (error) {
-    logger.error(error instanceof Error ? error.message : String(error));
+    logger.error(errorMessage(error));
     return finish(error instanceof AgentSpawnError ? error.exitCode : ExitCode.internal);
   }
   logger.debug(`started agent ${options.command} (pid ${agent.child.pid})`);

@@ -1,4 +1,5 @@
 import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync } from "node:fs";
+import { errorMessage } from "../core/error-message.js";
 
 /** A file the bridge refuses to write, with the reason (the path is the caller's to name). */
 export class RefusedFileError extends Error {}
@@ -46,7 +47,7 @@ const FILE_ERRORS: ReadonlyMap<string, string> = new Map([
 /** "no such file", "is a directory", ... for the file errors people actually meet. */
 export function describeFileError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return FILE_ERRORS.get(code ?? "") ?? (error instanceof Error ? error.message : String(error));
+  return FILE_ERRORS.get(code ?? "") ?? errorMessage(error);
 }
 
 /** "--trace: cannot write 'FILE': refused: it is a symbolic link", or why the system said no. */
