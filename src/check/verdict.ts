@@ -34,7 +34,8 @@ export function judge(seen: Observation): Cell {
     // A turn that ended is nothing to judge; a prompt that failed is the agent failing its turn.
     const failed = seen.endedBeforeStop.startsWith("error");
     const note = failed ? "the prompt failed before Stop went out" : "the turn ended before Stop (give a longer --prompt)";
-    return unjudged(seen.scenario, seen.placement, failed ? "fail" : "skip", seen.endedBeforeStop, note);
+    const cell = unjudged(seen.scenario, seen.placement, failed ? "fail" : "skip", seen.endedBeforeStop, note);
+    return { ...cell, leftRunning: seen.leftRunning };
   }
   /** ✔ when no problem was seen; the note lists them. */
   const cell = (stopToAnswerMs: number | null, outcome: string, problems: readonly string[]): Cell => {
