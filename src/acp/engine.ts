@@ -236,14 +236,14 @@ export class CancelEngine extends EngineCore {
     job.payload.handlerAnswered = true;
     const { method, sessionId } = job.payload;
     if (method === Method.prompt && sessionId !== undefined && "error" in response) this.turns.promptRefused(sessionId, job);
-    if (method === Method.sessionClose && sessionId !== undefined && job.isRunning) this.closedUnderTurn(sessionId);
+    if (method === Method.sessionClose && sessionId !== undefined && job.isRunning && "result" in response) this.closedUnderTurn(sessionId);
     if (job.isRunning) this.answer(job, response);
     else this.tables[job.payload.issuer].answerAfterChildren(job, this.negotiation.rules.normaliseCancelled(job, response));
   }
 
   /**
-   * The agent answered `session/close` while the turn it cancelled is unanswered (opencode 1.18.33): the session is
-   * gone at the agent, so the turn is answered now, cancelled, and the client hears of it before the close.
+   * The agent closed the session while the turn it cancelled is unanswered (opencode 1.18.33): the session is gone at
+   * the agent, so the turn is answered now, cancelled, and the client hears of it before the close.
    */
   private closedUnderTurn(sessionId: string): void {
     const turn = this.turns.cancelledPrompt(sessionId);

@@ -563,15 +563,13 @@ describe("CancelEngine (message level)", () => {
         assert.equal(h.engine.stats.lateRepliesDropped, 1);
       }));
 
-    it("an error answer to the close ends the turn too: the agent has spoken for the session", () =>
+    it("an error answer to the close leaves the turn to its grace: the session may still be open at the agent", () =>
       withEngine({ graceMs: 100 }, (h) => {
         handshake(h, { client: false, agent: false });
         h.client(prompt(1, "s"));
         h.client(close(2, "s"));
-        assert.deepEqual(h.agent(fail(2, -32603, "closing failed")), [
-          to("client", ok(1, PROMPT_CANCELLED)),
-          to("client", fail(2, -32603, "closing failed")),
-        ]);
+        assert.deepEqual(h.agent(fail(2, -32601, "Method not found")), [to("client", fail(2, -32601, "Method not found"))]);
+        assert.deepEqual(h.agent(ok(1, PROMPT_CANCELLED)), [to("client", ok(1, PROMPT_CANCELLED))]);
       }));
 
     it("a close with no turn running, or after the turn's answer, passes at once", () =>
