@@ -36,8 +36,23 @@ const KNOWN_DEFECTS: Partial<Record<RealAgent["recipe"], readonly Defect[]>> = {
   // opencode 1.18.33 answers session/close 20-30 ms before the prompt of the turn it stops.
   "opencode": ["answers session/close before the turn it stops"],
 };
-/** The agents that queue (or steer in) a prompt sent while a turn runs, on purpose. */
-const QUEUERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp"];
+/**
+ * What an agent does alone with a prompt sent while its turn streams, with no cancel (goose #11651): `queues` it
+ * behind the turn, which streams on (claude-agent-acp and codex-acp on purpose); `cancels` the turn itself; or `errors`
+ * (qwen-code 0.24.4 answers the replaced turn -32603 "Internal error", not `cancelled`).
+ */
+const REPLACED_TURN: Partial<Record<RealAgent["recipe"], "queues" | "cancels" | "errors">> = {
+  "codex-acp": "queues",
+  "claude-agent-acp": "queues",
+  "opencode": "queues",
+  "gemini-cli": "cancels",
+  "qwen-code": "errors",
+};
+const REPLACED_HOW = {
+  queues: "waits behind the old turn, which streams on unanswered",
+  cancels: "ends the old turn cancelled and runs",
+  errors: "ends the old turn with -32603, not cancelled (the agent's defect), and runs",
+};
 /** The agents that advertise `sessionCapabilities.close` (asserted by the close cell). */
 const CLOSERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp", "opencode"];
 const defect = (agent: RealAgent, which: Defect | CheckCell) =>
@@ -297,16 +312,17 @@ for (const agent of REAL_AGENTS) {
       }
 
       if (placement === "embedded") continue;
-      if (QUEUERS.includes(agent.recipe)) {
+      const alone = REPLACED_TURN[agent.recipe];
+      if (alone !== undefined) {
         const stops = placement === "bridge";
-        cellIt(`${placement}${stops ? " --prompt-stops-turn" : ""}: a new prompt sent alone while the turn streams (goose #11651) ${stops ? "stops the old turn (cancelled once, its model request closed), then runs and shows the model's text" : "waits behind the old turn, which streams on unanswered"}`, async () => {
+        cellIt(`${placement}${stops ? " --prompt-stops-turn" : ""}: a new prompt sent alone while the turn streams (goose #11651) ${stops ? "stops the old turn (cancelled once, its model request closed), then runs and shows the model's text" : REPLACED_HOW[alone]}`, async () => {
           const cell = await openCell(agent, placement, { script: { kind: "hold" }, bridgeArgs: stops ? ["--prompt-stops-turn"] : [] });
           try {
             const old = cell.driver.startPrompt(cell.sessionId, "keep talking");
             await streaming(cell);
             cell.model.script = { kind: "finish", text: "the replacement's words" };
             const replacement = cell.driver.startPrompt(cell.sessionId, "do this instead");
-            if (!stops) {
+            if (!stops && alone === "queues") {
               // By order, not by time: a later request is answered while neither prompt is.
               await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
               assert.equal(await within(old.answer, 1000), undefined, "the old turn is not answered");
@@ -314,11 +330,19 @@ for (const agent of REAL_AGENTS) {
               assert.equal(await within(replacement.answer, 10), undefined, "the new prompt waits");
               return;
             }
-            await stoppedAndClosed(cell, old.answer);
+            if (!stops) {
+              const ended = await within(old.answer, ANSWER_LIMIT_MS);
+              if (alone === "errors") assert.equal((ended?.error as { code?: unknown } | undefined)?.code, -32603, JSON.stringify(ended));
+              else assert.equal(stopReasonOf(ended), "cancelled", JSON.stringify(ended));
+              await until(() => (cell.model.streaming.length === 0 ? true : undefined), "the old turn's model request closed");
+            } else {
+              await stoppedAndClosed(cell, old.answer);
+            }
             assert.equal(stopReasonOf(await within(replacement.answer, 60_000)), "end_turn");
             assert.ok(JSON.stringify(cell.driver.seen).includes("the replacement's words"), "the model's text reached the editor");
             const wire = wireOf(cell.driver);
             assert.ok(wire !== undefined);
+            if (!stops) return assertClean(cell);
             const toAgent = agentSide(wire, "bridge->agent").filter((m) => m.method === "session/cancel" || m.method === "session/prompt");
             assert.deepEqual(toAgent.map((m) => m.method), ["session/prompt", "session/cancel", "session/prompt"]);
             assertClean(cell);
