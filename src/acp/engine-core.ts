@@ -94,7 +94,7 @@ export abstract class EngineCore {
     return new ServerCalls(protocol, { grace, rememberMax: LATE_REPLY_MEMORY });
   }
 
-  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096), for summaries. */
+  /** Milliseconds from a cancel reaching a job to its answer leaving (the last 4096, in no order), for summaries. */
   get cancelLatencies(): readonly number[] {
     return this.latencies.values;
   }

@@ -326,6 +326,19 @@ describe("CancelEngine (message level)", () => {
         assert.deepEqual(h.engine.cancelLatencies, [100], "the latency of a cancel at time 0 is lost");
         h.agent(ok(1, {}));
       }));
+
+    it("keeps the last 4096 cancel latencies", () =>
+      withEngine({ graceMs: 100, now: () => Date.now() }, (h) => {
+        for (let id = 1; id <= 5000; id++) {
+          h.client(req(id, "x/slow"));
+          h.client(cancelReq(id));
+          h.tick(id > 4000 ? 2 : 1); // the cancelled answer the agent gives at once (no grace)
+          h.agent(cancelled(id, "external"));
+        }
+        const kept = h.engine.cancelLatencies;
+        assert.equal(kept.length, 4096);
+        assert.equal(kept.filter((ms) => ms === 2).length, 1000, "the 1000 newest are all kept");
+      }));
   });
 
   describe("deadlines", () => {
