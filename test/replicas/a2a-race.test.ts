@@ -92,6 +92,8 @@ async function storedWhenWritten(client: Client, id: string, work: WorkRecord) {
 /** The `replicas` failure an error message stands for (the message itself when none). */
 function failureOf(message: string): string {
   if (/already ended in state/.test(message)) return "not-final";
+  // The SDK's own refusal, with no reason after the id: the store showed the task final before the hook looked.
+  if (/^Task not cancelable: [^:]+$/.test(message)) return "not-final";
   // The owner stopped it, but its write of the final state trailed the hook's bound (a busy store).
   if (/no final state within/.test(message)) return "not-final-yet";
   if (/is gone/.test(message)) return "owner-gone";
