@@ -158,7 +158,7 @@ export class CancelEngine extends EngineCore {
     let held = false;
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
-      if (this.promptStopsTurn && from === "client" && !this.negotiation.rules.passThrough && this.turns.hasRunningPrompt(sessionId))
+      if (this.promptStopsTurn && from === "client" && !this.negotiation.rules.passThrough && this.turns.promptOf(sessionId)?.isRunning)
         this.stopReplacedTurn(sessionId);
       this.turns.start(sessionId, job);
       held = from === "client" && this.plugins.some((plugin) => plugin.hold?.(job, request) === true);
@@ -246,8 +246,9 @@ export class CancelEngine extends EngineCore {
    * the agent, so the turn is answered now, cancelled, and the client hears of it before the close.
    */
   private closedUnderTurn(sessionId: string): void {
-    const turn = this.turns.cancelledPrompt(sessionId);
-    if (turn === undefined) return;
+    // Only a cancelled turn, which its grace bounds (a pass-through peer's never is).
+    const turn = this.turns.promptOf(sessionId);
+    if (turn?.state !== "cancelling" || this.negotiation.rules.passThrough) return;
     this.emit({ type: "emulated", side: "client", what: "the cancelled prompt's answer before the session/close answer", id: turn.payload.id });
     this.tables.client.endGrace(turn);
   }

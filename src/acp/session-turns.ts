@@ -82,16 +82,10 @@ export class SessionTurns {
     }
   }
 
-  /** v1: the session's prompt is running, not yet cancelled or answered. */
-  hasRunningPrompt(sessionId: string): boolean {
+  /** v1: the session's prompt, until it is answered. */
+  promptOf(sessionId: string): RequestJob | undefined {
     const turn = this.turns.get(sessionId);
-    return isRequestJob(turn) && turn.isRunning;
-  }
-
-  /** v1: the session's cancelled prompt, which its grace bounds, still owed an answer. */
-  cancelledPrompt(sessionId: string): RequestJob | undefined {
-    const turn = this.turns.get(sessionId);
-    return isRequestJob(turn) && turn.state === "cancelling" && !this.host.rules().passThrough ? turn : undefined;
+    return isRequestJob(turn) ? turn : undefined;
   }
 
   /** A prompt was answered: if it was its session's turn (v1), the turn is over. */
