@@ -17,7 +17,7 @@ import { abandonedAnswer } from "./cancelled-answers.js";
 import type { EngineOptions } from "./engine-options.js";
 import { sessionIdOf } from "../wire/acp-shapes.js";
 import { Method, otherSide, type Side } from "./methods.js";
-import { type RequestJob, RequestRecord } from "./engine-jobs.js";
+import { isRequestJob, type RequestJob, RequestRecord } from "./engine-jobs.js";
 import { traceStart, withTraceContext } from "./request-tracing.js";
 
 import { EngineCore } from "./engine-core.js";
@@ -158,7 +158,7 @@ export class CancelEngine extends EngineCore {
     let held = false;
     if (method === Method.initialize && from === "client") outgoing = this.negotiation.clientInitialize(request);
     else if (method === Method.prompt && sessionId !== undefined) {
-      if (this.promptStopsTurn && from === "client" && !this.negotiation.rules.passThrough && this.turns.promptOf(sessionId)?.isRunning)
+      if (this.promptStopsTurn && from === "client" && this.negotiation.rules.promptIsTurn && this.turns.turnOf(sessionId)?.isRunning)
         this.stopReplacedTurn(sessionId);
       this.turns.start(sessionId, job);
       held = from === "client" && this.plugins.some((plugin) => plugin.hold?.(job, request) === true);
@@ -242,13 +242,18 @@ export class CancelEngine extends EngineCore {
   }
 
   /**
-   * The agent closed the session while the turn it cancelled is unanswered (opencode 1.18.33): the session is gone at
-   * the agent, so the turn is answered now, cancelled, and the client hears of it before the close.
+   * The agent closed the session while the turn it cancelled has not ended (opencode 1.18.33): the session is gone at
+   * the agent, so the turn ends for the client now, before the close's answer: v1 its prompt answered cancelled, v2
+   * (with `turnEnd`) the idle `state_update` the spec puts before the close's answer.
    */
   private closedUnderTurn(sessionId: string): void {
     // Only a cancelled turn, which its grace bounds (a pass-through peer's never is).
-    const turn = this.turns.promptOf(sessionId);
+    const turn = this.turns.turnOf(sessionId);
     if (turn?.state !== "cancelling" || this.negotiation.rules.passThrough) return;
+    if (!isRequestJob(turn)) {
+      for (const plugin of this.plugins) plugin.closedUnderTurn?.(turn);
+      return;
+    }
     this.emit({ type: "emulated", side: "client", what: "the cancelled prompt's answer before the session/close answer", id: turn.payload.id });
     this.tables.client.endGrace(turn);
   }

@@ -82,10 +82,9 @@ export class SessionTurns {
     }
   }
 
-  /** v1: the session's prompt, until it is answered. */
-  promptOf(sessionId: string): RequestJob | undefined {
-    const turn = this.turns.get(sessionId);
-    return isRequestJob(turn) ? turn : undefined;
+  /** The session's turn: its prompt until answered (v1), or its foreground work until idle (v2). */
+  turnOf(sessionId: string): AnyJob | undefined {
+    return this.turns.get(sessionId);
   }
 
   /** A prompt was answered: if it was its session's turn (v1), the turn is over. */

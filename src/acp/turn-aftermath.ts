@@ -81,6 +81,12 @@ export class TurnAftermath implements TurnPlugin {
     if (isWorkJob(turn)) this.workGrace.start(turn);
   }
 
+  closedUnderTurn(work: AnyJob): void {
+    if (!isWorkJob(work)) return;
+    this.workGrace.stop(work);
+    this.workGivenUp(work);
+  }
+
   turnEnded(turn: AnyJob): void {
     if (isWorkJob(turn)) this.workGrace.stop(turn);
   }

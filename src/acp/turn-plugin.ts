@@ -44,6 +44,8 @@ export interface TurnPlugin {
   event?(event: EngineEvent): void;
   /** `session/cancel` cancelled the session's turn. */
   turnCancelled?(turn: AnyJob): void;
+  /** v2: the agent answered `session/close` while this cancelled work is not idle: end it for the client now. */
+  closedUnderTurn?(work: AnyJob): void;
   /** The engine stopped following a session's turn (its work ended, or a side closed). */
   turnEnded?(turn: AnyJob): void;
   /** True while the plug-in follows a turn of `sessionId` that the engine has answered but the agent has not ended. */

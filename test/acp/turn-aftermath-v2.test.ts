@@ -165,6 +165,35 @@ describe("turn aftermath under the ACP v2 draft (raw wire, fake clock)", () => {
         assert.ok(!h.types().includes(type), `no ${type}`);
     }));
 
+  it("session/close answered before the agent's idle: the client gets an idle (cancelled) first, then the close's answer; the agent's late idle is dropped", () =>
+    withV2Engine((h) => {
+      h.client(prompt(1));
+      h.agent(inserted(1));
+      h.agent(state("running"));
+      const closing = h.client({ jsonrpc: "2.0", id: 2, method: "session/close", params: { sessionId: "s" } });
+      assert.deepEqual(closing.map((d) => [d.to, (d.message as { method?: string }).method]), [["agent", "session/close"]]);
+      const closed = h.agent({ jsonrpc: "2.0", id: 2, result: {} });
+      assert.deepEqual(closed.map((d) => [d.to, isIdle(d), (d.message as { id?: unknown }).id]), [
+        ["client", true, undefined],
+        ["client", false, 2],
+      ], "the idle before the close's answer");
+      assert.deepEqual(h.agent(state("idle", "cancelled")), [], "the agent's own idle is not a second one");
+      assert.deepEqual(h.tick(1000), []);
+      assert.equal(h.types().filter((type) => type === "emulated").length, 1);
+    }));
+
+  it("session/close answered after the agent's idle (as the spec orders it): passed on as it came, nothing made up", () =>
+    withV2Engine((h) => {
+      h.client(prompt(1));
+      h.agent(inserted(1));
+      h.agent(state("running"));
+      h.client({ jsonrpc: "2.0", id: 2, method: "session/close", params: { sessionId: "s" } });
+      assert.deepEqual(h.agent(state("idle", "cancelled")).map((d) => [d.to, isIdle(d)]), [["client", true]]);
+      assert.deepEqual(h.agent({ jsonrpc: "2.0", id: 2, result: {} }).map((d) => [d.to, isIdle(d)]), [["client", false]]);
+      assert.deepEqual(h.tick(1000), []);
+      assert.ok(!h.types().includes("emulated"));
+    }));
+
   it("the window passes: the held prompt gets -32010 naming the prompt that opened the work", () =>
     withV2Engine((h) => {
       h.client(prompt("p1"));
