@@ -1,6 +1,5 @@
 import type { Readable, Writable } from "node:stream";
-import { readNdjson } from "../wire/index.js";
-import type { NdjsonReaderHandlers } from "../wire/ndjson-reader.js";
+import { type NdjsonReaderHandlers, readNdjson } from "../wire/index.js";
 
 /** What the endpoint hands on: each value (its bytes stay here, for a relay), framing problems, the end. */
 type EndpointHandlers = Pick<NdjsonReaderHandlers, "problem" | "end"> & { value(value: unknown): void };
@@ -32,10 +31,8 @@ export class FlushGroup {
  * loop), in parts of PART_MESSAGES.
  */
 export class NdjsonEndpoint {
-  private currentValue: unknown;
-  private currentBytes: Buffer | undefined;
-  private currentStart = 0;
-  private currentEnd = 0;
+  /** The value being handled, and its line: `bytes[start, end)`. */
+  private current: { value: unknown; bytes: Buffer; start: number; end: number } | undefined;
 
   private readonly pieces: Buffer[] = [];
   private pieceBytes = 0;
@@ -69,15 +66,11 @@ export class NdjsonEndpoint {
       {
         value: (value, _line, bytes, start, end) => {
           if (group !== undefined) group.handling = true;
-          this.currentValue = value;
-          this.currentBytes = bytes;
-          this.currentStart = start;
-          this.currentEnd = end;
+          this.current = { value, bytes, start, end };
           try {
             handlers.value(value);
           } finally {
-            this.currentValue = undefined;
-            this.currentBytes = undefined;
+            this.current = undefined;
           }
         },
         problem: (framing) => {
@@ -101,10 +94,10 @@ export class NdjsonEndpoint {
     const output = this.output;
     if (output.destroyed || output.writableEnded) return;
     this.source = from.input;
-    const bytes = from.currentBytes;
-    if (bytes !== undefined && message === from.currentValue) {
-      this.appendRange(bytes, from.currentStart, from.currentEnd);
-      this.queuedBytes += from.currentEnd - from.currentStart + 1;
+    const current = from.current;
+    if (current !== undefined && message === current.value) {
+      this.appendRange(current.bytes, current.start, current.end);
+      this.queuedBytes += current.end - current.start + 1;
     } else {
       const line = Buffer.from(`${JSON.stringify(message)}\n`);
       this.closeRange();
