@@ -35,7 +35,6 @@ export class NdjsonEndpoint {
   private current: { value: unknown; bytes: Buffer; start: number; end: number } | undefined;
 
   private readonly pieces: Buffer[] = [];
-  private pieceBytes = 0;
   /** The byte range being extended. */
   private openChunk: Buffer | undefined;
   private openFrom = 0;
@@ -91,8 +90,7 @@ export class NdjsonEndpoint {
    * original bytes are relayed. A full output pauses `from`'s input (what fills it) until it drains.
    */
   write(message: unknown, from: NdjsonEndpoint): void {
-    const output = this.output;
-    if (output.destroyed || output.writableEnded) return;
+    if (this.output.destroyed || this.output.writableEnded) return;
     this.source = from.input;
     const current = from.current;
     if (current !== undefined && message === current.value) {
@@ -101,7 +99,7 @@ export class NdjsonEndpoint {
     } else {
       const line = Buffer.from(`${JSON.stringify(message)}\n`);
       this.closeRange();
-      this.push(line);
+      this.pieces.push(line);
       this.queuedBytes += line.length;
     }
     if (++this.queuedMessages >= PART_MESSAGES || this.queuedBytes >= PART_BYTES) {
@@ -129,7 +127,7 @@ export class NdjsonEndpoint {
     if (!withLf) {
       // A CRLF line, or a line that was joined from several chunks: its LF is not there.
       this.closeRange();
-      this.push(NEWLINE);
+      this.pieces.push(NEWLINE);
     }
   }
 
@@ -137,14 +135,7 @@ export class NdjsonEndpoint {
     const chunk = this.openChunk;
     if (chunk === undefined) return;
     this.openChunk = undefined;
-    this.push(
-      this.openFrom === 0 && this.openTo === chunk.length ? chunk : chunk.subarray(this.openFrom, this.openTo),
-    );
-  }
-
-  private push(piece: Buffer): void {
-    this.pieces.push(piece);
-    this.pieceBytes += piece.length;
+    this.pieces.push(this.openFrom === 0 && this.openTo === chunk.length ? chunk : chunk.subarray(this.openFrom, this.openTo));
   }
 
   /** Writes what is queued now, as a byte relay writes each chunk it reads. */
@@ -154,9 +145,8 @@ export class NdjsonEndpoint {
     this.closeRange();
     const pieces = this.pieces;
     if (pieces.length === 0) return;
-    const data = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, this.pieceBytes);
+    const data = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
     pieces.length = 0;
-    this.pieceBytes = 0;
     const output = this.output;
     if (output.destroyed || output.writableEnded) return;
     const ok = output.write(data);
