@@ -299,12 +299,9 @@ class BridgeSession {
 /** OpenTelemetry is loaded only when asked for (--otel, OTEL_* variables): its packages are optional. */
 async function startTracing(options: BridgeOptions, logger: Logger): Promise<(() => Promise<void>) | undefined> {
   if (!otelRequested(options.otel === true)) return undefined;
-  const missing = missingPackagesMessage(OTEL_PACKAGES);
-  if (missing !== undefined) {
-    logger.warn(`--otel: tracing is off: it ${missing}`);
-    return undefined;
-  }
   try {
+    const missing = missingPackagesMessage(OTEL_PACKAGES);
+    if (missing !== undefined) throw new Error(`it ${missing}`);
     const otlp = await import("../otel/otlp.js");
     const tracing = await otlp.startOtlpTracing("acp-cancel-bridge");
     return () => tracing.shutdown().catch((error: unknown) => logger.warn(`--otel: exporting spans failed: ${String(error)}`));
