@@ -93,9 +93,10 @@ interface BridgeFlag {
 /** The longest --timeout, in whole seconds, that fits a timer. */
 const MAX_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
-function nonNegativeInteger(flag: string, text: string, unit: string): number {
+function wholeNumber(flag: string, text: string, unit: string, max = Infinity): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) throw new UsageError(`${flag} takes a whole number of ${unit}, got '${text}'`);
+  if (value > max) throw new UsageError(`${flag} takes at most ${max} ${unit}, got '${text}'`);
   return value;
 }
 
@@ -105,9 +106,7 @@ function duration(key: "graceMs" | "exitGraceMs" | "killGraceMs" | "turnEndWindo
     value: "N",
     help,
     set: (options, text, flag) => {
-      const value = nonNegativeInteger(flag, text, "milliseconds");
-      if (value > MAX_TIMER_MS) throw new UsageError(`${flag} takes at most ${MAX_TIMER_MS} milliseconds, got '${text}'`);
-      options[key] = value;
+      options[key] = wholeNumber(flag, text, "milliseconds", MAX_TIMER_MS);
     },
   };
 }
@@ -193,7 +192,7 @@ waiting; other methods have none unless set`,
     value: "N",
     help: `reject lines longer than N bytes (default ${BRIDGE_DEFAULTS.maxLineBytes})`,
     set: (options, text, flag) => {
-      options.maxLineBytes = nonNegativeInteger(flag, text, "bytes");
+      options.maxLineBytes = wholeNumber(flag, text, "bytes");
       if (options.maxLineBytes === 0) throw new UsageError(`${flag} takes a positive number of bytes, got '0'`);
     },
   },
