@@ -102,7 +102,7 @@ export class AbpClient {
         const payload = call.payload;
         payload.cause ??= ORIGIN_CAUSE[call.origin ?? "parent"];
         // `cancel()` sends its own capabilities/cancel (its caller awaits the answer); a shutdown sends none.
-        if (payload.cause !== "cancel" && !this.shuttingDown) void this.sendCancel(call, options.onCancelAcknowledged);
+        if (payload.cause !== "cancel" && !this.shuttingDown) void this.sendCancel(callId, payload.cause, options.onCancelAcknowledged);
       },
       graceEnded: (call) => {
         const settled: AbpCallResult = { success: false, cancelled: true, callId, cancelledBy: call.payload.cause ?? "parent" };
@@ -125,7 +125,8 @@ export class AbpClient {
     this.transport.request("capabilities/call", request, sent.signal, options.onProgress).then(
       (result) => {
         answered = true;
-        call.resolve(withCause(result, payload));
+        const cancelledBy = result.cancelled === true ? payload.cause : undefined;
+        call.resolve(cancelledBy === undefined ? { ...result, callId } : { ...result, callId, cancelledBy });
       },
       (error: unknown) => {
         answered = true;
@@ -166,14 +167,12 @@ export class AbpClient {
     await this.transport.close();
   }
 
-  private async sendCancel(call: Call<AbpCall, AbpCallResult>, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {
-    const payload = call.payload;
-    const cause = payload.cause ?? "parent";
+  private async sendCancel(callId: string, cause: CancelCause, onAck: AbpCallOptions["onCancelAcknowledged"]): Promise<void> {
     const waiting = new AbortController();
     this.acks.start(waiting);
     try {
       // No reason is sent: an abort, a timeout and a parent's cancel look the same to the app.
-      const ack = await this.transport.request("capabilities/cancel", { callId: payload.callId }, waiting.signal);
+      const ack = await this.transport.request("capabilities/cancel", { callId }, waiting.signal);
       onAck?.(ack, cause);
     } catch (error) {
       // The call itself settles through its own answer, the channel closing, or the grace period.
@@ -182,9 +181,4 @@ export class AbpClient {
       this.acks.stop(waiting);
     }
   }
-}
-
-function withCause(result: CallResult, payload: AbpCall): AbpCallResult {
-  const { cause, callId } = payload;
-  return result.cancelled === true && cause !== undefined ? { ...result, callId, cancelledBy: cause } : { ...result, callId };
 }
