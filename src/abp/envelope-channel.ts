@@ -84,8 +84,8 @@ export class EnvelopeChannel {
   /** `send` may return a promise for a one-way message (`shutdown` awaits it); `peer` names the other side in errors. */
   constructor(
     private readonly send: (envelope: Envelope) => void | Promise<void>,
-    private readonly options: EnvelopeChannelOptions = {},
-    private readonly onClose: () => void = () => {},
+    private readonly options: EnvelopeChannelOptions,
+    private readonly onClose: () => void,
     private readonly peer = "the app",
   ) {}
 

@@ -5,7 +5,7 @@
  */
 import type { AbpApp } from "./abp-app.js";
 import type { AbpError, NotificationPayload, ProgressPayload } from "../schemas.js";
-import { type Envelope, LIMITS, type MessageType } from "./protocol.js";
+import type { Envelope, MessageType } from "./protocol.js";
 import { checkAgentMessage } from "./validate.js";
 
 export type Rejection = Pick<AbpError, "code" | "message">;
@@ -25,7 +25,7 @@ export class EnvelopeHost {
   constructor(private readonly app: AbpApp, private readonly options: EnvelopeHostOptions = {}) {}
 
   receive(data: unknown, reply: Reply): void {
-    const checked = checkAgentMessage(data, this.options.maxMessageBytes ?? LIMITS.maxMessageBytes);
+    const checked = checkAgentMessage(data, this.options.maxMessageBytes);
     if (!checked.ok) {
       const { code, message, id } = checked;
       this.reject({ code, message });
