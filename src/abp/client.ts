@@ -73,7 +73,7 @@ export class AbpClient {
     this.acks = new GraceTimers(this.calls.graceMs, (waiting) => waiting.abort(new AbpClosedError("no acknowledgement within the grace period")));
   }
 
-  initialize(params: { requestedCapabilities?: string[]; features?: Record<string, unknown> } = {}): Promise<InitializeResult> {
+  initialize(params: Pick<InitializeParams, "requestedCapabilities" | "features"> = {}): Promise<InitializeResult> {
     return this.transport.request("initialize", {
       agent: this.options.agent ?? { name: "acp-cancel", version: "0.1.0" },
       protocolVersion: PROTOCOL_VERSION,
