@@ -7,6 +7,7 @@ import {
   type FramingProblem,
   framingErrorResponse,
   type JsonRpcMessage,
+  type JsonRpcRequest,
   jsonText,
 } from "../wire/index.js";
 import { otelRequested } from "../otel/requested.js";
@@ -14,7 +15,7 @@ import { type AgentExit, type AgentProcess, AgentSpawnError, describeExit, exitS
 import { type BridgeOptions, type BridgeSettings, engineOptions, resolveSettings } from "./bridge-options.js";
 import { EditorAnswers } from "./editor-answers.js";
 import { ExitCode } from "./exit-codes.js";
-import { InitializeReplay } from "./initialize-replay.js";
+import { SetupReplay } from "./setup-replay.js";
 import { idAtLineStart } from "./line-head-id.js";
 import { Logger } from "./logger.js";
 import { missingPackagesMessage, OTEL_PACKAGES } from "./optional-packages.js";
@@ -46,7 +47,7 @@ class BridgeSession {
   private agent: ConnectedAgent;
   /** Agents replaced by a restart: their last words and their exit change nothing. */
   private readonly retired = new Set<AgentProcess>();
-  private readonly replay: InitializeReplay | undefined;
+  private readonly replay: SetupReplay | undefined;
   private readonly turnProcesses: TurnProcesses;
   private emulations = 0;
   /** What the engine sends a restarting agent waits here. */
@@ -77,7 +78,7 @@ class BridgeSession {
       // The answer rules last: nothing rewrites an answer after them.
       plugins: [this.turnProcesses, new EditorAnswers(settings, () => this.crashed, logger.warn)],
     });
-    if (settings.onStuck === "restart") this.replay = new InitializeReplay();
+    if (settings.onStuck === "restart") this.replay = new SetupReplay();
     this.editor = new NdjsonEndpoint(
       settings.editorInput ?? process.stdin,
       settings.editorOutput ?? process.stdout,
@@ -143,7 +144,7 @@ class BridgeSession {
     this.agent.process.signalGroup("SIGKILL");
   }
 
-  /** Replaces the agent: what is pending for it gets an error naming `detail`; the new one gets initialize again. */
+  /** Replaces the agent: what is pending for it gets an error naming `detail`; the new one is set up again (SetupReplay). */
   restart(detail: string): void {
     if (this.restarting !== undefined || this.stopping !== undefined) return;
     const old = this.agent;
@@ -175,11 +176,18 @@ class BridgeSession {
     this.logger.info(`restarted the agent (pid ${fresh.child.pid})`);
     if (this.stopping !== undefined) fresh.signalGroup("SIGKILL");
     this.agent = this.connect(fresh);
-    const queued = this.waiting ?? [];
-    this.waiting = undefined;
-    const initialize = this.replay?.next();
-    if (initialize !== undefined) this.deliver("agent", initialize);
-    for (const message of queued) this.deliver("agent", message);
+    const sendQueued = () => {
+      const queued = this.waiting ?? [];
+      this.waiting = undefined;
+      for (const message of queued) this.deliver("agent", message);
+    };
+    // Past `deliver`: the editor's messages wait in `waiting` until the setup is answered.
+    const sendSetup = (request: JsonRpcRequest) => {
+      this.trace?.message("bridge->agent", request);
+      this.write("agent", request);
+    };
+    if (this.replay === undefined) sendQueued();
+    else this.replay.replay(sendSetup, sendQueued);
   }
 
   private deliver(side: Side, message: JsonRpcMessage): void {
@@ -217,7 +225,7 @@ class BridgeSession {
         value: (value) => {
           if (this.retired.has(agent)) return;
           this.trace?.message("agent->bridge", value);
-          if (this.replay?.swallows(value) === true) return;
+          if (this.replay?.fromAgent(value) === true) return;
           this.engine.receive("agent", value);
         },
         problem: (problem) => {

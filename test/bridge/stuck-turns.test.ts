@@ -5,8 +5,10 @@ import { type BridgeProcess, closeBridge, isAlive, runCli, spawnBridge } from ".
 import { ConformanceTracker } from "../support/schema-validator.js";
 import { eventually } from "../support/wire-assertions.js";
 import {
+  initialize,
   isRequest,
   type Message,
+  newSession,
   openRawSession,
   pidFrom,
   prompt,
@@ -276,6 +278,48 @@ describe("bridge: a Stop that always works, with agents that ignore it (real pro
         assertEachAnsweredOnce(editor, ["init", "new", "p1", "hang", "p2", "new2", "p3"]);
         assertAnswersValid(bridge);
       });
+  });
+
+  it("--on-stuck restart, an agent that asks for authenticate: the new agent gets the editor's initialize, then its authenticate once that is answered, then the editor's session/new", async () => {
+    const bridge = spawnBridge(
+      ["--grace-ms", "100", "--turn-end-window-ms", "300", "--kill-grace-ms", "200", "--on-stuck", "restart"],
+      "stuck-agent",
+      ["--auth"],
+    );
+    const editor = new RawPeer(bridge.input, bridge.child.stdin);
+    try {
+      editor.send(initialize("init"));
+      await editor.answer("init");
+      editor.send({ jsonrpc: "2.0", id: "auth-bad", method: "authenticate", params: { methodId: "nope" } });
+      assert.ok("error" in (await editor.answer("auth-bad")), "a refused sign-in");
+      editor.send({ jsonrpc: "2.0", id: "auth", method: "authenticate", params: { methodId: "key" } });
+      assert.deepEqual((await editor.answer("auth")).result, {});
+      editor.send(newSession("new"));
+      const sessionId = ((await editor.answer("new")).result as { sessionId: string }).sessionId;
+      await promptAtAgent(bridge, editor, "p1", sessionId, "tool");
+      editor.send(sessionCancel(sessionId));
+      assert.deepEqual((await editor.answer("p1")).result, { stopReason: "cancelled" });
+      editor.send(prompt("p2", sessionId, "next"));
+      assert.match(((await editor.answer("p2")).error as { message: string }).message, /the agent was restarted/);
+      // Sent at once, before the new agent has answered its initialize: it must wait for the setup.
+      editor.send(newSession("new2"));
+      const fresh = ((await editor.answer("new2")).result as { sessionId: string } | undefined)?.sessionId;
+      assert.ok(fresh !== undefined, JSON.stringify(editor.responsesTo("new2")));
+      editor.send(prompt("p3", fresh, "again"));
+      assert.deepEqual((await editor.answer("p3")).result, { stopReason: "end_turn" });
+      const toAgent = bridge.hop("bridge->agent").filter((m) => typeof m.method === "string").map((m) => [m.id, m.method]);
+      const restarted = toAgent.findIndex(([id]) => id === "acp-cancel/restart-1");
+      assert.deepEqual(toAgent.slice(restarted, restarted + 3), [
+        ["acp-cancel/restart-1", "initialize"],
+        ["acp-cancel/restart-2", "authenticate"],
+        ["new2", "session/new"],
+      ]);
+      assert.ok(!editor.received.some((m) => !isRequest(m) && typeof m.id === "string" && m.id.startsWith("acp-cancel/")));
+      assertEachAnsweredOnce(editor, ["init", "auth-bad", "auth", "new", "p1", "p2", "new2", "p3"]);
+      assertAnswersValid(bridge);
+    } finally {
+      await closeBridge(bridge);
+    }
   });
 
   it("bad escalation flags exit 2 with a message naming the mistake", async () => {

@@ -7,7 +7,7 @@
  * that a fixed agent shows up as a failing cell to update docs/interop.md from.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { delayedMarkerCommand } from "../../src/check/index.js";
 import { closeCell, type Driver } from "./drivers.js";
@@ -419,6 +419,17 @@ for (const agent of REAL_AGENTS) {
   });
 }
 
+/** `pid` and every process below it (one that ends meanwhile is left out). */
+function treeOf(pid: number): number[] {
+  try {
+    const tasks = readdirSync(`/proc/${pid}/task`);
+    const children = tasks.flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean));
+    return [pid, ...children.flatMap((child) => treeOf(Number(child)))];
+  } catch {
+    return [];
+  }
+}
+
 /** The agent the bridge runs: the bridge's child whose command line is the agent's. */
 function agentBehind(bridgePid: number, agent: RealAgent): number {
   const children = readFileSync(`/proc/${bridgePid}/task/${bridgePid}/children`, "utf8").trim().split(/\s+/).map(Number);
@@ -429,10 +440,10 @@ function agentBehind(bridgePid: number, agent: RealAgent): number {
 }
 
 // A never-ending turn needs an agent that ignores every cancel; none of these does, so the cell
-// freezes one (SIGSTOP) mid-turn. claude-agent-acp: it needs no authenticate, which the bridge's
-// restart (initialize replayed) could not redo for the editor.
-const STUCK = REAL_AGENTS.filter((a) => a.recipe === "claude-agent-acp");
-for (const agent of STUCK) {
+// freezes one (SIGSTOP) mid-turn. The bridge signs the new agent in again as the editor did (codex-acp's
+// `authenticate`); these agents also take their keys from the environment, so that step is proven by
+// test/bridge/stuck-turns.test.ts, with an agent that refuses `session/new` until it is signed in.
+for (const agent of REAL_AGENTS) {
   describe(`interop, real agent: ${agent.label}, a turn that never ends`, function () {
     this.timeout(CELL_TIMEOUT_MS);
     cellIt("bridge, --on-stuck restart: the Stop is answered cancelled after the grace, the held prompt -32800 (restarted), and the new agent serves a new session with the model's text", async () => {
@@ -444,7 +455,14 @@ for (const agent of STUCK) {
         const pid = cell.driver.child.pid;
         assert.ok(pid !== undefined);
         const frozen = agentBehind(pid, agent);
-        process.kill(frozen, "SIGSTOP");
+        // The whole tree: qwen-code serves ACP from a child of the process the bridge started.
+        for (const member of treeOf(frozen)) {
+          try {
+            process.kill(member, "SIGSTOP");
+          } catch {
+            // ended meanwhile (qwen-code's own short `ps` calls)
+          }
+        }
         cell.driver.cancel(cell.sessionId);
         assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
         const held = await within(cell.driver.prompt(cell.sessionId, "are you there"), 30_000);
