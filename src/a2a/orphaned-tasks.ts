@@ -29,7 +29,7 @@ export async function markOrphaned(
   taskId: string,
   context: ServerCallContext,
   foundBy: OrphanFinder,
-  replica?: string,
+  replica: string,
 ): Promise<OrphanOutcome> {
   const task = await store.load(taskId, context);
   if (task === undefined) return "not-found";
@@ -39,9 +39,8 @@ export async function markOrphaned(
   return "marked-failed";
 }
 
-function orphaned(task: Task, foundBy: OrphanFinder, replica?: string): Task {
-  const who = replica !== undefined ? `The replica running this task (${replica})` : "The replica running this task";
-  const text = `${who} stopped before the task ended; ${FOUND_BY[foundBy]}.`;
+function orphaned(task: Task, foundBy: OrphanFinder, replica: string): Task {
+  const text = `The replica running this task (${replica}) stopped before the task ended; ${FOUND_BY[foundBy]}.`;
   return {
     ...task,
     status: {
