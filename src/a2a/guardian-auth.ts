@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { ParsedRules } from "./guardian-rules.js";
 
 /** Who a request to the reference guardian comes from, once its bearer token is checked. */
 export interface GuardianCaller {
@@ -12,10 +13,7 @@ export interface GuardianCaller {
  * Identifies callers by the rules' bearer tokens, kept as SHA-256 digests and all compared in constant
  * time (no length or near match shows). Without tokens every request is let in, known by its address.
  */
-export function guardianTokens(rules: {
-  token?: string | undefined;
-  tokens?: { agent: string; token: string }[] | undefined;
-}) {
+export function guardianTokens(rules: Pick<ParsedRules, "token" | "tokens">) {
   const known: { readonly digest: Buffer; readonly agent?: string }[] = [
     ...(rules.token === undefined ? [] : [{ digest: digest(rules.token) }]),
     ...(rules.tokens ?? []).map(({ agent, token }) => ({ digest: digest(token), agent })),

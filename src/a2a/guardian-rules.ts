@@ -30,6 +30,8 @@ export const GuardianRulesSchema = z.strictObject({
 });
 
 export type GuardianRules = z.input<typeof GuardianRulesSchema>;
+/** Rules as parsed: every default filled in. */
+export type ParsedRules = z.infer<typeof GuardianRulesSchema>;
 
 /** A rules file that cannot be used, with a message naming what is wrong. */
 export class RulesError extends Error {
@@ -37,7 +39,7 @@ export class RulesError extends Error {
 }
 
 /** Parses and checks rules (from a file's text or an object); throws RulesError naming the problem. */
-export function parseGuardianRules(input: string | unknown): z.infer<typeof GuardianRulesSchema> {
+export function parseGuardianRules(input: string | unknown): ParsedRules {
   let value = input;
   if (typeof input === "string") {
     try {
@@ -86,7 +88,7 @@ export interface CancelFacts {
 }
 
 /** Decides by `rules`; the counts the `rate` conditions need go through `counter`. */
-export function ruleBook(rules: z.infer<typeof GuardianRulesSchema>, counter: RateCounter) {
+export function ruleBook(rules: ParsedRules, counter: RateCounter) {
   const patterns = rules.rules.map((rule) => (rule.taskId === undefined ? undefined : new RegExp(rule.taskId, "u")));
   return async (facts: CancelFacts, now = Date.now()): Promise<RuleVerdict> => {
     if (facts.agent !== undefined && facts.from !== facts.agent) {
