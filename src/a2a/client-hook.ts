@@ -37,7 +37,8 @@ export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterce
       const input = args.input.value as unknown;
       const problem = cancelInputProblem(input);
       if (problem !== undefined) throw new GuardInputError(problem);
-      const version = a2aVersion(headerOf(args.options?.serviceParameters, "a2a-version"));
+      const headers = Object.entries(args.options?.serviceParameters ?? {});
+      const version = a2aVersion(headers.find(([key]) => key.toLowerCase() === "a2a-version")?.[1]);
       const given = args.options?.context?.[AOS_REASONING];
       const reasoning = typeof given === "string" ? given : options.reasoning;
       const decision = await options.guardian.check({
@@ -51,8 +52,4 @@ export function cancelGuardInterceptor(options: CancelGuardOptions): CallInterce
     },
     async after() {},
   };
-}
-
-function headerOf(headers: Record<string, string> | undefined, name: string): string | undefined {
-  return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }
