@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { DRAIN_MS, drainThenCut, ErrorCode, errorResponse, firstIssue, readNodeBody, resultResponse, validIdOf } from "../wire/index.js";
-import { AosGuardParamsSchema } from "./aos.js";
+import { AosGuardParamsSchema, isObject } from "./aos.js";
 import { type GuardianCaller, guardianTokens } from "./guardian-auth.js";
 import { MemoryRateCounter, type RateCounter } from "./guardian-counter.js";
 import { type CancelFacts, type GuardianRules, parseGuardianRules, ruleBook, type RuleVerdict } from "./guardian-rules.js";
@@ -164,10 +164,10 @@ export class ReferenceGuardian {
       return errorResponse(null, ErrorCode.ParseError, "Parse error: the body is not JSON");
     }
     this.options.onRequest?.(message);
-    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    if (!isObject(message)) {
       return errorResponse(null, ErrorCode.InvalidRequest, "Invalid Request: one JSON-RPC request object expected (no batches)");
     }
-    const { jsonrpc, method, params } = message as Record<string, unknown>;
+    const { jsonrpc, method, params } = message;
     const rpcId = validIdOf(message);
     if (jsonrpc !== "2.0" || rpcId === null || typeof method !== "string") {
       return errorResponse(rpcId, ErrorCode.InvalidRequest, 'Invalid Request: needs jsonrpc "2.0", an id and a method');
