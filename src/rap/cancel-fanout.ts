@@ -133,7 +133,6 @@ export class CancelFanout {
       this.head = 0;
     }
     this.schedule();
-    this.wakeWaiters();
   };
 
   private wakeWaiters(): void {
