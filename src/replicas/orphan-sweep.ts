@@ -17,7 +17,7 @@ export class OrphanSweep {
     private readonly forget: (orphan: OrphanedClaim) => Promise<void>,
   ) {
     const { everyMs } = options;
-    if (typeof everyMs !== "number" || !Number.isInteger(everyMs) || everyMs < MIN_SWEEP_MS || everyMs > MAX_TIMER_MS) {
+    if (!Number.isInteger(everyMs) || everyMs < MIN_SWEEP_MS || everyMs > MAX_TIMER_MS) {
       throw new RangeError(`everyMs must be an integer number of ms from ${MIN_SWEEP_MS} to ${MAX_TIMER_MS}, got ${String(everyMs)}`);
     }
     this.schedule();
