@@ -100,13 +100,11 @@ const openaiChat: Dialect = {
  * with a plain `generateContent`, which model to route to: the quick answer names the default (next-speaker checks too).
  */
 const GEMINI_QUICK_TEXT = JSON.stringify({ reasoning: "scripted", model_choice: "flash", next_speaker: "user" });
-const GEMINI_USAGE = { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 };
-
-function geminiChunk(parts: Body[], finishReason?: string): Body {
-  const candidate: Body = { content: { role: "model", parts }, index: 0 };
-  if (finishReason !== undefined) candidate.finishReason = finishReason;
-  return { candidates: [candidate], usageMetadata: GEMINI_USAGE, modelVersion: "scripted" };
-}
+const geminiChunk = (parts: Body[], finishReason?: string): Body => ({
+  candidates: [{ content: { role: "model", parts }, index: 0, ...(finishReason === undefined ? {} : { finishReason }) }],
+  usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+  modelVersion: "scripted",
+});
 
 const gemini: Dialect = {
   name: "gemini",

@@ -49,6 +49,4 @@ export function delayedMarkerCommand(node: string, markerFile: string, delayMs: 
   return `${quote(node)} -e ${quote(program)} ; echo finished`;
 }
 
-function quote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
-}
+const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
