@@ -142,12 +142,11 @@ export class AgentRun {
   processes(): ProcessEntry[] {
     if (!hasProcTable()) return [];
     const all = readProcesses();
-    const found = processesWithEnv(RUN_MARKER, this.marker, all);
-    const root = this.child.pid === undefined ? undefined : all.find((entry) => entry.pid === this.child.pid);
-    for (const entry of root === undefined ? [] : [root, ...descendantsOf(root.pid, all)]) {
-      if (!found.some((known) => sameProcess(known, entry))) found.push(entry);
-    }
-    return found;
+    // Entries of one read: the same process is the same object.
+    const found = new Set(processesWithEnv(RUN_MARKER, this.marker, all));
+    const root = all.find((entry) => entry.pid === this.child.pid);
+    if (root !== undefined) for (const entry of [root, ...descendantsOf(root.pid, all)]) found.add(entry);
+    return [...found];
   }
 
   /** Stops whatever of the run still runs: its group, then every marked process. */

@@ -4,7 +4,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { classify, readNdjson } from "../wire/index.js";
+import { classify, preview, readNdjson } from "../wire/index.js";
 import { outcomeOf } from "./verdict.js";
 
 export type Message = Record<string, unknown>;
@@ -41,7 +41,7 @@ export class EditorWire {
   }
 
   private noteJunk(line: string): void {
-    if (this.junkLines++ === 0) this.firstJunk = line.length > 80 ? `${line.slice(0, 80)}…` : line;
+    if (this.junkLines++ === 0) this.firstJunk = preview(line);
   }
 
   private receive(message: Message): void {

@@ -103,12 +103,11 @@ async function runCell(
   asked: Scenario, placement: Placement, context: CheckOptions, opened: (session: OpenedSession) => void,
 ): Promise<Cell> {
   const { model, limits } = context;
-  let scenario = asked;
-  const run = new AgentRun(placement, context.agent, model.recipe(scenario.script), context.bridgeArgs);
+  const run = new AgentRun(placement, context.agent, model.recipe(asked.script), context.bridgeArgs);
   try {
     const session = await run.open(model.cwd, limits.startMs, context.protocol);
     opened(session);
-    scenario = inForce(asked, session.protocol);
+    const scenario = inForce(asked, session.protocol);
     const ends = (id: number) => run.wire.turnEnds(id, session.protocol);
     const baseline = run.processes();
     const isNew = (entry: ProcessEntry) => !baseline.some((known) => sameProcess(known, entry));
