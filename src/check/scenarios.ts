@@ -1,13 +1,10 @@
 /** The ways an editor stops a turn, one per row of the scorecard: when Stop goes out, what it is, what counts as stopped. */
 import type { AgentRun } from "./agent-run.js";
 import type { ModelScript } from "./model.js";
+import type { Observation } from "./verdict.js";
 
-export interface Scenario {
+export interface Scenario extends Pick<Observation, "judge" | "accepted"> {
   readonly name: string;
-  /** `answer`: the stopped prompt must be answered; `exit`: the started process must exit. */
-  readonly judge: "answer" | "exit";
-  /** Outcomes of the prompt that count as stopped. */
-  readonly accepted: readonly string[];
   readonly script: ModelScript;
   /**
    * When Stop goes out: right after the prompt; once the turn is under way (its first update);

@@ -19,6 +19,7 @@ export interface Cell {
   readonly stopToAnswerMs: number | null;
   /** What the editor got for the stopped prompt: `cancelled`, `end_turn`, `error -32800`, `none`, `exit 0`… */
   readonly outcome: string;
+  /** Processes of the run still running once the cell settled (for `answer`: those the turn started). */
   readonly leftRunning: readonly LeftProcess[];
   /** Why it is ✘ or –, in a few words; empty for a plain ✔. */
   readonly note: string;

@@ -1,15 +1,14 @@
 /** From what a cell saw to its verdict: pure, so the rules are tested in process and read in one place. */
-import type { Cell, LeftProcess, Placement, Verdict } from "./scorecard.js";
+import type { Cell, Placement, Verdict } from "./scorecard.js";
 
 /** What one cell saw, times in ms from Stop. */
-export interface Observation {
-  readonly scenario: string;
-  readonly placement: Placement;
+export interface Observation extends Pick<Cell, "scenario" | "placement" | "leftRunning"> {
   /**
    * `answer`: Stop holds when the prompt is answered once, with an accepted outcome, in time;
    * `exit`: Stop (stdin closed, SIGTERM) holds when the process the editor started exits in time.
    */
   readonly judge: "answer" | "exit";
+  /** Outcomes of the prompt that count as stopped. */
   readonly accepted: readonly string[];
   readonly limitMs: number;
   /** The prompt's outcome when it was answered before Stop went out: nothing to judge. */
@@ -18,8 +17,6 @@ export interface Observation {
   readonly answers: readonly { readonly atMs: number; readonly outcome: string }[];
   /** The started process's exit, when it exited within the limit. */
   readonly exit?: { readonly atMs: number; readonly outcome: string };
-  /** Processes of the run still running once the cell settled (for `answer`: those the turn started). */
-  readonly leftRunning: readonly LeftProcess[];
   /** What else was seen undone: the model request still open, a tool's side effect written after Stop. */
   readonly undone?: readonly string[];
 }
