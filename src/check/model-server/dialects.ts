@@ -127,6 +127,10 @@ const anthropicStop = (reason: string) => [
   { type: "message_delta", delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: 1 } },
   { type: "message_stop" },
 ];
+/** A whole message: the quick answer, or the empty one a stream opens with. */
+const anthropicMessage = (id: string, model: unknown, content: Body[], stopReason: string | null): Body => ({
+  id, type: "message", role: "assistant", model, content, stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 },
+});
 
 const anthropic: Dialect = {
   name: "anthropic",
@@ -139,21 +143,10 @@ const anthropic: Dialect = {
   },
   quick(path, body) {
     if (path.endsWith("/count_tokens")) return { input_tokens: 1 };
-    if (body.stream === true) return "ok";
-    return {
-      id: "msg_quick", type: "message", role: "assistant", model: body.model ?? "scripted",
-      content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 1 },
-    };
+    return body.stream === true ? "ok" : anthropicMessage("msg_quick", body.model ?? "scripted", [{ type: "text", text: "ok" }], "end_turn");
   },
   namedEvents: true,
-  opening: () => [{
-    type: "message_start",
-    message: {
-      id: "msg_1", type: "message", role: "assistant", model: "scripted", content: [],
-      stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 },
-    },
-  }],
+  opening: () => [{ type: "message_start", message: anthropicMessage("msg_1", "scripted", [], null) }],
   text: (delta, first) => [
     ...(first ? [{ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }] : []),
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: delta } },
