@@ -22,7 +22,7 @@ export interface AgentRecipe {
   readonly files: readonly { path: string; content: string }[];
   /** Arguments the agent's command needs to speak ACP (e.g. `--acp`), when started by its plain bin. */
   readonly acpArgs: readonly string[];
-  readonly authenticate?: { methodId: string; _meta?: Record<string, unknown> };
+  readonly authenticate?: { methodId: string };
   /** Requests to send after `session/new` (a mode without an approval classifier, say). */
   sessionSetup(sessionId: string): { method: string; params: Record<string, unknown> }[];
 }
