@@ -240,7 +240,14 @@ for (const placement of ["direct", "bridge"] as const) {
         await lateCancels(2);
         const c = await work("charlie words");
         if (placement === "direct") {
-          assert.ok(b === "not inserted" || c === "not inserted", `the agent withdrew neither B (${String(b)}) nor C (${String(c)}): fixed? update docs/interop.md`);
+          // A race inside the agent: it withdrew B or C in every run until CI met one where it did neither,
+          // so up to four more prompts, each after one late cancel, before calling it fixed.
+          const outcomes = [b, c];
+          for (let i = 0; i < 4 && !outcomes.includes("not inserted"); i++) {
+            await lateCancels(1);
+            outcomes.push(await work(`retry ${i} words`));
+          }
+          assert.ok(outcomes.includes("not inserted"), `the agent withdrew none of ${outcomes.length} prompts after a late cancel (${outcomes.join(", ")}): fixed? update docs/interop.md`);
           assert.equal(await work("delta words"), "end_turn", "a prompt with no cancel before it");
         } else {
           assert.equal(b, "end_turn", "after one late session/cancel");
