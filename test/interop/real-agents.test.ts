@@ -7,9 +7,10 @@
  * that a fixed agent shows up as a failing cell to update docs/interop.md from.
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { delayedMarkerCommand } from "../../src/check/index.js";
+import { descendantsOf } from "../../src/os/index.js";
 import { closeCell, type Driver } from "./drivers.js";
 import { type Message, until, type WireClient, within } from "./harness.js";
 import { PEERS_INSTALLED, PEERS_NOTE, REAL_AGENTS, type RealAgent, RUN_SLOW, SLOW_NOTE } from "./peers.js";
@@ -419,17 +420,6 @@ for (const agent of REAL_AGENTS) {
   });
 }
 
-/** `pid` and every process below it (one that ends meanwhile is left out). */
-function treeOf(pid: number): number[] {
-  try {
-    const tasks = readdirSync(`/proc/${pid}/task`);
-    const children = tasks.flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean));
-    return [pid, ...children.flatMap((child) => treeOf(Number(child)))];
-  } catch {
-    return [];
-  }
-}
-
 /** The agent the bridge runs: the bridge's child whose command line is the agent's. */
 function agentBehind(bridgePid: number, agent: RealAgent): number {
   const children = readFileSync(`/proc/${bridgePid}/task/${bridgePid}/children`, "utf8").trim().split(/\s+/).map(Number);
@@ -456,7 +446,7 @@ for (const agent of REAL_AGENTS) {
         assert.ok(pid !== undefined);
         const frozen = agentBehind(pid, agent);
         // The whole tree: qwen-code serves ACP from a child of the process the bridge started.
-        for (const member of treeOf(frozen)) {
+        for (const member of [frozen, ...descendantsOf(frozen).map((entry) => entry.pid)]) {
           try {
             process.kill(member, "SIGSTOP");
           } catch {
