@@ -3,6 +3,7 @@ import type { Readable, Writable } from "node:stream";
 import { type CancelSupport, DEFAULT_GRACE_MS, DEFAULT_TURN_END_WINDOW_MS, type EngineOptions } from "../acp/engine-options.js";
 import type { CancelReason } from "../core/index.js";
 import { MAX_TIMER_MS } from "../core/timer-limit.js";
+import { KILL_GRACE_MS } from "../os/index.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../wire/index.js";
 import { LOG_LEVELS, type LogLevel } from "./logger.js";
 
@@ -52,7 +53,7 @@ const BRIDGE_DEFAULTS = {
   onStuck: "fail" as OnStuck,
   maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   exitGraceMs: 2000,
-  killGraceMs: 2000,
+  killGraceMs: KILL_GRACE_MS,
   logLevel: "warn" as LogLevel,
 };
 

@@ -9,6 +9,8 @@ export interface Terminated {
   readonly remaining: number[];
 }
 
+/** Between SIGTERM and SIGKILL, unless a caller says otherwise: time for a process to clean up. */
+export const KILL_GRACE_MS = 2_000;
 /** After SIGKILL the kernel needs only moments; this bounds the wait if something is stuck in D state. */
 export const KILL_WAIT_MS = 5_000;
 const POLL_MS = 20;

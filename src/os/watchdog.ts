@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import type { Socket } from "node:net";
+import { KILL_GRACE_MS } from "./terminate.js";
 
 export interface WatchdogOptions {
-  /** Time between SIGTERM and SIGKILL once the parent is gone (ms, rounded to tenths of a second). Default 2000. */
+  /** Time between SIGTERM and SIGKILL once the parent is gone (ms, in tenths of a second). Default {@link KILL_GRACE_MS}. */
   readonly graceMs?: number;
   /** `NAME=value` only the watched processes carry in their environment: those that left the group are stopped too. */
   readonly envMarker?: string;
@@ -36,7 +37,7 @@ const WATCHDOG_SCRIPT = [
  * for when the parent stopped the group itself: a reused group id is then never signalled.
  */
 export function armWatchdog(pgid: number, options: WatchdogOptions = {}): () => void {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", WATCHDOG_TENTHS: String(Math.ceil((options.graceMs ?? 2000) / 100)) };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "/usr/bin:/bin", WATCHDOG_TENTHS: String(Math.ceil((options.graceMs ?? KILL_GRACE_MS) / 100)) };
   if (options.envMarker !== undefined) env.WATCHDOG_MARKER = options.envMarker;
   // Its own session: the parent's group's Ctrl-C does not reach it. Not the parent's environment: no marker.
   const child = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, "acp-cancel-watchdog", String(pgid)], {

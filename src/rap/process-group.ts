@@ -9,6 +9,7 @@ import {
   armWatchdog,
   descendantsOf,
   hasProcTable,
+  KILL_GRACE_MS,
   KILL_WAIT_MS,
   processesWithEnv,
   readProcesses,
@@ -19,7 +20,7 @@ import {
 export interface RunOptions {
   /** The call's signal: aborting it stops the whole process group. */
   readonly signal?: AbortSignal;
-  /** Time between SIGTERM and SIGKILL. Default {@link DEFAULT_KILL_GRACE_MS}. */
+  /** Time between SIGTERM and SIGKILL. Default {@link KILL_GRACE_MS}. */
   readonly graceMs?: number;
   /** Extra environment; TMPDIR always points at the call's temp dir. */
   readonly env?: Readonly<Record<string, string>>;
@@ -38,7 +39,6 @@ export interface RunResult {
   readonly stopped: boolean;
 }
 
-export const DEFAULT_KILL_GRACE_MS = 2_000;
 const POLL_MS = 20;
 /** The environment variable that marks every process of one run (its value is the run's id). */
 export const RUN_MARKER = "ACP_CANCEL_RUN";
@@ -49,7 +49,7 @@ export const RUN_MARKER = "ACP_CANCEL_RUN";
  * this process dies first, a watchdog stops the run (docs/decisions.md, "RAP: a runner that dies").
  */
 export async function runInProcessGroup(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
-  const { signal: abort, graceMs = DEFAULT_KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
+  const { signal: abort, graceMs = KILL_GRACE_MS, maxOutput = 1024 * 1024 } = options;
   const notStarted = { code: null, signal: null, stdout: "", stderr: "", stopped: true } as const;
   if (abort?.aborted) return notStarted;
   // Listened for from the start: an abort while the temp dir is made must not be missed.
