@@ -136,14 +136,23 @@ export class AbpClient {
     return call.promise;
   }
 
-  /** Cancels a call by id (one of ours or not) and returns the app's acknowledgement. */
+  /**
+   * Cancels a call by id (one of ours or not) and returns the app's acknowledgement; without one within
+   * the grace period, rejects with an AbpClosedError and forgets the request.
+   */
   async cancel(callId: string, reason?: string): Promise<CancelResult> {
     const call = this.calls.get(callId);
     if (call !== undefined && call.job.isRunning) {
       call.payload.cause = "cancel";
       call.cancel("external");
     }
-    return this.transport.request("capabilities/cancel", reason === undefined ? { callId } : { callId, reason });
+    const waiting = new AbortController();
+    this.acks.start(waiting);
+    try {
+      return await this.transport.request("capabilities/cancel", reason === undefined ? { callId } : { callId, reason }, waiting.signal);
+    } finally {
+      this.acks.stop(waiting);
+    }
   }
 
   /** Ends the session: pending calls settle at once as cancelled by "shutdown" (the app cancels its side); late answers drop. */

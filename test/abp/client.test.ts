@@ -57,6 +57,24 @@ describe("AbpClient (agent side) against a WebSocket peer that answers only when
     assert.equal(client.calls.size, 0);
   });
 
+  it("cancel() of a call the app never acknowledges (it stopped reading): settles within the grace, nothing left pending", async function () {
+    this.timeout(10_000); // a hang fails here
+    const call = client.call("render", {}, { callId: "deaf-2" });
+    await eventually(() => sent("capabilities/call")[0], "the call");
+    const appSocket = (peer.socket as unknown as { _socket: import("node:net").Socket })._socket;
+    appSocket.pause(); // the app stops reading
+    try {
+      const cancel = client.cancel("deaf-2", "user pressed Stop");
+      assert.deepEqual(await call, { success: false, cancelled: true, callId: "deaf-2", cancelledBy: "cancel", unconfirmed: true });
+      const unacknowledged = (error: Error) =>
+        error instanceof AbpClosedError && /no acknowledgement within the grace/.test(error.message);
+      await assert.rejects(cancel, unacknowledged);
+      assert.equal((client.transport as ReturnType<typeof webSocketTransport>).pendingCount, 0);
+    } finally {
+      appSocket.destroy(); // a paused socket never sees the close: the server's close would wait for it
+    }
+  });
+
   it("the app's late answer after the grace period is dropped: the call settled once", async () => {
     const stop = new AbortController();
     const call = client.call("render", {}, { signal: stop.signal, callId: "late-1" });
