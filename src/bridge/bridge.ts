@@ -237,6 +237,8 @@ class BridgeSession {
       },
       this.settings.maxLineBytes,
       this.flushGroup,
+      // An agent that stops reading holds the editor back only after a whole line's limit: a Stop is still heard.
+      this.settings.maxLineBytes,
     );
     return { process: agent, end };
   }

@@ -59,6 +59,8 @@ export class NdjsonEndpoint {
     handlers: EndpointHandlers,
     maxLineBytes: number,
     private readonly group?: FlushGroup,
+    /** A full output pauses the writer's input only once this much waits in it (0: at once). */
+    private readonly holdAfterBytes = 0,
   ) {
     readNdjson(
       input,
@@ -87,7 +89,8 @@ export class NdjsonEndpoint {
 
   /**
    * Queues one message for the peer behind `from`; when it is the value `from` is handling, its
-   * original bytes are relayed. A full output pauses `from`'s input (what fills it) until it drains.
+   * original bytes are relayed. A full output pauses `from`'s input (what fills it) until it drains,
+   * once `holdAfterBytes` wait in it.
    */
   write(message: unknown, from: NdjsonEndpoint): void {
     if (this.output.destroyed || this.output.writableEnded) return;
@@ -150,7 +153,7 @@ export class NdjsonEndpoint {
     const output = this.output;
     if (output.destroyed || output.writableEnded) return;
     const ok = output.write(data);
-    if (!ok && this.paused === undefined && this.source !== undefined) {
+    if (!ok && this.paused === undefined && this.source !== undefined && output.writableLength >= this.holdAfterBytes) {
       this.paused = this.source;
       this.paused.pause();
       output.once("drain", this.resume);

@@ -157,3 +157,31 @@ describe("NdjsonEndpoint", () => {
     assert.equal(r.problems[0]?.kind, "parse");
   });
 });
+
+describe("NdjsonEndpoint: a full output holds its writer back", () => {
+  /** `from`'s lines are relayed to an output nobody reads (highWaterMark 16 KiB). */
+  function stalled(holdAfterBytes: number) {
+    const input = new PassThrough();
+    const output = new PassThrough({ readableHighWaterMark: 1, writableHighWaterMark: 16 * 1024 });
+    const quiet = { value() {}, problem() {}, end() {} };
+    const to: NdjsonEndpoint = new NdjsonEndpoint(new PassThrough(), output, quiet, 1 << 20, undefined, holdAfterBytes);
+    const relayed = { ...quiet, value: (v: unknown) => to.write(v, from) };
+    const from: NdjsonEndpoint = new NdjsonEndpoint(input, new PassThrough(), relayed, 1 << 20);
+    const line = (n: number) => `${JSON.stringify({ n, pad: "x".repeat(32 * 1024) })}\n`;
+    return { input, output, send: (n: number) => input.write(line(n)) };
+  }
+
+  it("at once by default; with holdAfterBytes, only once that much waits in it", async () => {
+    const eager = stalled(0);
+    eager.send(1);
+    await nextBurst();
+    assert.equal(eager.input.isPaused(), true, "paused at the first full write");
+    const patient = stalled(200 * 1024);
+    for (let n = 0; n < 4; n++) patient.send(n);
+    await nextBurst();
+    assert.equal(patient.input.isPaused(), false, "still read with 128 KiB waiting");
+    for (let n = 4; n < 8; n++) patient.send(n);
+    await nextBurst();
+    assert.equal(patient.input.isPaused(), true, "held back past 200 KiB");
+  });
+});
