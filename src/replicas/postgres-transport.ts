@@ -26,6 +26,8 @@ export class PostgresTransport implements BusTransport {
   private pg: Pg | undefined;
   private pool: Pool | undefined;
   private listener: Client | undefined;
+  /** The listening client while it connects and sets up (a server that stops answering holds it there). */
+  private setup: Client | undefined;
   private reconnect: ReturnType<typeof setTimeout> | undefined;
   private retries = 0;
   private closed = false;
@@ -74,6 +76,7 @@ export class PostgresTransport implements BusTransport {
     client.on("error", onLost);
     client.on("end", onLost);
     client.on("notification", (notice) => onMessage(notice.payload));
+    this.setup = client;
     try {
       await client.connect();
       await this.ensureTables(client);
@@ -81,6 +84,8 @@ export class PostgresTransport implements BusTransport {
     } catch (error) {
       onLost();
       throw error;
+    } finally {
+      if (this.setup === client) this.setup = undefined;
     }
     if (this.closed) {
       await client.end().catch(() => undefined);
@@ -205,7 +210,7 @@ export class PostgresTransport implements BusTransport {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnect);
-    await Promise.allSettled([this.listener?.end(), this.pool?.end()]);
+    await Promise.allSettled([this.listener?.end(), this.setup?.end(), this.pool?.end()]);
   }
 
   /** Expired rows are ignored by every read; this drops them now and then so the tables stay small. */
