@@ -5,6 +5,7 @@
  * Late-persisted artifacts still pass: they were produced before the stop.
  */
 import { loadPg } from "./postgres-transport.js";
+import { REPLICA_DEFAULTS } from "./transport.js";
 
 /** acp-cancel/a2a's `ORPHANED_MARK` (a binding imports no other binding; the replica tests tie them). */
 const ORPHANED_MARK = "acpCancelOrphaned";
@@ -24,7 +25,8 @@ export async function guardTerminalTaskStates(url: string, options: TerminalGuar
   const table = options.tableName ?? "tasks";
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(table)) throw new Error(`acp-cancel/replicas: "${table}" is not a plain table name`);
   const pg = await loadPg();
-  const client = new pg.Client({ connectionString: url });
+  // A server that never answers the login fails this as it fails the bus's connections.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: REPLICA_DEFAULTS.operationMs });
   await client.connect();
   try {
     const states = FINAL_STATES.map((state) => `'${state}'`).join(", ");

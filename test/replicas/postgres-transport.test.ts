@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
-import { postgresCancelBus } from "../../src/replicas/index.js";
+import { guardTerminalTaskStates, postgresCancelBus } from "../../src/replicas/index.js";
 import { eventually } from "../support/wire-assertions.js";
 
 /** AuthenticationOk, then ReadyForQuery (idle): what a trust login answers, minus the optional messages. */
@@ -15,16 +15,18 @@ describe("the PostgreSQL transport against a server that stops answering after t
   let server: Server;
   const sockets = new Set<Socket>();
   let queries = 0;
+  let answersLogin = true;
 
   beforeEach(async () => {
     queries = 0;
+    answersLogin = true;
     server = createServer((socket) => {
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));
       let loggedIn = false;
       socket.on("data", () => {
         if (loggedIn) queries++;
-        else socket.write(LOGIN_OK); // the startup message: log in; what follows is never answered
+        else if (answersLogin) socket.write(LOGIN_OK); // the startup message: log in; what follows is never answered
         loggedIn = true;
       });
     });
@@ -43,5 +45,12 @@ describe("the PostgreSQL transport against a server that stops answering after t
     assert.equal(bus.connected, false);
     await bus.close();
     await eventually(() => (sockets.size === 0 ? true : undefined), "every connection to the server closed", 15_000);
+  });
+
+  it("guardTerminalTaskStates against a server that never answers the login: rejects (bounded), nothing left open", async () => {
+    answersLogin = false;
+    const { port } = server.address() as { port: number };
+    await assert.rejects(guardTerminalTaskStates(`postgres://postgres@127.0.0.1:${port}/postgres`), /timeout/i);
+    await eventually(() => (sockets.size === 0 ? true : undefined), "its connection closed", 15_000);
   });
 });
