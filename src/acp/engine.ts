@@ -171,6 +171,7 @@ export class CancelEngine extends EngineCore {
     }
     if (held) return;
     job.payload.delivered = true;
+    if (from === "client" && method !== Method.prompt) for (const plugin of this.plugins) plugin.requestSent?.(job);
     this.send(otherSide(from), jobObserver === undefined ? outgoing : withTraceContext(job, outgoing));
   }
 

@@ -30,6 +30,8 @@ export interface TurnPlugin {
   hold?(job: RequestJob, request: JsonRpcRequest): boolean;
   /** A prompt goes to the agent now. */
   promptSent?(job: RequestJob): void;
+  /** A client request other than a prompt (session/new, session/load, …) goes to the agent now. */
+  requestSent?(job: RequestJob): void;
   /** A cancel reached a request never delivered: true when the plug-in held it (the engine answers it now). */
   release?(job: RequestJob): boolean;
   /** A `session/update` from the agent (every plug-in hears it): true drops it. */

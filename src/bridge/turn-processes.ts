@@ -53,6 +53,12 @@ const openSpan = (began: number, before: ReadonlySet<string>): TurnSpan =>
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
+/** Ticks since boot from `began` to `ended` (undefined: still open). */
+interface Span {
+  readonly began: number;
+  ended: number | undefined;
+}
+
 /** A turn whose processes may still be stopped: open, waiting to be stopped, or followed past its answer. */
 const live = (turn: PromptTurn) => turn.watched && (turn.ended === undefined || turn.stopping || turn.outliving);
 
@@ -65,6 +71,8 @@ const live = (turn: PromptTurn) => turn.watched && (turn.ended === undefined || 
  */
 export class TurnProcesses implements TurnPlugin {
   private readonly turns = new Map<string, PromptTurn>();
+  /** The editor's other requests at the agent (session/new starts a session's MCP servers): what is born in one is no turn's. */
+  private readonly requests = new Map<string, Span>();
   private readonly supported = hasProcTable();
   private toldUnsupported = false;
 
@@ -89,6 +97,11 @@ export class TurnProcesses implements TurnPlugin {
     this.turns.set(JSON.stringify(job.payload.id), { ...span, job, sent: performance.now(), hookWaits, watched });
   }
 
+  requestSent(job: PromptJob): void {
+    if (!this.stopsCancelledTurns || !this.supported) return;
+    this.requests.set(JSON.stringify(job.payload.id), { began: this.now(), ended: undefined });
+  }
+
   /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
   dropUpdate(params: unknown): boolean {
     if (this.turns.size === 0 || !isToolCallUpdate(params)) return false;
@@ -104,6 +117,8 @@ export class TurnProcesses implements TurnPlugin {
     const { id, issuer } = job.payload;
     if (issuer !== "client") return;
     if (!forPeer) this.end(id);
+    // A request answered for the agent goes on there until its late reply.
+    if (!forPeer && this.endRequest(id)) return;
     const turn = this.turns.get(JSON.stringify(id));
     if (id === null || turn?.watched !== true || turn.ended !== undefined) return;
     const result = "result" in response ? (response.result as { stopReason?: unknown } | null) : undefined;
@@ -123,6 +138,7 @@ export class TurnProcesses implements TurnPlugin {
   /** The agent answered a prompt the engine had answered for it. */
   expectedReply(id: JsonRpcId): boolean {
     this.end(id);
+    this.endRequest(id);
     return false;
   }
 
@@ -138,10 +154,20 @@ export class TurnProcesses implements TurnPlugin {
 
   /** The agent is gone or replaced: its turns ended with it for the hook; their processes are still followed. */
   closed(): void {
+    this.requests.clear();
     for (const [key, turn] of this.turns) {
       turn.hookWaits = false;
       if (!turn.watched) this.turns.delete(key);
     }
+  }
+
+  /** Whether `id` was one of the editor's other requests, now ended. */
+  private endRequest(id: JsonRpcId): boolean {
+    const request = this.requests.get(JSON.stringify(id));
+    if (request === undefined || request.ended !== undefined) return false;
+    request.ended = this.now();
+    this.prune();
+    return true;
   }
 
   private end(id: JsonRpcId): void {
@@ -222,14 +248,18 @@ export class TurnProcesses implements TurnPlugin {
     this.logger.info(`${what}: stopped ${terminated.length} process(es) (SIGKILL to ${killed.length})`);
   }
 
-  /** `turn`'s work among `descendants` (turnsWork), not running at its prompt, none born during another turn not cancelled. */
+  /**
+   * `turn`'s work among `descendants` (turnsWork), not running at its prompt, none born during another turn not cancelled
+   * nor during another editor request.
+   */
   private work(descendants: ProcessEntry[], turn: TurnSpan, self: TurnSpan = turn): ProcessEntry[] {
     const agent = this.agentPid();
     if (agent === undefined) return [];
     const own = turnsWork(descendants, agent, { from: turn.began, to: turn.ended, toolCall: turn.toolCall });
-    const during = (entry: ProcessEntry, span: TurnSpan) =>
+    const during = (entry: ProcessEntry, span: Span) =>
       entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
-    const others = [...this.turns.values()].filter((other) => other.watched && other !== self && !other.cancelled);
+    const others: Span[] = [...this.turns.values()].filter((other) => other.watched && other !== self && !other.cancelled);
+    others.push(...this.requests.values());
     return descendants.filter((entry) =>
       own(entry) && !turn.before.has(identity(entry)) && !others.some((other) => during(entry, other)));
   }
@@ -243,5 +273,6 @@ export class TurnProcesses implements TurnPlugin {
       if (turn.hookWaits) turn.watched = false;
       else this.turns.delete(key);
     }
+    for (const [key, request] of this.requests) if ((request.ended ?? Infinity) < earliest) this.requests.delete(key);
   }
 }

@@ -18,8 +18,12 @@ interface Setup {
 }
 
 /** A bridge in front of the tool-leaving agent (codex-acp's behaviour), a raw editor, one session. */
-async function withToolLeavingAgent(bridgeArgs: string[], body: (setup: Setup) => Promise<void>): Promise<void> {
-  const bridge = spawnBridge(["--kill-grace-ms", "300", ...bridgeArgs], "tool-leaving-agent", ["--helper"]);
+async function withToolLeavingAgent(
+  bridgeArgs: string[],
+  body: (setup: Setup) => Promise<void>,
+  agentArgs: string[] = [],
+): Promise<void> {
+  const bridge = spawnBridge(["--kill-grace-ms", "300", ...bridgeArgs], "tool-leaving-agent", ["--helper", ...agentArgs]);
   const editor = new RawPeer(bridge.input, bridge.child.stdin);
   const started = new Set<number>();
   const pid = async (label: string) => {
@@ -86,6 +90,25 @@ describe("bridge: a cancelled turn's processes are stopped (an agent that answer
       assert.deepEqual((await editor.answer("b")).result, { stopReason: "cancelled" });
       await gone(toolB, "the second cancelled turn's tool");
     });
+  });
+
+  it("a session opened while another session's turn runs: its server, born in that turn, is not the turn's when it is cancelled", async () => {
+    await withToolLeavingAgent([], async ({ bridge, editor, sessionId, pid }) => {
+      editor.send(prompt("a", sessionId, "tool"));
+      const tool = await pid("tool 1");
+      // Past the turn's first tool call: what the agent starts now is not its housekeeping by the tick rule.
+      await eventually(() => editor.received.find(announcesTool), "the tool_call update at the editor");
+      await sleep(50); // start times have a 10 ms resolution: the session opens clearly after the tool started
+      editor.send(newSession("new-b"));
+      const other = ((await editor.answer("new-b")).result as { sessionId: string }).sessionId;
+      const server = await pid(`server ${other}`);
+      editor.send(sessionCancel(sessionId));
+      assert.deepEqual((await editor.answer("a")).result, { stopReason: "cancelled" });
+      await gone(tool, "the cancelled turn's tool");
+      const note = await eventually(() => bridge.trace().find((e) => e.note?.startsWith("turn-processes:"))?.note, "the note");
+      assert.ok(!note.includes(String(server)), note);
+      assert.ok(isAlive(server), "the new session's server, started by its session/new, lives on");
+    }, ["--session-servers"]);
   });
 
   for (const how of ["stdin closed", "SIGTERM"] as const) {
