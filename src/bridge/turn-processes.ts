@@ -250,7 +250,7 @@ export class TurnProcesses implements TurnPlugin {
 
   /**
    * `turn`'s work among `descendants` (turnsWork), not running at its prompt, none born during another turn not cancelled
-   * nor during another editor request.
+   * nor during another editor request, nor below one born then (up to what ran at the prompt).
    */
   private work(descendants: ProcessEntry[], turn: TurnSpan, self: TurnSpan = turn): ProcessEntry[] {
     const agent = this.agentPid();
@@ -260,8 +260,15 @@ export class TurnProcesses implements TurnPlugin {
       entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
     const others: Span[] = [...this.turns.values()].filter((other) => other.watched && other !== self && !other.cancelled);
     others.push(...this.requests.values());
-    return descendants.filter((entry) =>
-      own(entry) && !turn.before.has(identity(entry)) && !others.some((other) => during(entry, other)));
+    const byPid = new Map(descendants.map((entry) => [entry.pid, entry]));
+    const othersWork = (entry: ProcessEntry): boolean => {
+      for (let up = byPid.get(entry.pid); up !== undefined && !turn.before.has(identity(up)); up = byPid.get(up.ppid)) {
+        const at = up;
+        if (others.some((other) => during(at, other))) return true;
+      }
+      return false;
+    };
+    return descendants.filter((entry) => own(entry) && !turn.before.has(identity(entry)) && !othersWork(entry));
   }
 
   /** Stops following ended turns, but those live or overlapping one that is; forgets them unless the hook waits. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Logger } from "../../src/bridge/logger.js";
@@ -14,18 +14,20 @@ import { eventually } from "../support/wire-assertions.js";
 
 /**
  * TurnProcesses in process against real processes: a shell stands for the agent and starts a
- * `sleep` per line it reads ("<label> <pid>" back), as an agent starts servers and tools.
+ * `sleep` per line it reads ("<label> <pid>" back), as an agent starts servers and tools; a line
+ * "<label> <command>" runs that command instead.
  */
 class ShellAgent {
   readonly child: ChildProcessWithoutNullStreams;
   private out = "";
   constructor() {
-    this.child = spawn("bash", ["-c", 'while read label; do sleep 300 & echo "$label $!"; done']);
+    const loop = 'while read -r label command; do if [ -n "$command" ]; then eval "$command" & else sleep 300 & fi; echo "$label $!"; done';
+    this.child = spawn("bash", ["-c", loop]);
     this.child.stdout.on("data", (chunk: Buffer) => (this.out += chunk.toString()));
   }
   /** Starts a process and resolves with its pid once it runs. */
-  async start(label: string): Promise<number> {
-    this.child.stdin.write(`${label}\n`);
+  async start(label: string, command = ""): Promise<number> {
+    this.child.stdin.write(`${label} ${command}\n`);
     const line = await eventually(() => this.out.split("\n").find((l) => l.startsWith(`${label} `)), `${label} started`);
     return Number(line.split(" ")[1]);
   }
@@ -43,6 +45,8 @@ const prompt = (id: string, sessionId = "s") => ({ payload: { id, issuer: "clien
 /** The agent's update announcing a tool in `sessionId`. */
 const toolCall = (sessionId = "s") => ({ sessionId, update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "sleep" } });
 const answer = (id: string, stopReason: string): JsonRpcResponse => ({ jsonrpc: "2.0", id, result: { stopReason } });
+/** The editor's `session/new` `id`, as the engine's turn plug-ins see its job. */
+const sessionNew = (id: string) => ({ payload: { id, issuer: "client" as const, sessionId: undefined } });
 /** Resolves once /proc's clock has moved past the current tick. */
 const nextTick = (from = uptimeTicks()) => eventually(() => (uptimeTicks() > from ? true : undefined), "the next tick");
 const gone = (pid: number, what: string) => eventually(() => (isAlive(pid) ? undefined : true), `${what} gone`);
@@ -128,6 +132,32 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
     assert.ok(!killed.includes(String(serverOfB)), killed);
     await gone(toolOfA, "the stuck turn's tool");
     assert.ok(isAlive(serverOfB), "session b's server, born during its own turn, lives on");
+  });
+
+  it("a session opened during a turn: its server, and what that server starts later in the turn, are not the turn's", async () => {
+    turns.promptSent(prompt("a"));
+    turns.dropUpdate(toolCall());
+    const tool = await agent.start("tool");
+    await nextTick();
+    // The new session's MCP server (gemini-cli starts them in session/new) starts a child when told, over a fifo.
+    const fifo = join(dir, "go");
+    execFileSync("mkfifo", [fifo]);
+    turns.requestSent(sessionNew("new-b"));
+    const server = await agent.start("server", `sh -c 'read _ < ${fifo}; sleep 300 & echo $! > ${fifo}.pid; wait'`);
+    await nextTick();
+    turns.answered(sessionNew("new-b"), { jsonrpc: "2.0", id: "new-b", result: { sessionId: "b" } });
+    await nextTick();
+    await writeFile(fifo, "go\n");
+    const written = () => (existsSync(`${fifo}.pid`) ? readFileSync(`${fifo}.pid`, "utf8").trim() || undefined : undefined);
+    const child = Number(await eventually(written, "the server's child"));
+    try {
+      turns.answered(prompt("a"), answer("a", "cancelled"));
+      assert.match(await note("turn-processes:"), new RegExp(`prompt "a" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
+      await gone(tool, "the turn's tool");
+      assert.ok(isAlive(server) && isAlive(child), "the new session's server and its child live on");
+    } finally {
+      if (isAlive(child)) process.kill(child, "SIGKILL");
+    }
   });
 
   it("shutdown with a turn in flight: its processes are stopped like a cancelled turn's; what ran before it lives", async () => {
