@@ -94,6 +94,7 @@ describe("bridge: a cancelled turn's processes are stopped (an agent that answer
 
   it("a session opened while another session's turn runs: its server, born in that turn, is not the turn's when it is cancelled", async () => {
     await withToolLeavingAgent([], async ({ bridge, editor, sessionId, pid }) => {
+      const ownServer = await pid(`server ${sessionId}`);
       editor.send(prompt("a", sessionId, "tool"));
       const tool = await pid("tool 1");
       // Past the turn's first tool call: what the agent starts now is not its housekeeping by the tick rule.
@@ -108,6 +109,7 @@ describe("bridge: a cancelled turn's processes are stopped (an agent that answer
       const note = await eventually(() => bridge.trace().find((e) => e.note?.startsWith("turn-processes:"))?.note, "the note");
       assert.ok(!note.includes(String(server)), note);
       assert.ok(isAlive(server), "the new session's server, started by its session/new, lives on");
+      assert.ok(isAlive(ownServer), "the cancelled session's own server, from before its turn, lives on");
     }, ["--session-servers"]);
   });
 
