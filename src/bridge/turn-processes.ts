@@ -142,14 +142,25 @@ export class TurnProcesses implements TurnPlugin {
     return false;
   }
 
-  /** The engine follows a prompt answered for the agent (`turn-outlives-answer`) until the agent really ends it. */
+  /**
+   * The engine follows a prompt answered for the agent (`turn-outlives-answer`) until the agent really ends it; a
+   * cancelled one's processes are stopped again then.
+   */
   event(event: EngineEvent): void {
     if (event.type !== "turn-outlives-answer" && event.type !== "turn-ended") return;
     if (event.type === "turn-ended") this.end(event.id);
     const turn = this.turns.get(JSON.stringify(event.id));
     if (turn?.watched !== true) return;
+    const endsCancelled = turn.outliving && turn.cancelled && event.type === "turn-ended";
     turn.outliving = event.type === "turn-outlives-answer";
-    if (!turn.outliving) this.prune();
+    if (!endsCancelled) {
+      if (!turn.outliving) this.prune();
+      return;
+    }
+    // It worked on after its answer: what it started since is stopped too, once the agent has had its settle.
+    turn.ended = this.now();
+    turn.stopping = true;
+    setTimeout(() => void this.stop(turn, event.id), TURN_PROCESS_SETTLE_MS).unref();
   }
 
   /** The agent is gone or replaced: its turns ended with it for the hook; their processes are still followed. */

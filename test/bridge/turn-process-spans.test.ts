@@ -160,6 +160,25 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
     }
   });
 
+  it("a cancelled turn answered for the agent, which goes on: what it starts after the clean-up is stopped at its real end", async () => {
+    const helper = await agent.start("helper");
+    turns.promptSent(prompt("a"));
+    turns.dropUpdate(toolCall());
+    const tool = await agent.start("tool");
+    turns.answered(prompt("a"), answer("a", "cancelled"), true); // the engine's answer after the grace
+    turns.event({ type: "turn-outlives-answer", sessionId: "s", id: "a", windowMs: 10_000 });
+    await gone(tool, "the tool of the answered turn");
+    await nextTick();
+    const late = await agent.start("late"); // the agent's turn still runs, and starts another tool
+    turns.expectedReply("a");
+    turns.event({ type: "turn-ended", sessionId: "s", id: "a", how: "the agent's late answer", afterMs: 0, suppressedUpdates: 0 });
+    await gone(late, "what the turn started after its answer");
+    const stopped = () => notes().filter((n) => n.startsWith("turn-processes:"));
+    const stops = await eventually(() => (stopped().length > 1 ? stopped() : undefined), "the second stop's note");
+    assert.match(stops.at(-1) ?? "", new RegExp(`prompt "a" ended cancelled: SIGTERM \\[${late}\\], SIGKILL \\[\\]`), JSON.stringify(stops));
+    assert.ok(isAlive(helper), "the helper from before the turn lives on");
+  });
+
   it("shutdown with a turn in flight: its processes are stopped like a cancelled turn's; what ran before it lives", async () => {
     const helper = await agent.start("helper");
     turns.promptSent(prompt("p1"));
