@@ -20,6 +20,8 @@ export interface EndedCancelledTurn {
 
 /** A prompt turn's span, in /proc ticks since boot. */
 interface TurnSpan {
+  /** The agent it ran in: a restarted agent's processes are never an old turn's. */
+  readonly agent: number | undefined;
   readonly began: number;
   /** When its first `tool_call` was read: what the agent started before is its housekeeping. */
   toolCall: number | undefined;
@@ -48,8 +50,8 @@ interface PromptTurn extends TurnSpan {
   watched: boolean;
 }
 
-const openSpan = (began: number, before: ReadonlySet<string>): TurnSpan =>
-  ({ began, toolCall: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
+const openSpan = (agent: number | undefined, began: number, before: ReadonlySet<string>): TurnSpan =>
+  ({ agent, began, toolCall: undefined, before, ended: undefined, cancelled: false, stopping: false, outliving: false });
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
@@ -93,7 +95,7 @@ export class TurnProcesses implements TurnPlugin {
     if (!watched && !hookWaits) return;
     // The processes before the turn are listed first, then the tick: one born during the walk is the turn's.
     const before = new Set(watched ? this.descendants().map(identity) : []);
-    const span = openSpan(this.now(), before);
+    const span = openSpan(this.agentPid(), this.now(), before);
     this.turns.set(JSON.stringify(job.payload.id), { ...span, job, sent: performance.now(), hookWaits, watched });
   }
 
@@ -221,7 +223,7 @@ export class TurnProcesses implements TurnPlugin {
     // Its updates were not followed: its tool time is taken to be all of it.
     const turn = known?.watched === true
       ? known
-      : { ...openSpan(began, new Set()), toolCall: began, cancelled: true, outliving: true };
+      : { ...openSpan(this.agentPid(), began, new Set()), toolCall: began, cancelled: true, outliving: true };
     // The stuck turn still runs: what it starts after its answer is its own too.
     const stuck: TurnSpan = { ...turn, ended: undefined };
     await this.stopAll(this.work(this.descendants(), stuck, turn), "kill-tools");
@@ -265,7 +267,7 @@ export class TurnProcesses implements TurnPlugin {
    */
   private work(descendants: ProcessEntry[], turn: TurnSpan, self: TurnSpan = turn): ProcessEntry[] {
     const agent = this.agentPid();
-    if (agent === undefined) return [];
+    if (agent === undefined || agent !== turn.agent) return [];
     const own = turnsWork(descendants, agent, { from: turn.began, to: turn.ended, toolCall: turn.toolCall });
     const during = (entry: ProcessEntry, span: Span) =>
       entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);

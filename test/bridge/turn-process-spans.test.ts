@@ -179,6 +179,33 @@ describe("bridge: which processes are a turn's (TurnProcesses against real proce
     assert.ok(isAlive(helper), "the helper from before the turn lives on");
   });
 
+  it("the agent restarted while a cancelled turn is followed: nothing of the new agent is that turn's", async () => {
+    let current = agent;
+    const fresh = new ShellAgent();
+    const followed = new TurnProcesses(() => current.child.pid, 300, new Logger("error"), trace, true);
+    try {
+      followed.promptSent(prompt("old"));
+      followed.dropUpdate(toolCall());
+      followed.answered(prompt("old"), answer("old", "cancelled"), true); // the engine's answer; the turn is stuck
+      followed.event({ type: "turn-outlives-answer", sessionId: "s", id: "old", windowMs: 10_000 });
+      current = fresh; // --on-stuck restart: a new agent in the old one's place
+      followed.closed();
+      const server = await fresh.start("server"); // born inside the old turn's open span
+      followed.event({ type: "turn-ended", sessionId: "s", id: "old", how: "the agent was replaced", afterMs: 0, suppressedUpdates: 0 });
+      // A turn of the new agent, cancelled after the old one's stop was due: its note comes last.
+      followed.promptSent(prompt("new"));
+      followed.dropUpdate(toolCall());
+      const tool = await fresh.start("tool");
+      followed.answered(prompt("new"), answer("new", "cancelled"));
+      assert.match(await note("turn-processes:"), new RegExp(`prompt "new" ended cancelled: SIGTERM \\[${tool}\\], SIGKILL \\[\\]`));
+      await followed.stopInFlight(Promise.resolve(), 0);
+      assert.deepEqual(notes().filter((n) => n.startsWith("turn-processes:")).length, 1, JSON.stringify(notes()));
+      assert.ok(isAlive(server), "the new agent's server lives on");
+    } finally {
+      fresh.stop();
+    }
+  });
+
   it("shutdown with a turn in flight: its processes are stopped like a cancelled turn's; what ran before it lives", async () => {
     const helper = await agent.start("helper");
     turns.promptSent(prompt("p1"));
