@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-export const AGENT_NAMES = ["claude-agent-acp", "claude-agent-acp-v2", "codex-acp", "gemini-cli", "qwen-code", "opencode"] as const;
+export const AGENT_NAMES = ["claude-agent-acp", "claude-agent-acp-v2", "codex-acp", "gemini-cli", "qwen-code", "opencode", "copilot-cli"] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 export interface RecipeOptions {
@@ -113,6 +113,17 @@ export function agentRecipe(name: AgentName, modelUrl: string, home: string, opt
       Object.assign(env, { OPENCODE_DISABLE_MODELS_FETCH: "1", OPENCODE_DISABLE_AUTOUPDATE: "1", OPENCODE_DISABLE_LSP_DOWNLOAD: "1" });
       common.files.push({ path: join(home, ".config", "opencode", "opencode.json"), content: opencodeConfig(modelUrl, ask) });
       return { ...common, acpArgs: ["acp"] };
+    case "copilot-cli":
+      // Its own provider ("BYOK"): with COPILOT_OFFLINE it needs no GitHub sign-in and makes no other
+      // call (no telemetry, updates or GitHub MCP server); Chat Completions on the scripted model.
+      Object.assign(env, {
+        COPILOT_OFFLINE: "true",
+        COPILOT_PROVIDER_BASE_URL: `${modelUrl}/v1`,
+        COPILOT_PROVIDER_API_KEY: FAKE_KEY,
+        COPILOT_MODEL: "gpt-4.1",
+        COPILOT_AUTO_UPDATE: "false",
+      });
+      return { ...common, acpArgs: ["--acp", "--stdio", ...(ask ? [] : ["--allow-all-tools"])] };
   }
 }
 
@@ -126,7 +137,7 @@ export function writeRecipeFiles(recipe: AgentRecipe): void {
 }
 
 const RECOGNIZED: readonly [string, AgentName][] = [
-  ["claude-agent-acp", "claude-agent-acp"], ["codex-acp", "codex-acp"], ["gemini", "gemini-cli"], ["qwen", "qwen-code"], ["opencode", "opencode"],
+  ["claude-agent-acp", "claude-agent-acp"], ["codex-acp", "codex-acp"], ["gemini", "gemini-cli"], ["qwen", "qwen-code"], ["opencode", "opencode"], ["copilot", "copilot-cli"],
 ];
 
 /** Which known agent a command line runs, from its words, asked for ACP `protocol` (undefined: not one we know). */
