@@ -45,6 +45,7 @@ export const PEERS: readonly Peer[] = [
   { file: "gemini-cli", pkg: "@google/gemini-cli", command: ["gemini"] },
   { file: "qwen-code", pkg: "@qwen-code/qwen-code", command: ["qwen"] },
   { file: "opencode", pkg: "opencode-ai", command: ["opencode"] },
+  { file: "copilot-cli", pkg: "@github/copilot", command: ["copilot"] },
 ];
 
 function readScorecard(file: string): Scorecard {

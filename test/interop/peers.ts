@@ -1,7 +1,7 @@
 /**
  * The peers of the interop matrix, run under their real binaries. The third-party ones (codex-acp,
- * claude-agent-acp, gemini-cli, qwen-code, opencode, acpx) are pinned in test/interop/peers/package.json and installed apart from
- * the root (`npm run interop:install`, into test/interop/peers/node_modules), so that the root install stays
+ * claude-agent-acp, gemini-cli, qwen-code, opencode, copilot-cli, acpx) are pinned in test/interop/peers/package.json and
+ * installed apart from the root (`npm run interop:install`, into test/interop/peers/node_modules), so that the root install stays
  * small; without them their cells show as pending, naming that script.
  */
 import { existsSync } from "node:fs";
@@ -93,6 +93,8 @@ export const REAL_AGENTS: RealAgent[] = [
   { recipe: "qwen-code", label: "qwen-code 0.24.4", agent: viaNode("@qwen-code/qwen-code/cli-entry.js") },
   // opencode-ai ships a native binary per platform; the linux-x64 one runs here.
   { recipe: "opencode", label: "opencode 1.18.33", agent: { command: peerFile("opencode-linux-x64/bin/opencode"), args: [] } },
+  // @github/copilot's bin is a loader that runs its platform package's binary; the linux-x64 one runs here.
+  { recipe: "copilot-cli", label: "copilot-cli 1.0.102", agent: { command: peerFile("@github/copilot-linux-x64"), args: [] } },
 ];
 
 export const CLAUDE_V2: RealAgent = {

@@ -48,12 +48,18 @@ const REPLACED_TURN: Partial<Record<RealAgent["recipe"], "queues" | "cancels" | 
   "opencode": "queues",
   "gemini-cli": "cancels",
   "qwen-code": "errors",
+  "copilot-cli": "cancels",
 };
 const REPLACED_HOW = {
   queues: "waits behind the old turn, which streams on unanswered",
   cancels: "ends the old turn cancelled and runs",
   errors: "ends the old turn with -32603, not cancelled (the agent's defect), and runs",
 };
+/**
+ * How many fresh sessions the direct early-cancel cell may take to see the loss, for an agent that loses the cancel
+ * only in a race: copilot-cli 1.0.102 lost a session/cancel written right behind its prompt 5 times in 13 (2026-11-29).
+ */
+const EARLY_CANCEL_TRIES: Partial<Record<RealAgent["recipe"], number>> = { "copilot-cli": 12 };
 /** The agents that advertise `sessionCapabilities.close` (asserted by the close cell). */
 const CLOSERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp", "opencode"];
 const defect = (agent: RealAgent, which: Defect | CheckCell) =>
@@ -215,18 +221,29 @@ for (const agent of REAL_AGENTS) {
       });
 
       const loses = placement === "direct" && defect(agent, "cancel right after the prompt");
-      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? "is not answered cancelled: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)" : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
-        const cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
+      const tries = loses ? EARLY_CANCEL_TRIES[agent.recipe] ?? 1 : 1;
+      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? `is not answered cancelled${tries > 1 ? ` (once in up to ${tries} fresh sessions)` : ""}: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)` : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
+        let cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
         try {
-          const turn = cell.driver.startPrompt(cell.sessionId, "think first");
+          let turn = cell.driver.startPrompt(cell.sessionId, "think first");
           cell.driver.cancel(cell.sessionId);
           if (loses) {
-            // A later request answered while the prompt is not: the cancel was lost (by order, not by time).
-            await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
-            // Seen: no answer at all (15 s and more), or -32603 "Internal service failure"; never `cancelled`.
-            const early = await within(turn.answer, 5000);
-            assert.notEqual(stopReasonOf(early), "cancelled", JSON.stringify(early));
-            process.stdout.write(`      (the early-cancelled prompt: ${early === undefined ? "no answer" : JSON.stringify(early).slice(0, 120)})\n`);
+            const outcomes: string[] = [];
+            for (let attempt = 1; ; attempt++) {
+              // A later request answered while the prompt is not: the cancel was lost (by order, not by time).
+              await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
+              // Seen: no answer at all (15 s and more), or -32603 "Internal service failure"; never `cancelled`.
+              const early = await within(turn.answer, 5000);
+              outcomes.push(early === undefined ? "no answer" : JSON.stringify(early).slice(0, 120));
+              if (stopReasonOf(early) !== "cancelled" || attempt >= tries) break;
+              // The race went the agent's way this time: a fresh agent and session, the same two lines.
+              await closeCell(cell);
+              cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
+              turn = cell.driver.startPrompt(cell.sessionId, "think first");
+              cell.driver.cancel(cell.sessionId);
+            }
+            process.stdout.write(`      (the early-cancelled prompt: ${outcomes.join("; ")})\n`);
+            assert.notEqual(outcomes.at(-1)?.includes('"stopReason":"cancelled"'), true, "the cancel was lost in one of the tries");
             return;
           }
           assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
