@@ -1,5 +1,5 @@
 /**
- * Today's agents (codex-acp, claude-agent-acp, gemini-cli, qwen-code, opencode), stopped while
+ * Today's agents (codex-acp, claude-agent-acp, gemini-cli, qwen-code, opencode, copilot-cli), stopped while
  * doing real work against the scripted model (src/check/model-server): directly, through
  * `acp-cancel bridge`, and with an embedded `withCancellation` client. Each cell asserts the effect
  * (answered once, the model request closed, the tool's processes gone, its marker file never
@@ -56,10 +56,11 @@ const REPLACED_HOW = {
   errors: "ends the old turn with -32603, not cancelled (the agent's defect), and runs",
 };
 /**
- * How many fresh sessions the direct early-cancel cell may take to see the loss, for an agent that loses the cancel
- * only in a race: copilot-cli 1.0.102 lost a session/cancel written right behind its prompt 5 times in 13 (2026-11-29).
+ * Fresh sessions the direct early-cancel cell tries, for an agent that loses the cancel only in a race (more often on
+ * a busy machine): copilot-cli 1.0.102 lost a session/cancel written right behind its prompt 5 times in 13, and in
+ * 0 of 12 in a quiet run (2026-11-29). Each try must end one of those two ways.
  */
-const EARLY_CANCEL_TRIES: Partial<Record<RealAgent["recipe"], number>> = { "copilot-cli": 12 };
+const EARLY_CANCEL_TRIES: Partial<Record<RealAgent["recipe"], number>> = { "copilot-cli": 6 };
 /** The agents that advertise `sessionCapabilities.close` (asserted by the close cell). */
 const CLOSERS: readonly RealAgent["recipe"][] = ["codex-acp", "claude-agent-acp", "opencode"];
 const defect = (agent: RealAgent, which: Defect | CheckCell) =>
@@ -222,31 +223,48 @@ for (const agent of REAL_AGENTS) {
 
       const loses = placement === "direct" && defect(agent, "cancel right after the prompt");
       const tries = loses ? EARLY_CANCEL_TRIES[agent.recipe] ?? 1 : 1;
-      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${loses ? `is not answered cancelled${tries > 1 ? ` (once in up to ${tries} fresh sessions)` : ""}: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)` : "is answered cancelled once (claude-agent-acp #442)"}`, async () => {
+      const racy = tries > 1;
+      cellIt(`${placement}: a cancel right after the prompt, before the model's first byte, ${!loses ? "is answered cancelled once (claude-agent-acp #442)" : racy ? `in each of ${tries} fresh sessions is either answered cancelled (the model request closed) or lost: no answer, the model request open (the agent's race, as claude-agent-acp #442); never end_turn (copilot-cli #4561)` : "is not answered cancelled: no answer, or an internal error (the agent's defect, as claude-agent-acp #442)"}`, async () => {
         let cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
         try {
           let turn = cell.driver.startPrompt(cell.sessionId, "think first");
           cell.driver.cancel(cell.sessionId);
-          if (loses) {
+          if (racy) {
             const outcomes: string[] = [];
             for (let attempt = 1; ; attempt++) {
-              // A later request answered while the prompt is not: the cancel was lost (by order, not by time).
+              // By order, not by time: a later request answered, then the prompt's answer or none.
               await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
-              // Seen: no answer at all (15 s and more), or -32603 "Internal service failure"; never `cancelled`.
               const early = await within(turn.answer, 5000);
-              outcomes.push(early === undefined ? "no answer" : JSON.stringify(early).slice(0, 120));
-              if (stopReasonOf(early) !== "cancelled" || attempt >= tries) break;
-              // The race went the agent's way this time: a fresh agent and session, the same two lines.
+              if (early === undefined) {
+                assert.equal(cell.model.streaming.length, 1, "a lost cancel: the model request still open");
+                outcomes.push("lost");
+              } else {
+                assert.equal(stopReasonOf(early), "cancelled", JSON.stringify(early));
+                await until(() => (cell.model.streaming.length === 0 ? true : undefined), "no model request left open");
+                outcomes.push("cancelled");
+              }
+              if (attempt >= tries) break;
               await closeCell(cell);
               cell = await openCell(agent, placement, { script: { kind: "slow", delayMs: 120_000 } });
               turn = cell.driver.startPrompt(cell.sessionId, "think first");
               cell.driver.cancel(cell.sessionId);
             }
-            process.stdout.write(`      (the early-cancelled prompt: ${outcomes.join("; ")})\n`);
-            assert.notEqual(outcomes.at(-1)?.includes('"stopReason":"cancelled"'), true, "the cancel was lost in one of the tries");
+            process.stdout.write(`      (the early-cancelled prompts: ${outcomes.filter((o) => o === "lost").length} of ${tries} lost)\n`);
+            return;
+          }
+          if (loses) {
+            // A later request answered while the prompt is not: the cancel was lost (by order, not by time).
+            await wireOf(cell.driver)?.request("session/new", { cwd: cell.home, mcpServers: [] }).answer;
+            // Seen: no answer at all (15 s and more), or -32603 "Internal service failure"; never `cancelled`.
+            const early = await within(turn.answer, 5000);
+            assert.notEqual(stopReasonOf(early), "cancelled", JSON.stringify(early));
+            process.stdout.write(`      (the early-cancelled prompt: ${early === undefined ? "no answer" : JSON.stringify(early).slice(0, 120)})\n`);
             return;
           }
           assert.equal(stopReasonOf(await within(turn.answer, ANSWER_LIMIT_MS)), "cancelled");
+          // Embedded, the engine answers `cancelled` after its grace, but cannot make an agent that lost the cancel
+          // (copilot-cli 1.0.102, 1 of 3 runs) close its model request; the bridge stops such an agent's turn.
+          if (placement === "embedded" && EARLY_CANCEL_TRIES[agent.recipe] !== undefined) return;
           await until(() => (cell.model.streaming.length === 0 ? true : undefined), "no model request left open");
           const wire = wireOf(cell.driver);
           if (placement === "bridge" && wire !== undefined) {
