@@ -155,7 +155,10 @@ export class AbpClient {
     }
   }
 
-  /** Ends the session: pending calls settle at once as cancelled by "shutdown" (the app cancels its side); late answers drop. */
+  /**
+   * Ends the session: pending calls settle at once as cancelled by "shutdown" (the app cancels its side); late answers drop.
+   * Rejects with an AbpClosedError when the app has not taken the shutdown within the grace period.
+   */
   async shutdown(reason?: string): Promise<void> {
     this.shuttingDown = true;
     try {
@@ -164,9 +167,25 @@ export class AbpClient {
         call.cancel("shutdown");
         call.endGrace();
       }
-      if (this.transport.closedWith === undefined) await this.transport.shutdown(reason === undefined ? {} : { reason });
+      if (this.transport.closedWith !== undefined) return;
+      await this.withinGrace(this.transport.shutdown(reason === undefined ? {} : { reason }));
     } finally {
       this.shuttingDown = false;
+    }
+  }
+
+  /** `sent`, given up with an AbpClosedError once the grace period passes (an app that never takes it: a hung page). */
+  private async withinGrace(sent: Promise<void>): Promise<void> {
+    const waiting = new AbortController();
+    const givenUp = new Promise<never>((_, reject) => {
+      waiting.signal.addEventListener("abort", () => reject(waiting.signal.reason as Error));
+    });
+    sent.catch(() => {}); // given up, its later failure is nobody's
+    this.acks.start(waiting);
+    try {
+      await Promise.race([sent, givenUp]);
+    } finally {
+      this.acks.stop(waiting);
     }
   }
 
