@@ -67,7 +67,7 @@ export const SUITES = {
     ],
   },
   interop: {
-    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp v1/v2, gemini-cli, qwen-code, opencode, older SDK lines), every cell",
+    about: "third-party ACP peers (acpx, codex-acp, claude-agent-acp v1/v2, gemini-cli, qwen-code, opencode, copilot-cli, older SDK lines), every cell",
     excludeFromFast: true,
     timeoutMs: 60_000,
     env: { ACP_CANCEL_INTEROP: "1" },
