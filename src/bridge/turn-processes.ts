@@ -55,9 +55,9 @@ const openSpan = (agent: number | undefined, began: number, before: ReadonlySet<
 
 const identity = (entry: ProcessEntry) => `${entry.pid}:${entry.startTicks}`;
 
-/** Ticks since boot from `began` to `ended` (undefined: still open). */
+/** Ticks since boot from `began` to `ended` (undefined: still open); a request's `began` is set once a turn shares its time. */
 interface Span {
-  readonly began: number;
+  began: number | undefined;
   ended: number | undefined;
 }
 
@@ -96,12 +96,16 @@ export class TurnProcesses implements TurnPlugin {
     // The processes before the turn are listed first, then the tick: one born during the walk is the turn's.
     const before = new Set(watched ? this.descendants().map(identity) : []);
     const span = openSpan(this.agentPid(), this.now(), before);
+    // What ran before the prompt is in `before`; an open request's span matters only from here on.
+    for (const request of this.requests.values()) request.began ??= span.began;
     this.turns.set(JSON.stringify(job.payload.id), { ...span, job, sent: performance.now(), hookWaits, watched });
   }
 
   requestSent(job: PromptJob): void {
     if (!this.stopsCancelledTurns || !this.supported) return;
-    this.requests.set(JSON.stringify(job.payload.id), { began: this.now(), ended: undefined });
+    // No /proc read while no turn is followed (an editor's every request would pay for one).
+    const began = this.turns.size === 0 ? undefined : this.now();
+    this.requests.set(JSON.stringify(job.payload.id), { began, ended: undefined });
   }
 
   /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
@@ -176,8 +180,13 @@ export class TurnProcesses implements TurnPlugin {
 
   /** Whether `id` was one of the editor's other requests, now ended. */
   private endRequest(id: JsonRpcId): boolean {
-    const request = this.requests.get(JSON.stringify(id));
+    const key = JSON.stringify(id);
+    const request = this.requests.get(key);
     if (request === undefined || request.ended !== undefined) return false;
+    if (request.began === undefined) {
+      this.requests.delete(key); // no turn ran meanwhile: nothing to tell apart
+      return true;
+    }
     request.ended = this.now();
     this.prune();
     return true;
@@ -270,7 +279,7 @@ export class TurnProcesses implements TurnPlugin {
     if (agent === undefined || agent !== turn.agent) return [];
     const own = turnsWork(descendants, agent, { from: turn.began, to: turn.ended, toolCall: turn.toolCall });
     const during = (entry: ProcessEntry, span: Span) =>
-      entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
+      span.began !== undefined && entry.startTicks >= span.began && entry.startTicks <= (span.ended ?? Infinity);
     const others: Span[] = [...this.turns.values()].filter((other) => other.watched && other !== self && !other.cancelled);
     others.push(...this.requests.values());
     const byPid = new Map(descendants.map((entry) => [entry.pid, entry]));
