@@ -74,7 +74,7 @@ const live = (turn: PromptTurn) => turn.watched && (turn.ended === undefined || 
 export class TurnProcesses implements TurnPlugin {
   private readonly turns = new Map<string, PromptTurn>();
   /** The editor's other requests at the agent (session/new starts a session's MCP servers): what is born in one is no turn's. */
-  private readonly requests = new Map<string, Span>();
+  private readonly requests = new Map<JsonRpcId, Span>();
   private readonly supported = hasProcTable();
   private toldUnsupported = false;
 
@@ -105,7 +105,7 @@ export class TurnProcesses implements TurnPlugin {
     if (!this.stopsCancelledTurns || !this.supported) return;
     // No /proc read while no turn is followed (an editor's every request would pay for one).
     const began = this.turns.size === 0 ? undefined : this.now();
-    this.requests.set(JSON.stringify(job.payload.id), { began, ended: undefined });
+    this.requests.set(job.payload.id, { began, ended: undefined });
   }
 
   /** Hears every update (drops none): a session's first `tool_call` starts its open turn's tool time. */
@@ -180,11 +180,10 @@ export class TurnProcesses implements TurnPlugin {
 
   /** Whether `id` was one of the editor's other requests, now ended. */
   private endRequest(id: JsonRpcId): boolean {
-    const key = JSON.stringify(id);
-    const request = this.requests.get(key);
+    const request = this.requests.get(id); // an id is a string, a number or null: a key as it is
     if (request === undefined || request.ended !== undefined) return false;
     if (request.began === undefined) {
-      this.requests.delete(key); // no turn ran meanwhile: nothing to tell apart
+      this.requests.delete(id); // no turn ran meanwhile: nothing to tell apart
       return true;
     }
     request.ended = this.now();
